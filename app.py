@@ -1,0 +1,227 @@
+"""Annals — the Chalice app. Thin on purpose: parse, call a use-case, serialise.
+
+The same object serves API Gateway on Lambda, `annals serve` locally and chalice.test.Client.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from chalice import Chalice, Rate, Response
+from chalice.app import Request
+
+from chalicelib import __version__
+from chalicelib import deliveries as deliveries_uc
+from chalicelib import events as events_uc
+from chalicelib import export as export_uc
+from chalicelib import ingest as ingest_uc
+from chalicelib import jobs as jobs_uc
+from chalicelib.auth import check_bearer, resolve_api_key
+from chalicelib.errors import AnnalsError, BadRequest
+from chalicelib.extract import run_extraction
+from chalicelib.http import (
+    ACCEPTED_TYPES,
+    api,
+    error_response,
+    json_response,
+    normalise_chalice_error,
+    parse_body,
+    parse_query,
+)
+from chalicelib.models import (
+    DeliveryRequest,
+    EventListQuery,
+    ExtractRequest,
+    PatchEventRequest,
+    PutMessagesRequest,
+    RecallRequest,
+    SaveEventRequest,
+    check_id,
+)
+from chalicelib.recall import recall as recall_uc
+from chalicelib.services import get_services
+
+app = Chalice(app_name="annals")
+app.api.binary_types = []  # every response is JSON or text
+
+SPACE = "/v1/spaces/{space}"
+PUBLIC_PATHS = {"/v1/health"}
+
+
+def services():
+    return get_services()
+
+
+def req() -> Request:
+    return app.current_request
+
+
+@app.middleware("http")
+def authenticate(event: Request, get_response):
+    if event.path not in PUBLIC_PATHS:
+        try:
+            key = resolve_api_key(services().settings)
+            check_bearer(event.headers.get("authorization"), key)
+        except AnnalsError as err:
+            return error_response(err)
+    return normalise_chalice_error(get_response(event))
+
+
+def route(path: str, **kwargs):
+    """app.route with the content types we accept (curl's default form type included)."""
+    kwargs.setdefault("content_types", ACCEPTED_TYPES)
+    return app.route(path, **kwargs)
+
+
+# ------------------------------------------------------------------ health
+
+
+@route("/v1/health", methods=["GET"])
+@api
+def health():
+    return json_response({"status": "ok", "version": __version__})
+
+
+# ------------------------------------------------------------------ messages
+
+
+@route(SPACE + "/sessions/{session}/messages", methods=["PUT"])
+@api
+def put_messages(space: str, session: str):
+    check_id(space, "space")
+    check_id(session, "session")
+    body = parse_body(req(), PutMessagesRequest)
+    return json_response(ingest_uc.put_messages(services(), space, session, body))
+
+
+@route(SPACE + "/sessions/{session}/messages/{seq}", methods=["DELETE"])
+@api
+def delete_message(space: str, session: str, seq: str):
+    check_id(space, "space")
+    check_id(session, "session")
+    if not seq.isdigit():
+        raise BadRequest("seq must be a non-negative integer", code="invalid_seq")
+    deleted = ingest_uc.delete_message(services(), space, session, int(seq))
+    return json_response({"deleted": deleted.model_dump(mode="json")})
+
+
+# ------------------------------------------------------------------ extraction
+
+
+@route(SPACE + "/extract", methods=["POST"])
+@api
+def extract(space: str):
+    check_id(space, "space")
+    body = parse_body(req(), ExtractRequest, optional=True)
+    events = run_extraction(services(), space, body.session)
+    return json_response({"events": [e.model_dump(mode="json") for e in events]})
+
+
+# ------------------------------------------------------------------ events
+
+
+@route(SPACE + "/events", methods=["GET"])
+@api
+def list_events(space: str):
+    check_id(space, "space")
+    q = parse_query(EventListQuery, req())
+    page = events_uc.list_events(services(), space, start=q.start, end=q.end, limit=q.limit,
+                                 cursor=q.cursor, statuses=q.statuses)
+    return json_response(page)
+
+
+@route(SPACE + "/events", methods=["POST"])
+@api
+def save_event(space: str):
+    check_id(space, "space")
+    event = events_uc.save_event(services(), space, parse_body(req(), SaveEventRequest))
+    return json_response(event, 201)
+
+
+@route(SPACE + "/events/{event_id}", methods=["GET"])
+@api
+def get_event(space: str, event_id: str):
+    check_id(space, "space")
+    event = events_uc.get_event(services(), space, event_id)
+    body = event.model_dump(mode="json")
+    if (req().query_params or {}).get("evidence", "").lower() in ("1", "true", "yes"):
+        body["evidence"] = [m.model_dump(mode="json")
+                            for m in events_uc.evidence(services(), event)]
+    return json_response(body)
+
+
+@route(SPACE + "/events/{event_id}", methods=["PATCH"])
+@api
+def patch_event(space: str, event_id: str):
+    check_id(space, "space")
+    body = parse_body(req(), PatchEventRequest)
+    return json_response(events_uc.patch_event(services(), space, event_id, body))
+
+
+@route(SPACE + "/events/{event_id}", methods=["DELETE"])
+@api
+def archive_event(space: str, event_id: str):
+    check_id(space, "space")
+    return json_response(events_uc.archive_event(services(), space, event_id))
+
+
+@route(SPACE + "/events/{event_id}/history", methods=["GET"])
+@api
+def event_history(space: str, event_id: str):
+    check_id(space, "space")
+    versions = events_uc.history(services(), space, event_id)
+    return json_response({"versions": [v.model_dump(mode="json") for v in versions]})
+
+
+# ------------------------------------------------------------------ recall & deliveries
+
+
+@route(SPACE + "/recall", methods=["POST"])
+@api
+def recall(space: str):
+    check_id(space, "space")
+    return json_response(recall_uc(services(), space, parse_body(req(), RecallRequest)))
+
+
+@route(SPACE + "/deliveries", methods=["POST"])
+@api
+def deliveries(space: str):
+    check_id(space, "space")
+    recorded = deliveries_uc.record_deliveries(services(), space,
+                                               parse_body(req(), DeliveryRequest))
+    return json_response({"recorded": [d.model_dump(mode="json") for d in recorded]}, 201)
+
+
+# ------------------------------------------------------------------ export
+
+
+@route(SPACE + "/export", methods=["GET"])
+@api
+def export(space: str):
+    check_id(space, "space")
+    fmt = (req().query_params or {}).get("format", "markdown")
+    if fmt == "json":
+        return json_response({"space": space, "events": export_uc.export_json(services(), space)})
+    if fmt != "markdown":
+        raise BadRequest("format must be markdown or json", code="invalid_format")
+    text = export_uc.export_markdown(services(), space,
+                                     services().settings.highlight_threshold)
+    return Response(body=text, status_code=200,
+                    headers={"Content-Type": "text/markdown; charset=utf-8"})
+
+
+# ------------------------------------------------------------------ scheduled jobs
+
+
+@app.schedule(Rate(5, unit=Rate.MINUTES), name="quiet-window")
+def quiet_window_job(event) -> dict:
+    return jobs_uc.run_job("quiet-window", services(), _event_time(event)).as_dict()
+
+
+def _event_time(event) -> datetime | None:
+    # EventBridge gives the scheduled time; the job decides by it, not by when Lambda woke.
+    raw = getattr(event, "time", None)
+    try:
+        return datetime.fromisoformat(raw.replace("Z", "+00:00")) if raw else None
+    except ValueError:
+        return None

@@ -1,0 +1,1 @@
+"""Benchmarks: `annals bench …`. Measurements, not tests."""

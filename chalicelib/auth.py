@@ -1,0 +1,44 @@
+"""Bearer-key auth for every route but health."""
+
+from __future__ import annotations
+
+import hmac
+import os
+import secrets
+import sys
+from pathlib import Path
+
+from .config import Settings
+from .errors import Unauthorized
+
+
+def resolve_api_key(settings: Settings, announce: bool = True) -> str:
+    """ANNALS_API_KEY if set; else the key kept in the data dir; else a new one, written there
+    (owner-only permissions) and printed once so the operator can copy it."""
+    if settings.api_key:
+        return settings.api_key
+    path: Path = settings.key_path
+    if path.exists():
+        return path.read_text().strip()
+    key = "ak_" + secrets.token_urlsafe(32)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another process won the race; use its key
+        return path.read_text().strip()
+    with os.fdopen(fd, "w") as fh:
+        fh.write(key + "\n")
+    if announce:
+        print(f"Annals: generated an API key (kept in {path}):\n  {key}", file=sys.stderr)
+    return key
+
+
+def check_bearer(header: str | None, key: str) -> None:
+    if not header:
+        raise Unauthorized("missing Authorization: Bearer <key> header")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Unauthorized("Authorization must be 'Bearer <key>'")
+    # compare_digest: the time taken does not reveal how much of the key matched.
+    if not hmac.compare_digest(token.strip().encode(), key.encode()):
+        raise Unauthorized("invalid API key")

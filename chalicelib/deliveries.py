@@ -1,0 +1,14 @@
+"""Deliveries: what a chat host really injected into a model call (seed 004). Recall only
+prepares cards (`injected: false`); the host reports what it actually sent, per chat window."""
+
+from __future__ import annotations
+
+from .events import validate_refs
+from .models import Delivery, DeliveryRequest
+from .services import Services
+
+
+def record_deliveries(services: Services, space: str, request: DeliveryRequest) -> list[Delivery]:
+    refs = validate_refs(request.ids)
+    at = request.at or services.clock()
+    return services.store.add_deliveries(space, request.window, refs, at)

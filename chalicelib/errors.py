@@ -1,0 +1,45 @@
+"""Errors a client can act on. Each maps to one HTTP status and a stable machine code."""
+
+from __future__ import annotations
+
+
+class AnnalsError(Exception):
+    status = 400
+    code = "bad_request"
+
+    def __init__(self, message: str, *, code: str | None = None, details: object = None):
+        super().__init__(message)
+        self.message = message
+        if code:
+            self.code = code
+        self.details = details
+
+    def body(self) -> dict:
+        error: dict = {"code": self.code, "message": self.message}
+        if self.details is not None:
+            error["details"] = self.details
+        return {"error": error}
+
+
+class BadRequest(AnnalsError):
+    status, code = 400, "bad_request"
+
+
+class Unauthorized(AnnalsError):
+    status, code = 401, "unauthorized"
+
+
+class NotFound(AnnalsError):
+    status, code = 404, "not_found"
+
+
+class Conflict(AnnalsError):
+    status, code = 409, "version_conflict"
+
+
+class PayloadTooLarge(AnnalsError):
+    status, code = 413, "payload_too_large"
+
+
+class Unprocessable(AnnalsError):
+    status, code = 422, "validation_error"

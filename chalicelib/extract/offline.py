@@ -1,0 +1,107 @@
+"""The offline, rule-based extractor: no LLM, no network, deterministic.
+
+One event per meaningful statement. Each event retells the statement with the speaker named,
+in the message's own language, dated by the message (and, with the time module, by the time
+the statement names), and cites the message it came from.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from ..models import EventDraft, Message, Source, When
+from ..ports import ExtractionContext
+from ..textproc import is_cjk
+from . import rules
+
+PREVIEW_CHARS = 80
+# Very short follow-ups ("It was fun.") join the statement before them instead of standing alone.
+MIN_STANDALONE_CHARS = {"zh": 6, "en": 20}
+
+
+def message_day(at: datetime) -> When:
+    start = at.replace(hour=0, minute=0, second=0, microsecond=0)
+    return When(start=start, end=start + timedelta(days=1), granularity="day")
+
+
+def resolve_when(sentence: str, msg: Message) -> tuple[When, bool]:
+    """The time a statement is about, and whether that time is still ahead (a plan).
+
+    Defaults to the day the message was sent; `chalicelib.timeparse` (when installed) resolves
+    relative expressions like 昨天 / last Friday against the message's own time.
+    """
+    try:
+        from ..timeparse import parse_time
+    except ImportError:  # the time module is optional for this extractor
+        return message_day(msg.at), False
+    span = parse_time(sentence, msg.at)
+    if span is None:
+        return message_day(msg.at), False
+    when = When(start=span.start, end=span.end, granularity=span.granularity)
+    return when, span.start > msg.at
+
+
+def other_party(msg: Message, earlier: Sequence[Message]) -> str | None:
+    """Who "you" is: the most recent different speaker in the conversation."""
+    for prev in reversed(earlier):
+        if prev.speaker != msg.speaker and prev.role != "system":
+            return prev.speaker
+    return None
+
+
+def group_statements(sentences: list[str]) -> list[str]:
+    lang = "zh" if any(is_cjk(s) for s in sentences) else "en"
+    out: list[str] = []
+    for sentence in sentences:
+        if out and len(sentence) < MIN_STANDALONE_CHARS[lang]:
+            out[-1] = f"{out[-1]} {sentence}" if lang == "en" else out[-1] + sentence
+        else:
+            out.append(sentence)
+    return out
+
+
+def mentioned_names(text: str, known: Sequence[str]) -> list[str]:
+    return [name for name in known if name and re.search(re.escape(name), text)]
+
+
+class OfflineExtractor:
+    name = "offline"
+
+    def extract(self, messages: Sequence[Message], ctx: ExtractionContext) -> list[EventDraft]:
+        history = list(ctx.earlier)
+        speakers = {m.speaker for m in [*ctx.earlier, *messages] if m.role != "system"}
+        drafts: list[EventDraft] = []
+        for msg in messages:
+            if msg.role != "system":
+                drafts.extend(self.extract_message(msg, history, sorted(speakers)))
+            history.append(msg)
+        return drafts
+
+    def extract_message(self, msg: Message, earlier: Sequence[Message],
+                        speakers: Sequence[str]) -> list[EventDraft]:
+        statements = group_statements(
+            [s for s in rules.split_sentences(msg.content) if rules.is_meaningful(s)]
+        )
+        you = other_party(msg, earlier)
+        drafts = []
+        for statement in statements:
+            summary = rules.third_person(statement, msg.speaker, you)
+            when, ahead = resolve_when(statement, msg)
+            plan = ahead and bool(rules.PLAN_WORDS.search(statement))
+            participants = list(dict.fromkeys(
+                [msg.speaker, *mentioned_names(summary, [s for s in speakers if s != msg.speaker])]
+            ))
+            drafts.append(EventDraft(
+                title=rules.make_title(summary),
+                summary=summary,
+                when=when,
+                importance=rules.importance(statement, has_time=when != message_day(msg.at)),
+                participants=participants,
+                sources=[Source(session=msg.session, seq_start=msg.seq, seq_end=msg.seq,
+                                preview=msg.content[:PREVIEW_CHARS])],
+                tags=["plan"] if plan else [],
+                plan=plan,
+            ))
+        return drafts

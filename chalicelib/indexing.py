@@ -1,0 +1,57 @@
+"""What each memory looks like to the search indexes, and keeping them in step with the store."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .models import Event, IndexDoc, Message
+from .services import Services
+
+
+def message_text(msg: Message) -> str:
+    """Speaker and day are part of the searchable text: people ask "what did Mel say in May"."""
+    return f"{msg.speaker}: {msg.content}"
+
+
+def event_text(event: Event) -> str:
+    names = " ".join(p for p in event.participants if p not in event.summary)
+    return " ".join(part for part in (event.title + ".", event.summary, names) if part)
+
+
+def message_doc(msg: Message) -> IndexDoc:
+    ts = msg.at.timestamp()
+    return IndexDoc(id=msg.ref, space=msg.space, kind="message", text=message_text(msg),
+                    start=ts, end=ts + 1)
+
+
+def event_doc(event: Event) -> IndexDoc:
+    return IndexDoc(id=event.ref, space=event.space, kind="event", text=event_text(event),
+                    start=event.when.start.timestamp(), end=event.when.end.timestamp(),
+                    status=event.status, importance=event.importance)
+
+
+def embed_docs(services: Services, docs: Sequence[IndexDoc]) -> list[IndexDoc]:
+    """Embed first, write later: if the embedder fails nothing has been written yet."""
+    vectors = services.embedder.embed_passages([d.text for d in docs])
+    return [d.model_copy(update={"vector": v.tolist()}) for d, v in zip(docs, vectors, strict=True)]
+
+
+def write_docs(services: Services, docs: Sequence[IndexDoc]) -> None:
+    if not docs:
+        return
+    services.keywords.upsert(docs)
+    services.vectors.upsert(docs)
+
+
+def index_messages(services: Services, messages: Sequence[Message]) -> None:
+    write_docs(services, embed_docs(services, [message_doc(m) for m in messages]))
+
+
+def index_events(services: Services, events: Sequence[Event]) -> None:
+    write_docs(services, embed_docs(services, [event_doc(e) for e in events]))
+
+
+def unindex(services: Services, space: str, refs: Sequence[str]) -> None:
+    if refs:
+        services.keywords.delete(space, refs)
+        services.vectors.delete(space, refs)

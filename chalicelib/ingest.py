@@ -1,0 +1,38 @@
+"""Ingest: messages are evidence. They are stored verbatim, idempotently by (space, session, seq)."""
+
+from __future__ import annotations
+
+from .errors import NotFound
+from .indexing import embed_docs, message_doc, unindex, write_docs
+from .models import Message, PutMessagesRequest, PutMessagesResponse
+from .services import Services
+
+
+def put_messages(services: Services, space: str, session: str,
+                 request: PutMessagesRequest) -> PutMessagesResponse:
+    """Upsert by seq. Same content hash → unchanged; a different hash → changed, which marks the
+    session dirty from that seq so the derived events get re-extracted (history safety)."""
+    messages = [Message.from_input(space, session, m) for m in request.messages]
+    seqs = [m.seq for m in messages]
+    stored = {m.seq: m.content_hash
+              for m in services.store.get_messages(space, session, min(seqs), max(seqs))}
+    fresh = [m for m in messages if stored.get(m.seq) != m.content_hash]
+    # Embed before writing anything: an embedder failure must leave no half-ingested batch.
+    docs = {d.id: d for d in embed_docs(services, [message_doc(m) for m in fresh])}
+    outcome = services.store.upsert_messages(space, session, messages, services.clock())
+    written = set(outcome.accepted) | set(outcome.changed)
+    write_docs(services, [docs[m.ref] for m in messages if m.seq in written and m.ref in docs])
+    return PutMessagesResponse(
+        accepted=len(outcome.accepted), unchanged=len(outcome.unchanged),
+        changed=len(outcome.changed),
+        seqs={"accepted": outcome.accepted, "unchanged": outcome.unchanged,
+              "changed": outcome.changed},
+    )
+
+
+def delete_message(services: Services, space: str, session: str, seq: int) -> Message:
+    deleted = services.store.delete_message(space, session, seq, services.clock())
+    if deleted is None:
+        raise NotFound(f"no message {seq} in session {session!r} of space {space!r}")
+    unindex(services, space, [deleted.ref])
+    return deleted

@@ -1,0 +1,93 @@
+"""Tokenization shared by every keyword index (SQLite FTS5 here, OpenSearch in AWS).
+
+Written by hand because no library does exactly this mix: CJK text becomes overlapping
+character bigrams (the same idea as Lucene's `cjk` analyzer, so a Chinese query never depends
+on a word segmenter's dictionary), every other script becomes lower-cased, stemmed words.
+Both indexes receive the *output* of `tokenize` — space-joined — so the keyword contract is
+identical wherever it runs.
+
+>>> tokenize("奶糖昨天进行了体检")
+['奶糖', '糖昨', '昨天', '天进', '进行', '行了', '了体', '体检']
+>>> tokenize("Melanie painted a sunrise")
+['melani', 'paint', 'a', 'sunris']
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import snowballstemmer
+
+# Han, Hiragana/Katakana, Hangul: scripts written without spaces between words.
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_TOKEN_RE = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+(?:['’][^\W_{_CJK}]+)?", re.UNICODE)
+_CJK_RE = re.compile(rf"[{_CJK}]")
+
+_EN_STOP = frozenset(
+    ["a", "an", "the", "and", "or", "but", "if", "of", "at", "by", "for", "with", "about", "against", "between", "into", "through", "during", "before", "after", "above", "below", "to", "from", "up", "down", "in", "out", "on", "off", "over", "under", "again", "further", "then", "once", "here", "there", "when", "where", "why", "how", "all", "any", "both", "each", "few", "more", "most", "other", "some", "such", "no", "nor", "not", "only", "own", "same", "so", "than", "too", "very", "s", "t", "can", "will", "just", "don", "should", "now", "i", "me", "my", "myself", "we", "our", "ours", "ourselves", "you", "your", "yours", "yourself", "yourselves", "he", "him", "his", "himself", "she", "her", "hers", "herself", "it", "its", "itself", "they", "them", "their", "theirs", "themselves", "what", "which", "who", "whom", "this", "that", "these", "those", "am", "is", "are", "was", "were", "be", "been", "being", "have", "has", "had", "having", "do", "does", "did", "doing", "would", "could", "ought", "i'm", "you're", "he's", "she's", "it's", "we're", "they're", "i've", "you've", "we've", "they've", "i'd", "you'd", "he'd", "she'd", "we'd", "they'd", "i'll", "you'll", "he'll", "she'll", "we'll", "they'll", "isn't", "aren't", "wasn't", "weren't", "hasn't", "haven't", "hadn't", "doesn't", "don't", "didn't", "won't", "wouldn't", "shan't", "shouldn't", "can't", "cannot", "couldn't", "mustn't", "let's", "that's", "who's", "what's", "here's", "there's", "when's", "where's", "why's", "how's", "yeah", "yes", "oh", "wow", "hey", "hi", "hello", "really", "just", "also", "so", "like", "got", "get", "gonna", "wanna", "lot", "lots", "thing", "things", "something", "anything", "remember", "tell", "told", "know", "think", "thanks", "thank", "please", "ok", "okay", "sure"]
+)
+# Characters that carry grammar, not content: a bigram made only of these is noise in a query.
+_ZH_FUNCTION_CHARS = frozenset("的了吗呢吧啊呀哦嗯我你他她它们是在和也就都还这那有个么什怎样没不要会能说把被给对让")
+
+_stemmer = snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=50_000)
+def _stem(word: str) -> str:
+    return _stemmer.stemWord(word)
+
+
+def _cjk_bigrams(run: str) -> list[str]:
+    if len(run) == 1:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def tokenize(text: str) -> list[str]:
+    """All tokens of `text`, in order: CJK bigrams and stemmed lower-case words."""
+    tokens: list[str] = []
+    for match in _TOKEN_RE.finditer(text):
+        piece = match.group(0)
+        if _CJK_RE.match(piece):
+            tokens.extend(_cjk_bigrams(piece))
+        else:
+            word = piece.lower().replace("’", "'")
+            tokens.append(_stem(word) if word.isascii() else word)
+    return tokens
+
+
+def query_terms(text: str) -> list[str]:
+    """Distinct content-bearing tokens of a query: stop words and function bigrams dropped."""
+    terms: list[str] = []
+    seen: set[str] = set()
+    for match in _TOKEN_RE.finditer(text):
+        piece = match.group(0)
+        if _CJK_RE.match(piece):
+            candidates = [
+                b for b in _cjk_bigrams(piece) if not all(ch in _ZH_FUNCTION_CHARS for ch in b)
+            ]
+        else:
+            word = piece.lower().replace("’", "'")
+            if word in _EN_STOP or (len(word) < 2 and not word.isdigit()):
+                continue
+            candidates = [_stem(word) if word.isascii() else word]
+        for token in candidates:
+            if token not in seen:
+                seen.add(token)
+                terms.append(token)
+    return terms
+
+
+def is_cjk(text: str, threshold: float = 0.2) -> bool:
+    """True when a noticeable share of the letters are CJK: the text is 'Chinese' for output."""
+    letters = [ch for ch in text if ch.isalpha()]
+    if not letters:
+        return False
+    cjk = sum(1 for ch in letters if _CJK_RE.match(ch))
+    return cjk / len(letters) >= threshold
+
+
+def index_text(text: str) -> str:
+    """The string handed to a keyword index: tokens joined by single spaces."""
+    return " ".join(tokenize(text))

@@ -1,0 +1,72 @@
+"""Shared fixtures. Unit and API tests run on the `hash` embedder (fast, deterministic);
+tests that need real meaning ask for `e5_services`."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from datetime import datetime
+
+import pytest
+
+os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
+os.environ.setdefault("AWS_EC2_METADATA_DISABLED", "true")
+os.environ["ANNALS_SCHEDULE"] = "off"
+
+from chalicelib.config import Settings  # noqa: E402
+from chalicelib.services import Services, build_services, set_services  # noqa: E402
+
+API_KEY = "test-key"
+AUTH = {"Authorization": f"Bearer {API_KEY}", "Content-Type": "application/json"}
+
+
+class FixedClock:
+    def __init__(self, now: datetime):
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+def make_services(tmp_path, embedder: str = "hash", **overrides) -> Services:
+    settings = Settings(data_dir=tmp_path / "data", embedder=embedder, api_key=API_KEY,
+                        schedule="off", _env_file=None, **overrides)
+    return build_services(settings)
+
+
+@pytest.fixture
+def services(tmp_path) -> Iterator[Services]:
+    svc = make_services(tmp_path)
+    set_services(svc)
+    yield svc
+    set_services(None)
+
+
+@pytest.fixture(scope="session")
+def e5_embedder():
+    from chalicelib.adapters.e5 import E5LocalEmbedder
+
+    return E5LocalEmbedder()
+
+
+@pytest.fixture
+def e5_services(tmp_path, e5_embedder) -> Iterator[Services]:
+    svc = make_services(tmp_path, embedder="hash")
+    from chalicelib.adapters.embedded_index import NumpyVectorIndex
+    from chalicelib.adapters.sqlite_db import SQLiteDB
+
+    svc.embedder = e5_embedder
+    svc.vectors = NumpyVectorIndex(SQLiteDB(svc.settings.db_path), e5_embedder.dim)
+    set_services(svc)
+    yield svc
+    set_services(None)
+
+
+@pytest.fixture
+def client(services):
+    from chalice.test import Client
+
+    from app import app
+
+    with Client(app) as c:
+        yield c

@@ -1,0 +1,160 @@
+"""Store contract: every Store adapter must behave exactly like this."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from chalicelib.models import Event, Message, MessageIn, Source, When
+from chalicelib.ports import ConflictError, Store
+
+T0 = datetime(2026, 6, 14, 9, 0, tzinfo=UTC)
+
+
+def msg(seq: int, content: str = "hello", at: datetime = T0, session: str = "s1",
+        space: str = "sp") -> Message:
+    return Message.from_input(space, session, MessageIn(seq=seq, role="user", speaker="Ann",
+                                                        content=content, at=at))
+
+
+def event(eid: str, day: int = 0, space: str = "sp", seq: int = 1, status: str = "active") -> Event:
+    start = T0.replace(hour=0) + timedelta(days=day)
+    return Event(id=eid, space=space, title=f"t{eid}", summary=f"summary {eid}",
+                 when=When(start=start, end=start + timedelta(days=1)),
+                 sources=[Source(session="s1", seq_start=seq, seq_end=seq)], status=status,
+                 created_at=T0, updated_at=T0)
+
+
+def test_is_a_store(store):
+    assert isinstance(store, Store)
+
+
+def test_upsert_counts_accepted_unchanged_changed(store):
+    out = store.upsert_messages("sp", "s1", [msg(1), msg(2)], T0)
+    assert (sorted(out.accepted), out.unchanged, out.changed) == ([1, 2], [], [])
+    out = store.upsert_messages("sp", "s1", [msg(1), msg(2, "edited"), msg(3)], T0)
+    assert (out.accepted, out.unchanged, out.changed) == ([3], [1], [2])
+    assert store.get_message("sp", "s1", 2).content == "edited"
+
+
+def test_messages_are_scoped_by_space_and_session(store):
+    store.upsert_messages("sp", "s1", [msg(1, "a")], T0)
+    store.upsert_messages("sp", "s2", [msg(1, "b", session="s2")], T0)
+    store.upsert_messages("other", "s1", [msg(1, "c", space="other")], T0)
+    assert [m.content for m in store.get_messages("sp", "s1")] == ["a"]
+    assert [m.content for m in store.get_messages("sp", "s2")] == ["b"]
+    assert store.get_message("other", "s1", 1).content == "c"
+
+
+def test_get_messages_range_is_ordered_by_seq(store):
+    store.upsert_messages("sp", "s1", [msg(i, f"m{i}") for i in (5, 1, 3, 2, 4)], T0)
+    assert [m.seq for m in store.get_messages("sp", "s1", 2, 4)] == [2, 3, 4]
+    assert [m.seq for m in store.get_messages("sp", "s1", seq_from=4)] == [4, 5]
+
+
+def test_message_roundtrip_keeps_time_and_hash(store):
+    at = datetime.fromisoformat("2026-10-20T20:14:00+08:00")
+    original = msg(7, "我说想去海边看日出，风很大", at=at)
+    store.upsert_messages("sp", "s1", [original], T0)
+    got = store.get_message("sp", "s1", 7)
+    assert got == original
+    assert got.at.utcoffset() == timedelta(hours=8)
+
+
+def test_session_state_tracks_pending_and_dirty(store):
+    store.upsert_messages("sp", "s1", [msg(1, at=T0), msg(2, at=T0 + timedelta(minutes=5))], T0)
+    state = store.get_session("sp", "s1")
+    assert state.extracted_upto == -1 and state.message_count == 2
+    assert state.pending_since == T0
+    assert state.last_message_at == T0 + timedelta(minutes=5)
+    store.mark_extracted("sp", "s1", 2)
+    state = store.get_session("sp", "s1")
+    assert state.extracted_upto == 2 and state.pending_since is None and state.dirty_from is None
+    store.upsert_messages("sp", "s1", [msg(2, "changed")], T0)
+    assert store.get_session("sp", "s1").dirty_from == 2
+    store.delete_message("sp", "s1", 1, T0)
+    assert store.get_session("sp", "s1").dirty_from == 1
+    assert [s.session for s in store.list_sessions("sp")] == ["s1"]
+
+
+def test_a_change_after_the_extracted_range_is_not_dirty(store):
+    store.upsert_messages("sp", "s1", [msg(1), msg(2)], T0)
+    store.mark_extracted("sp", "s1", 1)
+    store.upsert_messages("sp", "s1", [msg(2, "new text")], T0)
+    assert store.get_session("sp", "s1").dirty_from is None
+
+
+def test_delete_message_returns_it_once(store):
+    store.upsert_messages("sp", "s1", [msg(1)], T0)
+    assert store.delete_message("sp", "s1", 1, T0).seq == 1
+    assert store.delete_message("sp", "s1", 1, T0) is None
+    assert store.get_message("sp", "s1", 1) is None
+
+
+def test_event_versions_and_optimistic_concurrency(store):
+    store.create_event(event("e1"))
+    v2 = store.update_event(event("e1").model_copy(update={"title": "new"}), 1)
+    assert v2.version == 2 and store.get_event("sp", "e1").title == "new"
+    with pytest.raises(ConflictError):
+        store.update_event(event("e1").model_copy(update={"title": "stale"}), 1)
+    history = store.event_history("sp", "e1")
+    assert [(e.version, e.title) for e in history] == [(1, "te1"), (2, "new")]
+    assert store.get_event("sp", "missing") is None
+    assert store.get_event("other-space", "e1") is None
+
+
+def test_list_events_oldest_first_with_cursor_pagination(store):
+    for i, day in enumerate([3, 1, 2, 0, 4]):
+        store.create_event(event(f"e{i}", day=day))
+    page = store.list_events("sp", limit=2)
+    seen = [e.id for e in page.events]
+    while page.next_cursor:
+        page = store.list_events("sp", limit=2, cursor=page.next_cursor)
+        seen += [e.id for e in page.events]
+    assert seen == ["e3", "e1", "e2", "e0", "e4"]
+
+
+def test_list_events_filters_time_overlap_and_status(store):
+    store.create_event(event("a", day=0))
+    store.create_event(event("b", day=2))
+    store.create_event(event("c", day=2, status="archived"))
+    start = T0.replace(hour=0) + timedelta(days=1, hours=12)
+    page = store.list_events("sp", start=start, end=start + timedelta(days=2))
+    assert [e.id for e in page.events] == ["b"]
+    page = store.list_events("sp", statuses=("archived",))
+    assert [e.id for e in page.events] == ["c"]
+
+
+def test_bad_cursor_is_a_value_error(store):
+    with pytest.raises(ValueError):
+        store.list_events("sp", cursor="not-a-cursor")
+
+
+def test_deliveries_and_recall_counter(store):
+    assert store.bump_recall_count("sp", "w1") == 1
+    assert store.bump_recall_count("sp", "w1") == 2
+    assert store.bump_recall_count("sp", "w2") == 1
+    store.add_deliveries("sp", "w1", ["event:e1", "event:e1", "message:s1:2"], T0)
+    got = store.recent_deliveries("sp", "w1", T0 - timedelta(minutes=1))
+    assert sorted(d.ref for d in got) == ["event:e1", "message:s1:2"]
+    assert all(d.recall_count == 2 for d in got)
+    assert store.recent_deliveries("sp", "w1", T0 + timedelta(minutes=1)) == []
+    assert store.recent_deliveries("sp", "w2", T0 - timedelta(minutes=1)) == []
+
+
+def test_job_state_roundtrip(store):
+    assert store.get_job_state("merge", "sp") is None
+    store.put_job_state("merge", "sp", {"counter": 3, "名字": "值"})
+    assert store.get_job_state("merge", "sp") == {"counter": 3, "名字": "值"}
+
+
+def test_concurrent_upserts_are_all_counted_once(store):
+    def put(i: int):
+        return store.upsert_messages("sp", "s1", [msg(i, f"m{i}")], T0)
+
+    with ThreadPoolExecutor(8) as pool:
+        outs = list(pool.map(put, range(40)))
+    assert sum(len(o.accepted) for o in outs) == 40
+    assert len(store.get_messages("sp", "s1")) == 40
