@@ -27,6 +27,18 @@ _ZH_SMALL_TALK = re.compile(
     r"|哈+|嘿嘿|收到|明白|了解|知道了|没问题|是的|对|对的|没错|拜拜|再见|回头见|不客气|没事|辛苦了"
     r"|太好了|真棒|厉害|加油|好呀|好啊|行|可以)[\s，,。！!~～呀啊呢吧哦]*$"
 )
+# Short exclamations that only react to what the other side said ("好可爱的名字！",
+# "So cute!", "What a lovely name!") carry no new fact about anyone.
+_ZH_REACTION = re.compile(
+    r"^(好|真|太|超|很|多么?|这么|那么)?(可爱|棒|好看|漂亮|厉害|酷|帅|美|有趣|好玩|温暖|暖心|贴心|感人"
+    r"|有意思|开心|羡慕|不错)(的\w{0,4})?(了|啊|呀|哦|呢)?[\s，,。！!~～]*$"
+)
+_EN_REACTION = re.compile(
+    r"^(so|how|what an?|such an?|that'?s|that is|it'?s|it is|sounds)?\s*(so |really |very )?"
+    r"(cute|sweet|lovely|adorable|amazing|awesome|wonderful|beautiful|great|cool|fun|nice"
+    r"|exciting|fantastic|impressive|incredible|inspiring)(\s+\w+)?[\s,!.~]*$",
+    re.IGNORECASE,
+)
 _QUESTION_END = re.compile(r"[?？]\s*$|[吗呢么]\s*[。.]?$")
 
 _EN_PRONOUNS = [
@@ -72,7 +84,7 @@ def content_size(sentence: str) -> int:
 
 def is_small_talk(sentence: str) -> bool:
     s = sentence.strip()
-    if _EN_SMALL_TALK.match(s) or _ZH_SMALL_TALK.match(s):
+    if any(p.match(s) for p in (_EN_SMALL_TALK, _ZH_SMALL_TALK, _ZH_REACTION, _EN_REACTION)):
         return True
     return content_size(s) < 2
 

@@ -1,0 +1,111 @@
+"""End to end: `annals serve` as a subprocess on a free port, spoken to over real HTTP, with the
+default bundled e5 embedder — then stopped and started again on the same data dir."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+SP = "/v1/spaces/e2e"
+MESSAGES = [
+    {"seq": 1, "role": "user", "speaker": "小明", "content": "我今天领养了一只橘猫，取名叫奶糖",
+     "at": "2026-06-01T20:00:00+08:00"},
+    {"seq": 2, "role": "user", "speaker": "小明", "content": "奶糖昨天进行了体检，结果一切正常",
+     "at": "2026-06-15T10:00:00+08:00"},
+    {"seq": 3, "role": "user", "speaker": "Sam",
+     "content": "I started learning the cello with a teacher downtown",
+     "at": "2026-06-18T09:00:00+08:00"},
+    {"seq": 4, "role": "user", "speaker": "Sam",
+     "content": "I finally booked the flight to Lisbon for my sister's wedding",
+     "at": "2026-06-20T09:00:00+08:00"},
+]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    def __init__(self, data_dir: Path):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("ANNALS_")}
+        env.update(ANNALS_DATA_DIR=str(data_dir), ANNALS_SCHEDULE="off")
+        annals = Path(sys.executable).with_name("annals")
+        self.proc = subprocess.Popen(
+            [str(annals), "serve", "--host", "127.0.0.1", "--port", str(self.port)],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def wait_ready(self, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"server exited: {self.proc.stderr.read()}")
+            try:
+                if httpx.get(self.url + "/v1/health", timeout=1).status_code == 200:
+                    return
+            except httpx.TransportError:
+                time.sleep(0.2)
+        raise AssertionError("server did not start")
+
+    def stop(self) -> str:
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            _, err = self.proc.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            _, err = self.proc.communicate()
+        return err
+
+
+def test_serve_speaks_http_and_keeps_data_across_restarts(tmp_path):
+    server = Server(tmp_path / "data")
+    try:
+        server.wait_ready()
+        key = (tmp_path / "data" / "api_key").read_text().strip()
+        auth = {"Authorization": f"Bearer {key}"}
+        with httpx.Client(base_url=server.url, timeout=30) as http:
+            assert http.get(SP + "/events").status_code == 401
+            put = http.put(SP + "/sessions/s1/messages", headers=auth,
+                           json={"messages": MESSAGES})
+            assert put.json()["accepted"] == 4
+            bad = http.put(SP + "/sessions/s1/messages", headers=auth, content=b"{oops")
+            assert bad.status_code == 400 and bad.json()["error"]["code"] == "malformed_json"
+            events = http.post(SP + "/extract", headers=auth, json={}).json()["events"]
+            assert {s["seq_start"] for e in events for s in e["sources"]} >= {1, 2, 3, 4}
+            recall = http.post(SP + "/recall", headers=auth, json={"query": "奶糖体检"}).json()
+            assert "体检" in recall["cards"][0]["text"]
+            english = http.post(SP + "/recall", headers=auth,
+                                json={"query": "when is the wedding trip?"}).json()
+            assert "Lisbon" in english["cards"][0]["text"]
+    finally:
+        err = server.stop()
+    assert re.search(r"generated an API key .*\n\s+ak_", err), err
+
+    again = Server(tmp_path / "data")
+    try:
+        again.wait_ready()
+        with httpx.Client(base_url=again.url, timeout=30,
+                          headers={"Authorization": f"Bearer {key}"}) as http:
+            listed = http.get(SP + "/events").json()["events"]
+            assert len(listed) == len(events)
+            recall = http.post(SP + "/recall", json={"query": "奶糖体检"}).json()
+            assert "体检" in recall["cards"][0]["text"]
+            md = http.get(SP + "/export").text
+            assert "2026-06" in md and "├─" in md
+    finally:
+        err = again.stop()
+    assert "generated an API key" not in err  # the kept key is reused, not replaced
