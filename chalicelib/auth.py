@@ -19,7 +19,10 @@ def resolve_api_key(settings: Settings, announce: bool = True) -> str:
         return settings.api_key
     path: Path = settings.key_path
     if path.exists():
-        return path.read_text().strip()
+        kept = path.read_text().strip()
+        if kept:
+            return kept
+        path.unlink()  # an empty file is a crash between create and write: start over
     key = "ak_" + secrets.token_urlsafe(32)
     path.parent.mkdir(parents=True, exist_ok=True)
     try:

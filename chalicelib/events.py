@@ -5,7 +5,10 @@ from __future__ import annotations
 import uuid
 from datetime import datetime, timedelta
 
+from pydantic import ValidationError
+
 from .errors import BadRequest, Conflict, NotFound
+from .http import validation_error
 from .indexing import index_events, unindex
 from .models import Event, EventList, Message, PatchEventRequest, SaveEventRequest, When
 from .ports import ConflictError
@@ -78,8 +81,12 @@ def patch_event(services: Services, space: str, event_id: str,
     if not changes:
         raise BadRequest("nothing to change: give at least one field besides version",
                          code="empty_patch")
-    updated = current.model_copy(update={**changes, "updated_at": services.clock()})
-    updated = Event.model_validate(updated.model_dump())  # re-validate the merged event
+    # Merge as plain data and validate once, so nested fields (when) become models again.
+    merged = {**current.model_dump(), **changes, "updated_at": services.clock()}
+    try:
+        updated = Event.model_validate(merged)
+    except ValidationError as exc:
+        raise validation_error(exc) from None
     try:
         saved = services.store.update_event(updated, request.version)
     except ConflictError as exc:

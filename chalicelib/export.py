@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from .models import Event
+from .recall.context import one_line
 from .services import Services
 from .textproc import is_cjk
 
@@ -39,7 +40,7 @@ def export_markdown(services: Services, space: str, highlight_threshold: int = 7
     if key:
         lines += ["", f"## 关键事件（重要度 ≥ {highlight_threshold}）" if zh
                   else f"## Key events (importance ≥ {highlight_threshold})"]
-        lines += [f"- {e.when.label} {e.summary}" for e in key]
+        lines += [f"- {e.when.label} {one_line(e.summary)}" for e in key]
     lines += ["", "## 时间线" if zh else "## Timeline"]
     month = None
     for event in events:
@@ -49,5 +50,5 @@ def export_markdown(services: Services, space: str, highlight_threshold: int = 7
             lines += ["", f"### {label}"]
         star = " ★" if event.importance >= highlight_threshold else ""
         plan = (" （计划）" if zh else " (plan)") if event.plan else ""
-        lines.append(f"├─ {event.when.label} {event.summary}{plan}{star}")
+        lines.append(f"├─ {event.when.label} {one_line(event.summary)}{plan}{star}")
     return "\n".join(lines) + "\n"

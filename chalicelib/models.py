@@ -59,6 +59,13 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class StrictText(Strict):
+    """Hand-written text (not evidence): surrounding whitespace is stripped, so a blank string
+    fails its min_length instead of slipping in. Messages stay verbatim."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
 # ---------------------------------------------------------------- messages
 
 
@@ -212,7 +219,7 @@ class EventDraft(BaseModel):
     plan: bool = False
 
 
-class SaveEventRequest(Strict):
+class SaveEventRequest(StrictText):
     """memory_save: a memory written by hand."""
 
     summary: str = Field(min_length=1, max_length=4000)
@@ -224,7 +231,7 @@ class SaveEventRequest(Strict):
     participants: list[str] = Field(default_factory=list, max_length=20)
 
 
-class PatchEventRequest(Strict):
+class PatchEventRequest(StrictText):
     version: int = Field(ge=1, description="the version you read; 409 if it changed since")
     title: str | None = Field(default=None, min_length=1, max_length=200)
     summary: str | None = Field(default=None, min_length=1, max_length=4000)

@@ -62,8 +62,20 @@ def group_statements(sentences: list[str]) -> list[str]:
     return out
 
 
+_LATIN = "[A-Za-z0-9\u00c0-\u024f]"  # a name glued to these is part of a longer word
+
+
 def mentioned_names(text: str, known: Sequence[str]) -> list[str]:
-    return [name for name in known if name and re.search(re.escape(name), text)]
+    """Known names that occur in the text as names: on word boundaries for Latin script
+    ("Ann" is not in "Anna"); Chinese has no word boundaries, so containment there."""
+    found = []
+    for name in known:
+        if not name:
+            continue
+        pattern = re.escape(name) if is_cjk(name) else rf"(?<!{_LATIN}){re.escape(name)}(?!{_LATIN})"
+        if re.search(pattern, text):
+            found.append(name)
+    return found
 
 
 class OfflineExtractor:

@@ -25,7 +25,8 @@ _EN_SMALL_TALK = re.compile(
 _ZH_SMALL_TALK = re.compile(
     r"^(你好|您好|嗨|哈喽|早上好|早安|早|午安|晚上好|晚安|谢谢|多谢|感谢|好的|好吧|好|嗯+|哦+|噢|啊+"
     r"|哈+|嘿嘿|收到|明白|了解|知道了|没问题|是的|对|对的|没错|拜拜|再见|回头见|不客气|没事|辛苦了"
-    r"|太好了|真棒|厉害|加油|好呀|好啊|行|可以)[\s，,。！!~～呀啊呢吧哦]*$"
+    r"|太好了|真棒|厉害|加油|好呀|好啊|行|可以)(你|您|你们|大家|宝贝|亲)?"
+    r"[\s，,。！!~～呀啊呢吧哦啦哈嘛喔]*$"
 )
 # Short exclamations that only react to what the other side said ("好可爱的名字！",
 # "So cute!", "What a lovely name!") carry no new fact about anyone.

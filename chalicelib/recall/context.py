@@ -10,6 +10,11 @@ from ..models import Card
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 
+def one_line(text: str) -> str:
+    """Multi-line text folded onto one line, so a ├─ or - line never spills over."""
+    return " ".join(part.strip() for part in text.splitlines() if part.strip())
+
+
 def estimate_tokens(text: str) -> int:
     """Rough BPE estimate: a CJK character is about one token, other text about four chars."""
     cjk = len(_CJK.findall(text))
@@ -33,7 +38,9 @@ def typed_blocks(cards: Sequence[Card]) -> str:
 def timeline(cards: Sequence[Card], highlight_threshold: int = 7) -> str:
     """Seed 000's memory timeline: cards in time order, grouped by month, with ├─ lines.
     Key events (importance ≥ threshold) are starred."""
-    dated = sorted(cards, key=lambda c: (c.when.start if c.when else 0, c.ref))
+    # Undated cards go last; the timestamp keeps the key comparable across both kinds.
+    dated = sorted(cards, key=lambda c: (c.when is None,
+                                         c.when.start.timestamp() if c.when else 0.0, c.ref))
     lines: list[str] = []
     month = None
     for card in dated:
@@ -42,14 +49,14 @@ def timeline(cards: Sequence[Card], highlight_threshold: int = 7) -> str:
             month = label
             lines.append(label)
         star = "★ " if (card.importance or 0) >= highlight_threshold else ""
-        day = card.when.label if card.when else ""
-        lines.append(f"├─ {star}{day} {card.text}".rstrip())
+        day = f"{card.when.label} " if card.when else ""
+        lines.append(f"├─ {star}{day}{one_line(card.text)}")
     return "\n".join(lines)
 
 
 def compact(cards: Sequence[Card]) -> str:
     return "\n".join(
-        f"- [{card.when.label if card.when else '?'}] {card.text}" for card in cards
+        f"- [{card.when.label if card.when else '?'}] {one_line(card.text)}" for card in cards
     )
 
 

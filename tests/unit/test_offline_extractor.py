@@ -1,0 +1,177 @@
+"""chalicelib.extract.offline: messages → event drafts, without an LLM.
+
+Date assertions use sentences that name no time, so they hold with or without
+chalicelib.timeparse; the one relative-date test accepts either resolution.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import pytest
+
+from chalicelib.extract.offline import OfflineExtractor, message_day
+from chalicelib.models import EventDraft
+from chalicelib.ports import ExtractionContext
+from chalicelib.textproc import is_cjk
+from tests.unit.conftest import CST, T0, message
+
+extractor = OfflineExtractor()
+
+
+def extract(*msgs, earlier=()) -> list[EventDraft]:
+    return extractor.extract(list(msgs), ExtractionContext(space="sp", session="c1",
+                                                           earlier=list(earlier)))
+
+
+ZH_DIAGNOSIS = "我家的猫奶糖被确诊了肾病，医生说要每天吃药。"
+EN_DECISION = "I decided to quit my job at the bank and open my own pottery studio."
+
+
+class TestSkipping:
+    def test_small_talk_and_content_free_questions_make_no_events(self):
+        drafts = extract(
+            message(0, "user", "小明", "你好呀"),
+            message(1, "assistant", "Aki", "你好！有什么新鲜事吗？"),
+            message(2, "user", "小明", "谢谢"),
+            message(3, "user", "Mel", "ok thanks"),
+            message(4, "user", "Mel", "What do you think?"),
+            message(5, "user", "小明", "你觉得呢？"),
+            message(6, "user", "Mel", "Hi! Thanks so much!"),
+        )
+        assert drafts == []
+
+    def test_system_messages_are_not_memories(self):
+        assert extract(message(0, "system", None, "The user adopted a cat named Mochi today.")) == []
+
+    def test_only_the_meaningful_sentence_of_a_message_is_kept(self):
+        drafts = extract(message(0, "user", "小明", "谢谢！" + ZH_DIAGNOSIS + "你觉得呢？"))
+        assert [d.summary for d in drafts] == ["小明家的猫奶糖被确诊了肾病，医生说要每天吃药。"]
+
+    def test_question_with_content_is_kept(self):
+        text = "Do you remember the name of the vet clinic we visited in Boston with Luna?"
+        drafts = extract(message(0, "user", "Mel", text))
+        assert len(drafts) == 1
+
+
+class TestRetelling:
+    def test_chinese_first_person_becomes_speaker(self):
+        [draft] = extract(message(0, "user", "小明", ZH_DIAGNOSIS))
+        assert draft.summary == "小明家的猫奶糖被确诊了肾病，医生说要每天吃药。"
+        assert "我" not in draft.summary
+        assert draft.title == "小明家的猫奶糖被确诊了肾病"
+
+    def test_chinese_we_and_you_name_the_other_party(self):
+        drafts = extract(
+            message(0, "assistant", "Aki", "周末过得怎么样？"),
+            message(1, "user", "小明", "我们上次聊的那家咖啡馆，我带你朋友去了，他很喜欢。"),
+        )
+        assert [d.summary for d in drafts] == ["小明和Aki上次聊的那家咖啡馆，小明带Aki朋友去了，他很喜欢。"]
+        assert drafts[0].participants == ["小明", "Aki"]
+
+    def test_english_first_person_becomes_speaker(self):
+        [draft] = extract(message(0, "user", "Mel", EN_DECISION))
+        assert draft.summary == ("Mel decided to quit Mel's job at the bank and open "
+                                 "Mel's own pottery studio.")
+        assert draft.title == "Mel decided to quit Mel's job at the bank…"
+        assert draft.participants == ["Mel"]
+
+    def test_english_you_is_the_previous_other_speaker_from_earlier_context(self):
+        earlier = [message(0, "user", "Caroline", "How was the weekend?")]
+        [draft] = extract(
+            message(1, "assistant", "Mel", "I showed you my new painting of the lake at sunset."),
+            earlier=earlier,
+        )
+        assert draft.summary == "Mel showed Caroline Mel's new painting of the lake at sunset."
+        assert draft.participants == ["Mel", "Caroline"]
+
+    def test_a_name_inside_a_longer_name_is_not_a_participant(self):
+        drafts = extract(
+            message(0, "user", "Ann", "How was your weekend?"),
+            message(1, "user", "Mel", "I met Anna and her brother at the gallery opening downtown."),
+        )
+        assert drafts[-1].summary == "Mel met Anna and her brother at the gallery opening downtown."
+        assert drafts[-1].participants == ["Mel"]
+
+    def test_titles_and_summaries_are_in_the_message_language(self):
+        drafts = extract(message(0, "user", "小明", ZH_DIAGNOSIS),
+                         message(1, "user", "Mel", EN_DECISION))
+        zh, en = drafts
+        assert is_cjk(zh.title) and is_cjk(zh.summary)
+        assert not is_cjk(en.title) and not is_cjk(en.summary)
+
+    def test_several_statements_become_several_events_and_short_ones_join(self):
+        drafts = extract(message(0, "user", "Mel",
+                                 "I adopted a puppy named Luna from the shelter. Luna loves walks. "
+                                 "My sister is moving to Denver next spring for graduate school."))
+        assert [d.summary for d in drafts] == [
+            "Mel adopted a puppy named Luna from the shelter. Luna loves walks.",
+            "Mel's sister is moving to Denver next spring for graduate school.",
+        ]
+        assert all(d.sources[0].seq_start == 0 for d in drafts)
+
+    def test_deterministic(self):
+        msgs = [message(0, "user", "小明", ZH_DIAGNOSIS), message(1, "user", "Mel", EN_DECISION)]
+        assert extract(*msgs) == extract(*msgs)
+
+
+class TestSources:
+    def test_each_event_cites_its_own_message(self):
+        drafts = extract(
+            message(3, "user", "小明", "你好呀"),
+            message(4, "user", "小明", ZH_DIAGNOSIS),
+            message(5, "assistant", "Aki", "好的"),
+            message(6, "user", "Mel", EN_DECISION),
+        )
+        cited = [(s.session, s.seq_start, s.seq_end) for d in drafts for s in d.sources]
+        assert cited == [("c1", 4, 4), ("c1", 6, 6)]
+        assert drafts[0].sources[0].preview == ZH_DIAGNOSIS
+        assert drafts[1].sources[0].preview == EN_DECISION
+
+    def test_preview_is_short(self):
+        long_text = ("I finally finished the mural on the community centre wall after three "
+                     "months of weekend work, and the whole neighbourhood came to see it.")
+        assert len(long_text) > 80
+        [draft] = extract(message(0, "user", "Mel", long_text))
+        assert draft.sources[0].preview == long_text[:80]
+
+
+class TestImportance:
+    def test_in_range_and_higher_for_diagnosis_or_decision_than_chit_chat(self):
+        diagnosis, decision, chit_chat = extract(
+            message(0, "user", "小明", ZH_DIAGNOSIS),
+            message(1, "user", "Mel", EN_DECISION),
+            message(2, "user", "Mel", "The weather is nice and the coffee tastes good."),
+        )
+        for draft in (diagnosis, decision, chit_chat):
+            assert 1 <= draft.importance <= 10
+        assert chit_chat.importance < diagnosis.importance
+        assert chit_chat.importance < decision.importance
+
+
+class TestDates:
+    def test_undated_statement_is_dated_to_the_message_day_in_its_own_offset(self):
+        # 01:30 in Shanghai is still the previous day in UTC: the day must be the local one
+        at = datetime(2026, 6, 15, 1, 30, tzinfo=CST)
+        [draft] = extract(message(0, "user", "小明", "我家的猫奶糖被确诊了肾病，医生开了药。", at=at))
+        assert draft.when.start == datetime(2026, 6, 15, tzinfo=CST)
+        assert draft.when.end == datetime(2026, 6, 16, tzinfo=CST)
+        assert draft.when.granularity == "day"
+        assert draft.when.start.utcoffset() == timedelta(hours=8)
+        assert not draft.plan
+
+    def test_message_day(self):
+        when = message_day(T0)
+        assert (when.start, when.end, when.granularity) == (
+            datetime(2026, 6, 15, tzinfo=CST), datetime(2026, 6, 16, tzinfo=CST), "day")
+
+    @pytest.mark.parametrize(("speaker", "text"), [
+        ("小明", "奶糖昨天去医院做了体检，结果一切正常。"),
+        ("Mel", "Yesterday Luna had her first check-up at the vet."),
+    ])
+    def test_yesterday_is_the_message_day_or_the_day_before(self, speaker, text):
+        [draft] = extract(message(0, "user", speaker, text))
+        day = datetime(2026, 6, 15, tzinfo=CST)
+        assert draft.when.start in (day, day - timedelta(days=1))  # with or without timeparse
+        assert draft.when.end - draft.when.start == timedelta(days=1)
+        assert draft.when.start <= T0

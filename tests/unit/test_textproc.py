@@ -1,0 +1,89 @@
+"""chalicelib.textproc: the tokenizer every keyword index shares."""
+
+from __future__ import annotations
+
+import pytest
+
+from chalicelib.textproc import index_text, is_cjk, query_terms, tokenize
+
+
+class TestTokenize:
+    def test_cjk_bigrams_and_stemmed_word(self):
+        assert tokenize("奶糖体检 Running") == ["奶糖", "糖体", "体检", "run"]
+
+    def test_docstring_examples(self):
+        assert tokenize("奶糖昨天进行了体检") == [
+            "奶糖", "糖昨", "昨天", "天进", "进行", "行了", "了体", "体检"]
+        assert tokenize("Melanie painted a sunrise") == ["melani", "paint", "a", "sunris"]
+
+    def test_single_cjk_character_is_its_own_token(self):
+        assert tokenize("猫") == ["猫"]
+        assert tokenize("猫 and 狗") == ["猫", "and", "狗"]
+
+    def test_punctuation_breaks_cjk_runs(self):
+        # no bigram spans the comma: "糖，体" must not become "糖体"
+        assert tokenize("奶糖，体检") == ["奶糖", "体检"]
+
+    def test_mixed_script_without_spaces(self):
+        assert tokenize("我在Starbucks喝咖啡") == ["我在", "starbuck", "喝咖", "咖啡"]
+
+    def test_japanese_and_korean_are_bigrammed(self):
+        assert tokenize("世界です") == ["世界", "界で", "です"]
+        assert tokenize("한국어") == ["한국", "국어"]
+
+    def test_possessive_and_curly_apostrophe(self):
+        assert tokenize("Mel’s paintings") == ["mel", "paint"]
+        assert tokenize("Mel's paintings") == ["mel", "paint"]
+
+    def test_underscore_and_digits(self):
+        assert tokenize("running_dogs 2026") == ["run", "dog", "2026"]
+
+    def test_non_ascii_latin_is_lowercased_not_stemmed(self):
+        assert tokenize("Café Résumé") == ["café", "résumé"]
+
+    @pytest.mark.parametrize("text", ["", "   ", "!!! ，。？", "—"])
+    def test_no_tokens_in_punctuation(self, text):
+        assert tokenize(text) == []
+
+    def test_index_text_is_space_joined_tokens(self):
+        assert index_text("奶糖体检 Running") == "奶糖 糖体 体检 run"
+
+
+class TestQueryTerms:
+    def test_english_stop_words_dropped_and_stemmed(self):
+        assert query_terms("What did I tell you about the trip?") == ["trip"]
+        assert query_terms("Mel painted sunrises") == ["mel", "paint", "sunris"]
+
+    def test_distinct_in_order(self):
+        assert query_terms("dogs dog DOG cats") == ["dog", "cat"]
+
+    def test_grammar_bigrams_dropped_content_kept(self):
+        terms = query_terms("我们的奶糖")
+        assert "奶糖" in terms
+        assert "我们" not in terms and "们的" not in terms
+        assert query_terms("我们的") == []
+        assert query_terms("是不是") == []
+
+    def test_query_terms_are_a_subset_of_the_indexed_tokens(self):
+        # a query term that the index never produced could never match anything
+        text = "还记得奶糖上周去体检的事吗 Mel painted sunrises"
+        assert set(query_terms(text)) <= set(tokenize(text))
+        assert {"奶糖", "体检", "paint"} <= set(query_terms(text))
+
+    def test_single_letters_dropped_digits_kept(self):
+        assert query_terms("x 7 y 42") == ["7", "42"]
+
+
+class TestIsCjk:
+    @pytest.mark.parametrize(("text", "expected"), [
+        ("奶糖去体检了", True),
+        ("Mel adopted a puppy", False),
+        ("我在Starbucks喝咖啡", True),  # 4 of 13 letters are Han: above the 20 % share
+        ("I love 猫猫", True),  # 2 of 7 letters
+        ("I love 猫", False),  # 1 of 6 letters: below the share
+        ("Visiting Shanghai next week 上海", False),  # 2 of 26 letters
+        ("", False),
+        ("12345 !!", False),
+    ])
+    def test_share_of_cjk_letters(self, text, expected):
+        assert is_cjk(text) is expected
