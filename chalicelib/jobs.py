@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from .extract import extract_session, pending_sessions
+from .models import Message, SessionState
 from .services import Services
 
 log = logging.getLogger("annals.jobs")
@@ -26,20 +27,53 @@ class JobResult:
                 **self.detail}
 
 
+def count_reply_packs(messages: Sequence[Message]) -> int:
+    """Completed reply packs (seed 004): user turn(s) answered by the assistant. A user
+    message still waiting for its answer is not a pack yet."""
+    packs, asked = 0, False
+    for msg in messages:
+        if msg.role == "user":
+            asked = True
+        elif msg.role == "assistant" and asked:
+            packs, asked = packs + 1, False
+    return packs
+
+
+def session_readiness(services: Services, state: SessionState, now: datetime) -> str | None:
+    """Why a session should be extracted now, or None to keep waiting. Ready when it has gone
+    quiet with enough completed packs (or was edited), or has waited too long regardless."""
+    settings = services.settings
+    if state.pending_since and now - state.pending_since >= timedelta(
+            hours=settings.max_wait_hours):
+        return "max_wait"
+    if state.last_message_at is None or now - state.last_message_at < timedelta(
+            minutes=settings.quiet_minutes):
+        return None
+    if state.dirty_from is not None:
+        return "edited"
+    pending = services.store.get_messages(state.space, state.session,
+                                          seq_from=state.extracted_upto + 1)
+    if count_reply_packs(pending) >= settings.min_reply_packs:
+        return "quiet"
+    return None
+
+
 def quiet_window(services: Services, now: datetime | None = None) -> JobResult:
-    """Extract every session whose last message is at least `quiet_minutes` old."""
+    """Extract every session that is ready (see session_readiness); sessions never combine."""
     now = now or services.clock()
-    quiet = timedelta(minutes=services.settings.quiet_minutes)
-    done, events = [], 0
+    done, reasons, events = [], {}, 0
     for state in pending_sessions(services):
-        if state.last_message_at is None or now - state.last_message_at < quiet:
+        reason = session_readiness(services, state, now)
+        if reason is None:
             continue
         written = extract_session(services, state.space, state.session, now)
-        done.append(f"{state.space}/{state.session}")
+        key = f"{state.space}/{state.session}"
+        done.append(key)
+        reasons[key] = reason
         events += len(written)
     if done:
         log.info("quiet-window extracted %d events from %s", events, ", ".join(done))
-    return JobResult("quiet-window", len(done), events, {"extracted": done})
+    return JobResult("quiet-window", len(done), events, {"extracted": done, "reasons": reasons})
 
 
 JOBS: dict[str, Callable[[Services, datetime | None], JobResult]] = {

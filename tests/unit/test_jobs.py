@@ -22,6 +22,16 @@ LAST = T0 + timedelta(minutes=2)  # the time of the last message in CONVO
 QUIET = timedelta(minutes=20)  # the default quiet_minutes
 
 
+@pytest.fixture(autouse=True)
+def one_pack_is_enough(request):
+    """Most tests here are about the quiet window itself: one reply pack is enough for them.
+    TestReplyPacks runs with the default (5)."""
+    if request.cls is not None and request.cls.__name__ == "TestReplyPacks":
+        return
+    if "services" in request.fixturenames:
+        request.getfixturevalue("services").settings.min_reply_packs = 1
+
+
 def all_events(services, space=SPACE):
     return services.store.list_events(space, statuses=("active", "archived", "superseded"),
                                       limit=500).events
@@ -31,7 +41,7 @@ class TestQuietWindow:
     def test_not_extracted_before_the_quiet_window(self, services, put):
         put("c1", CONVO)
         result = jobs.quiet_window(services, LAST + QUIET - timedelta(seconds=1))
-        assert (result.sessions, result.events, result.detail) == (0, 0, {"extracted": []})
+        assert (result.sessions, result.events, result.detail) == (0, 0, {"extracted": [], "reasons": {}})
         assert all_events(services) == []
         assert services.store.get_session(SPACE, "c1").extracted_upto == -1
 
@@ -39,7 +49,8 @@ class TestQuietWindow:
         put("c1", CONVO)
         result = jobs.quiet_window(services, LAST + QUIET)
         assert result.as_dict() == {"job": "quiet-window", "sessions": 1, "events": 2,
-                                    "extracted": [f"{SPACE}/c1"]}
+                                    "extracted": [f"{SPACE}/c1"],
+                                    "reasons": {f"{SPACE}/c1": "quiet"}}
         assert sorted(e.sources[0].seq_start for e in all_events(services)) == [1, 2]
         state = services.store.get_session(SPACE, "c1")
         assert (state.extracted_upto, state.pending_since) == (2, None)
@@ -56,8 +67,8 @@ class TestQuietWindow:
         put("c1", CONVO)
         jobs.quiet_window(services, LAST + QUIET)
         later = T0 + timedelta(hours=2)
-        put("c1", [(3, "user", "小明", "奶糖今天第一次自己吃完了药，胃口也好多了。")], base=later
-            - timedelta(minutes=3))
+        put("c1", [(3, "user", "小明", "奶糖今天第一次自己吃完了药，胃口也好多了。"),
+                   (4, "assistant", "Aki", "嗯嗯")], base=later - timedelta(minutes=5))
         assert jobs.quiet_window(services, later + timedelta(minutes=5)).events == 0
         result = jobs.quiet_window(services, later + QUIET)
         assert result.events == 1
@@ -71,7 +82,7 @@ class TestQuietWindow:
         assert services.store.get_session(SPACE, "busy").extracted_upto == -1
 
     def test_a_session_with_no_memories_is_still_marked_done(self, services, put):
-        put("c1", [(0, "user", "小明", "你好呀"), (1, "user", "小明", "谢谢")])
+        put("c1", [(0, "user", "小明", "你好呀"), (1, "assistant", "Aki", "你好")])
         result = jobs.quiet_window(services, T0 + timedelta(hours=1))
         assert (result.sessions, result.events) == (1, 0)
         assert jobs.quiet_window(services, T0 + timedelta(hours=2)).sessions == 0
@@ -87,7 +98,7 @@ class TestQuietWindow:
         assert statuses["小明家的猫奶糖被确诊了胃炎，医生说要每天吃药。"] == "active"
 
     def test_quiet_minutes_is_a_setting(self, tmp_path):
-        services = make_services(tmp_path, quiet_minutes=5)
+        services = make_services(tmp_path, quiet_minutes=5, min_reply_packs=0)
         from chalicelib import ingest
         from chalicelib.models import MessageIn, PutMessagesRequest
 
@@ -103,6 +114,45 @@ class TestQuietWindow:
         assert jobs.quiet_window(services).sessions == 0
         clock.now = LAST + QUIET
         assert jobs.quiet_window(services).sessions == 1
+
+
+def chat(packs: int, *, unanswered: int = 0) -> list[tuple]:
+    """`packs` user→assistant exchanges, then `unanswered` user turns with no reply yet."""
+    rows, seq = [], 0
+    for i in range(packs):
+        rows += [(seq, "user", "小明", f"第{i}件事：今天去了第{i}家店买东西。"),
+                 (seq + 1, "assistant", "Aki", f"第{i}家店怎么样？")]
+        seq += 2
+    rows += [(seq + j, "user", "小明", f"还有一件事{j}，我决定明年去学游泳。")
+             for j in range(unanswered)]
+    return rows
+
+
+class TestReplyPacks:
+    """Seed 004: ≥ 5 completed packs and 20 quiet minutes, or the maximum wait."""
+
+    def test_count_reply_packs(self, services, put):
+        put("c1", chat(2, unanswered=3))
+        msgs = services.store.get_messages(SPACE, "c1")
+        assert jobs.count_reply_packs(msgs) == 2
+        assert jobs.count_reply_packs([m for m in msgs if m.role == "user"]) == 0
+
+    def test_four_packs_wait_five_go(self, services, put):
+        put("few", chat(4, unanswered=4))  # unanswered user turns are not packs
+        put("enough", chat(5))
+        last = T0 + timedelta(minutes=30)
+        result = jobs.quiet_window(services, last + QUIET)
+        assert result.detail["extracted"] == [f"{SPACE}/enough"]
+        assert services.store.get_session(SPACE, "few").extracted_upto == -1
+
+    def test_max_wait_extracts_whatever_is_pending(self, services, put):
+        put("few", chat(1))
+        state = services.store.get_session(SPACE, "few")
+        wait = timedelta(hours=services.settings.max_wait_hours)
+        assert jobs.quiet_window(services, state.pending_since + wait
+                                 - timedelta(seconds=1)).sessions == 0
+        result = jobs.quiet_window(services, state.pending_since + wait)
+        assert result.detail["reasons"] == {f"{SPACE}/few": "max_wait"}
 
 
 class TestRunJob:
@@ -143,13 +193,14 @@ class TestSchedulers:
         clock.now = LAST + QUIET
         tick = Scheduler(services, interval_seconds=60).tick()
         assert tick == [{"job": "quiet-window", "sessions": 1, "events": 2,
-                         "extracted": [f"{SPACE}/c1"]}]
+                         "extracted": [f"{SPACE}/c1"],
+                                    "reasons": {f"{SPACE}/c1": "quiet"}}]
 
         scheduled = (LAST + QUIET + timedelta(minutes=5)).astimezone(UTC)
         invoked = client.lambda_.invoke(
             "quiet-window", cw_event(client, scheduled.strftime("%Y-%m-%dT%H:%M:%SZ")))
         assert invoked.payload == {"job": "quiet-window", "sessions": 0, "events": 0,
-                                   "extracted": []}
+                                   "extracted": [], "reasons": {}}
         assert [c[0] for c in spy_job] == [services, services]
         assert spy_job[1][1] == scheduled  # the handler decides by EventBridge's time
 
