@@ -107,6 +107,9 @@ class FtsKeywordIndex:
 
     def count(self, space: str, flt: SearchFilter = ACTIVE) -> int:
         where, params = _filter_sql(flt, "d")
+        if flt.exclude_ids:
+            where += f" AND d.doc_id NOT IN ({','.join('?' * len(flt.exclude_ids))})"
+            params += sorted(flt.exclude_ids)
         row = self.db.connect().execute(
             f"SELECT COUNT(*) FROM kw_docs d WHERE d.space = ? {where}", [space, *params]
         ).fetchone()

@@ -117,3 +117,13 @@ def test_vector_filters_and_updates(vector_index):
     vector_index.upsert([doc("event:b", "b", day=3, status="archived", vec=unit(0))])
     assert "event:b" not in ids(SearchFilter())
     assert ids(SearchFilter(statuses=("archived",))) == ["event:b"]
+
+
+def test_keyword_count_honours_the_filter(keyword_index):
+    keyword_index.upsert([doc("event:a", "beach day", day=1), doc("event:b", "beach night", day=5),
+                          doc("message:s:1", "beach talk", day=1, kind="message")])
+    assert keyword_index.count("sp") == 3
+    assert keyword_index.count("sp", SearchFilter(kinds=("event",))) == 2
+    assert keyword_index.count("sp", SearchFilter(start=DAY, end=2 * DAY)) == 2
+    assert keyword_index.count("sp", SearchFilter(exclude_ids=frozenset({"event:a"}))) == 2
+    assert keyword_index.count("other") == 0
