@@ -345,7 +345,9 @@ class SessionState(BaseModel):
     extracted_upto: int = -1  # highest seq already extracted
     dirty_from: int | None = None  # lowest seq changed/deleted since extraction
     last_message_at: datetime | None = None
-    pending_since: datetime | None = None  # oldest message not yet extracted (ingest time)
+    # The time of the oldest message not yet extracted (its own `at`, so an imported old
+    # conversation counts as having waited long enough).
+    pending_since: datetime | None = None
     message_count: int = 0
 
 

@@ -13,8 +13,8 @@ os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
 os.environ.setdefault("AWS_EC2_METADATA_DISABLED", "true")
 os.environ["ANNALS_SCHEDULE"] = "off"
 
-from chalicelib.config import Settings  # noqa: E402
-from chalicelib.services import Services, build_services, set_services  # noqa: E402
+from chalicelib.config import Settings
+from chalicelib.services import Services, build_services, set_services
 
 API_KEY = "test-key"
 AUTH = {"Authorization": f"Bearer {API_KEY}", "Content-Type": "application/json"}

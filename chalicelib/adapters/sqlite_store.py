@@ -178,6 +178,9 @@ class SQLiteStore:
     def create_event(self, event: Event) -> Event:
         body = event.model_dump_json()
         with self.db.tx() as con:
+            if con.execute("SELECT 1 FROM events WHERE space=? AND id=?",
+                           (event.space, event.id)).fetchone():
+                raise ConflictError(f"event {event.id} already exists")
             con.execute(
                 "INSERT INTO events VALUES (?,?,?,?,?,?,?)",
                 (event.space, event.id, body, event.when.start.timestamp(),

@@ -158,3 +158,50 @@ def test_concurrent_upserts_are_all_counted_once(store):
         outs = list(pool.map(put, range(40)))
     assert sum(len(o.accepted) for o in outs) == 40
     assert len(store.get_messages("sp", "s1")) == 40
+
+
+def test_create_event_with_an_existing_id_conflicts(store):
+    store.create_event(event("dup"))
+    with pytest.raises(ConflictError):
+        store.create_event(event("dup", day=3))
+    assert store.get_event("sp", "dup").when.start.day == event("dup").when.start.day
+    assert [v.version for v in store.event_history("sp", "dup")] == [1]
+
+
+def test_update_of_a_missing_event_conflicts_and_history_is_empty(store):
+    with pytest.raises(ConflictError):
+        store.update_event(event("ghost"), 1)
+    assert store.event_history("sp", "ghost") == []
+    assert store.get_event("sp", "ghost") is None
+
+
+def test_long_event_starting_before_the_window_is_listed(store):
+    long = event("long", day=0).model_copy(update={"when": When(
+        start=T0.replace(hour=0), end=T0.replace(hour=0) + timedelta(days=40))})
+    store.create_event(long)
+    store.create_event(event("late", day=30))
+    start = T0.replace(hour=0) + timedelta(days=29)
+    page = store.list_events("sp", start=start, end=start + timedelta(days=2))
+    assert [e.id for e in page.events] == ["long", "late"]
+
+
+def test_pagination_with_filters_and_equal_starts(store):
+    for i in range(7):
+        store.create_event(event(f"e{i}", day=i % 2, status="archived" if i == 3 else "active"))
+    seen, cursor = [], None
+    while True:
+        page = store.list_events("sp", limit=2, cursor=cursor)
+        assert len(page.events) == 2 or page.next_cursor is None
+        seen += [e.id for e in page.events]
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    assert seen == ["e0", "e2", "e4", "e6", "e1", "e5"]  # by start, then id; e3 is archived
+
+
+def test_sessions_listed_across_spaces_and_count_follows_deletes(store):
+    store.upsert_messages("sp", "s1", [msg(1), msg(2)], T0)
+    store.upsert_messages("other", "s9", [msg(1, space="other", session="s9")], T0)
+    assert {(s.space, s.session) for s in store.list_sessions()} == {("sp", "s1"), ("other", "s9")}
+    store.delete_message("sp", "s1", 2, T0)
+    assert store.get_session("sp", "s1").message_count == 1
