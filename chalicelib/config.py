@@ -30,7 +30,7 @@ class Settings(BaseSettings):
 
     # recall
     max_cards: int = 2
-    min_score: float = 0.0
+    min_score: float = 2.0  # time-layer hit: keyword points (a CJK bigram or a word = 2)
     expand_factor: float = 3.0
     max_expansions: int = 2
     time_max_results: int = 3
@@ -40,6 +40,19 @@ class Settings(BaseSettings):
 
     # export
     highlight_threshold: int = 7
+
+    # AWS backend: names injected by the stack (infra/) as environment variables
+    region: str | None = Field(default=None, description="AWS region; default from the env")
+    table: str | None = Field(default=None, description="DynamoDB table name")
+    queue_url: str | None = Field(default=None, description="SQS extraction queue URL")
+    queue_name: str = "annals-extract"
+    opensearch_endpoint: str | None = None
+    opensearch_index: str = "annals"
+    # "es" (managed domain) and "aoss" (Serverless) sign with SigV4; "none" sends plain HTTP.
+    opensearch_service: Literal["es", "aoss", "none"] = "es"
+    api_key_secret: str | None = Field(default=None, description="Secrets Manager id of the key")
+    extract_delay_seconds: int = Field(default=900, ge=0, le=900,
+                                       description="SQS delay before an ingest-triggered check")
 
     @property
     def db_path(self) -> Path:

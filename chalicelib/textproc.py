@@ -30,6 +30,14 @@ _EN_STOP = frozenset(
 # Characters that carry grammar, not content: a bigram made only of these is noise in a query.
 _ZH_FUNCTION_CHARS = frozenset("的了吗呢吧啊呀哦嗯我你他她它们是在和也就都还这那有个么什怎样没不要会能说把被给对让")
 
+# Particles and pronouns: a query bigram that contains one straddles a word boundary
+# ("们去", "边吗", "得我") far more often than it names anything.
+_ZH_PARTICLES = frozenset("的了吗呢吧啊呀哦嗯我你他她它们么")
+# Conversational frames that ask about memory without naming its content.
+_ZH_QUERY_STOP = frozenset(
+    ["还记", "记得", "记不", "忘了", "聊了", "聊过", "聊的", "说过", "说了", "什么", "怎么", "时候",
+     "那天", "一下", "告诉", "知道", "是不", "不是", "有没", "没有", "发生", "之前", "以前", "那次"]
+)
 _stemmer = snowballstemmer.stemmer("english")
 
 
@@ -42,6 +50,14 @@ def _cjk_bigrams(run: str) -> list[str]:
     if len(run) == 1:
         return [run]
     return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def _is_content_bigram(bigram: str) -> bool:
+    if len(bigram) == 1:
+        return bigram not in _ZH_FUNCTION_CHARS
+    if all(ch in _ZH_FUNCTION_CHARS for ch in bigram) or bigram in _ZH_QUERY_STOP:
+        return False
+    return not any(ch in _ZH_PARTICLES for ch in bigram)
 
 
 def tokenize(text: str) -> list[str]:
@@ -64,9 +80,7 @@ def query_terms(text: str) -> list[str]:
     for match in _TOKEN_RE.finditer(text):
         piece = match.group(0)
         if _CJK_RE.match(piece):
-            candidates = [
-                b for b in _cjk_bigrams(piece) if not all(ch in _ZH_FUNCTION_CHARS for ch in b)
-            ]
+            candidates = [b for b in _cjk_bigrams(piece) if _is_content_bigram(b)]
         else:
             word = piece.lower().replace("’", "'")
             if word in _EN_STOP or (len(word) < 2 and not word.isdigit()):

@@ -12,14 +12,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import BadRequest
-from ..models import Card, RecallRequest, RecallResponse
+from ..models import Card, Layer, RecallRequest, RecallResponse
 from ..ports import SearchFilter
 from ..services import Services
-from ..textproc import is_cjk
+from ..textproc import is_cjk, query_terms
 from .cards import load_card
 from .context import estimate_tokens, render
+from .cooldown import cooled_refs
 from .fusion import Candidate, reciprocal_rank_fusion
 from .recipes import RecallRecipe, get_recipe
+from .timewindow import Anchor, find_anchor, is_hit, layer_windows, window_filter, window_label
 
 
 @dataclass
@@ -70,22 +72,138 @@ def to_cards(services: Services, space: str, candidates: list[Candidate], limit:
     return cards
 
 
-def recall(services: Services, space: str, request: RecallRequest) -> RecallResponse:
+def resolve_recipe(services: Services, request: RecallRequest) -> RecallRecipe:
     try:
-        recipe = get_recipe(request.recipe or services.settings.recipe)
+        return get_recipe(request.recipe or services.settings.recipe)
     except KeyError as exc:
         raise BadRequest(str(exc.args[0]), code="unknown_recipe") from None
-    limit = request.card_limit or services.settings.max_cards
+
+
+def recall(services: Services, space: str, request: RecallRequest) -> RecallResponse:
+    """Recall by time when a time is named, otherwise by meaning and keywords."""
+    recipe = resolve_recipe(services, request)
+    now = request.now or services.clock()
     trace = Trace(zh=is_cjk(request.query), lines=[])
     trace.add(f"[记忆检索] 线索：{request.query}", f"[recall] query: {request.query}")
+    anchor, understood = find_anchor(request.query, request.time_hint, now, services.settings.tz)
+    if not understood:
+        trace.add(f"[记忆检索] 看不懂时间「{request.time_hint}」，请改用 2026-10-20 这类写法再试",
+                  f"[recall] could not read the time {request.time_hint!r}; "
+                  "retry with a date like 2026-10-20")
+        return respond(request, "unparsed", [], [], trace)
+    cooled = cooled_refs(services, space, request.window, now)
+    if anchor is None:
+        result = recall_plain(services, space, request, recipe, trace)
+    else:
+        result = recall_by_time(services, space, request, recipe, anchor, trace)
+    return apply_cooldown(request, result, cooled, trace)
+
+
+def apply_cooldown(request: RecallRequest, result: RecallResponse, cooled: set[str],
+                   trace: Trace) -> RecallResponse:
+    """Drop cooling cards after selection, so a weaker card never takes their place."""
+    kept = [c for c in result.cards if c.ref not in cooled]
+    if len(kept) == len(result.cards):
+        return result
+    skipped = [c.ref for c in result.cards if c.ref in cooled]
+    trace.add(f"[冷却] 窗口 {request.window} 刚用过 {len(skipped)} 条，本轮跳过且不补位：{', '.join(skipped)}",
+              f"[cooldown] window {request.window} recently injected {len(skipped)}; skipped, "
+              f"not backfilled: {', '.join(skipped)}")
+    return respond(request, result.verdict, result.layers, kept, trace)
+
+
+def recall_plain(services: Services, space: str, request: RecallRequest, recipe: RecallRecipe,
+                 trace: Trace) -> RecallResponse:
+    limit = request.card_limit or services.settings.max_cards
     qvec = services.embedder.embed_query(request.query)
     candidates = search_candidates(services, space, request.query, qvec, recipe, SearchFilter())
     cards = to_cards(services, space, candidates, limit)
-    trace.add(f"[记忆检索] 候选 {len(candidates)} 条 · 选出 {len(cards)} 条（{recipe.name}）",
-              f"[recall] {len(candidates)} candidates · {len(cards)} chosen ({recipe.name})")
-    context = render(cards, request.format)
+    trace.add(f"[记忆检索] 未指定时间 · 候选 {len(candidates)} 条 · 选出 {len(cards)} 条"
+              f"（{recipe.name}）",
+              f"[recall] no time named · {len(candidates)} candidates · {len(cards)} chosen "
+              f"({recipe.name})")
+    return respond(request, "none", [], cards, trace)
+
+
+def recall_by_time(services: Services, space: str, request: RecallRequest,
+                   recipe: RecallRecipe, anchor: Anchor, trace: Trace) -> RecallResponse:
+    """Seed 003's layers: the named window, then ×factor around its centre, then forgot."""
+    settings = services.settings
+    limit = request.card_limit or settings.time_max_results
+    topic = anchor.topic or request.query
+    terms = query_terms(anchor.topic)
+    qvec = services.embedder.embed_query(topic)
+    trace.add(f"[时间回忆] 锚点「{anchor.matched}」→ {window_label(anchor.start, anchor.end)}"
+              f"（{anchor.granularity}）· 关键词 {' '.join(terms) or '（无，取整段时间）'}",
+              f"[time recall] anchor {anchor.matched!r} → "
+              f"{window_label(anchor.start, anchor.end)} ({anchor.granularity}) · "
+              f"keywords {' '.join(terms) or '(none: the whole window)'}")
+    layers: list[Layer] = []
+    windows = layer_windows(anchor.start, anchor.end, settings.expand_factor,
+                            settings.max_expansions)
+    for index, (start, end) in enumerate(windows):
+        flt = window_filter(SearchFilter(), start, end)
+        in_window = services.keywords.count(space, flt)
+        candidates = search_candidates(services, space, topic, qvec, recipe, flt)
+        cards = [card for card, cand in zip_cards(services, space, candidates)
+                 if is_hit(card, cand, terms, settings.min_score, recipe)]
+        cards = dedupe_evidence(cards)[:limit]
+        layers.append(Layer(layer=index, start=start, end=end, candidates=in_window,
+                            hits=len(cards)))
+        trace.add(f"[时间回忆] 第 {index} 层 {window_label(start, end)}：候选 {in_window} 条，"
+                  f"命中 {len(cards)} 条",
+                  f"[time recall] layer {index} {window_label(start, end)}: "
+                  f"{in_window} candidates, {len(cards)} hits")
+        if cards:
+            verdict = "hit" if index == 0 else "expanded"
+            trace.add(f"[时间回忆] 结论：{'命中' if index == 0 else f'扩大 {index} 次后命中'}",
+                      f"[time recall] verdict: {verdict}"
+                      + (f" after {index} expansion(s)" if index else ""))
+            return respond(request, verdict, layers, cards, trace)
+    trace.add("[时间回忆] 结论：我忘记了（扩大后仍无记忆，不要编造）",
+              "[time recall] verdict: forgot (nothing even after widening; do not invent)")
+    first, last = windows[0], windows[-1]
+    note = forgot_note(trace.zh, anchor.matched, window_label(*first), window_label(*last))
+    return respond(request, "forgot", layers, [], trace, note=note)
+
+
+def forgot_note(zh: bool, matched: str, named: str, widest: str) -> str:
+    """What to inject when nothing is remembered: an instruction not to invent."""
+    if zh:
+        return (f"[记忆] 关于「{matched}」（{named}，已查到 {widest}）没有任何记忆。"
+                "如被问起，请如实回答“我不记得了”，不要编造。")
+    return (f"[memory] Nothing is remembered about {matched!r} ({named}; searched {widest}). "
+            "If asked, say you don't remember; do not invent.")
+
+
+def zip_cards(services: Services, space: str,
+              candidates: list[Candidate]) -> list[tuple[Card, Candidate]]:
+    pairs = []
+    for cand in candidates:
+        card = load_card(services.store, space, cand)
+        if card is not None:
+            pairs.append((card, cand))
+    return pairs
+
+
+def dedupe_evidence(cards: list[Card]) -> list[Card]:
+    """Drop a card whose evidence a better card already shows in full."""
+    kept: list[Card] = []
+    shown: set[tuple[str, int]] = set()
+    for card in cards:
+        keys = evidence_keys(card)
+        if keys and keys <= shown:
+            continue
+        kept.append(card)
+        shown |= keys
+    return kept
+
+
+def respond(request: RecallRequest, verdict: str, layers: list[Layer], cards: list[Card],
+            trace: Trace, note: str = "") -> RecallResponse:
+    context = note or render(cards, request.format)
     return RecallResponse(
-        verdict="none", layers=[], cards=cards, context=context,
+        verdict=verdict, layers=layers, cards=cards, context=context,
         context_tokens=estimate_tokens(context), recalled_ids=[c.ref for c in cards],
         injected=False, trace=trace.lines,
     )

@@ -1,0 +1,89 @@
+"""The public result type (TimeSpan) and the resolution context (Ctx)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta, tzinfo
+from typing import Any, Literal
+from zoneinfo import ZoneInfo
+
+Granularity = Literal["minute", "hour", "part_of_day", "day", "week", "month", "year"]
+
+
+@dataclass(frozen=True)
+class TimeSpan:
+    start: datetime  # tz-aware, in the reference zone
+    end: datetime  # tz-aware, exclusive
+    granularity: str  # one of Granularity; a range takes the coarser granularity of its ends
+    matched: str  # the exact substring of the input that was matched
+    offset: int  # char index of `matched` in the input
+    exact: bool  # False for vague expressions (几天前, recently, early August)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "start": self.start.isoformat(),
+            "end": self.end.isoformat(),
+            "granularity": self.granularity,
+            "matched": self.matched,
+            "offset": self.offset,
+            "exact": self.exact,
+        }
+
+
+# Wording that says the sentence is about what is still to come. It only decides the
+# direction of expressions that name no direction themselves (周五, 10月3日, Christmas):
+# those otherwise point to the past, because most chat is about what already happened.
+FUTURE_WORDS = re.compile(
+    r"打算|准备|计划|将要|将会|即将|要去|要回|要来|会去|会来|预计|预定|约好|约了|下次|到时候|届时|想去"
+    r"|明天|后天|下周|下个|下星期|下礼拜|明年"
+    r"|\b(?:will|shall|gonna|going to|plan(?:s|ning)? to|planning|upcoming|scheduled"
+    r"|looking forward|can't wait|hope to|intend to|tomorrow|next (?:week|month|year|weekend))\b"
+    r"|['’]ll\b",
+    re.IGNORECASE,
+)
+
+# Full-width digits, letters and punctuation -> ASCII, one char for one char so that
+# offsets into the normalised text are offsets into the caller's text.
+_FULL_WIDTH = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)}
+_FULL_WIDTH[0x3000] = 0x20
+
+
+@dataclass(frozen=True)
+class Ctx:
+    """Everything a rule needs: the reference time in its zone and the (normalised) text."""
+
+    now: datetime
+    zone: tzinfo
+    text: str
+    future: bool = False
+
+    @property
+    def today(self) -> date:
+        return self.now.date()
+
+    def at(self, day: date, hour: int = 0, minute: int = 0) -> datetime:
+        """Wall-clock time on `day` in the reference zone; hours past 24 roll into later days.
+
+        Built from the wall clock (not by adding hours) so day bounds stay at midnight on
+        days when daylight saving time changes."""
+        extra, hour = divmod(hour, 24)
+        day = day + timedelta(days=extra)
+        return datetime(day.year, day.month, day.day, hour, minute, tzinfo=self.zone)
+
+
+def resolve_zone(now: datetime, tz: str | tzinfo | None) -> tzinfo:
+    if not isinstance(now, datetime):
+        raise TypeError("now must be a datetime")
+    if now.tzinfo is None or now.utcoffset() is None:
+        raise ValueError("now must be timezone-aware")
+    if tz is None:
+        return now.tzinfo
+    return ZoneInfo(tz) if isinstance(tz, str) else tz
+
+
+def make_ctx(now: datetime, tz: str | tzinfo | None, text: str) -> Ctx:
+    zone = resolve_zone(now, tz)
+    norm = text.translate(_FULL_WIDTH)
+    return Ctx(now=now.astimezone(zone), zone=zone, text=norm,
+               future=FUTURE_WORDS.search(norm) is not None)

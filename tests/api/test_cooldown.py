@@ -1,0 +1,71 @@
+"""Cooldown (seed 004): a card a window injected is skipped there for a while and never
+replaced by a weaker one; other windows still see it."""
+
+from __future__ import annotations
+
+import json
+
+from tests.conftest import AUTH
+
+SP = "/v1/spaces/cool"
+MSGS = [
+    {"seq": 1, "role": "user", "speaker": "小明", "content": "奶糖体检的结果一切正常",
+     "at": "2026-06-15T10:00:00+08:00"},
+    {"seq": 2, "role": "user", "speaker": "小明", "content": "奶糖今天打了疫苗，体检前要空腹",
+     "at": "2026-06-16T10:00:00+08:00"},
+    {"seq": 3, "role": "user", "speaker": "小明", "content": "给奶糖买了新的猫爬架",
+     "at": "2026-06-17T10:00:00+08:00"},
+]
+
+
+def recall(client, window, **extra):
+    body = {"query": "奶糖体检", "window": window, "max_cards": 2, **extra}
+    resp = client.http.post(f"{SP}/recall", headers=AUTH, body=json.dumps(body))
+    assert resp.status_code == 200, resp.body
+    return json.loads(resp.body)
+
+
+def deliver(client, window, ids, at=None):
+    body = {"window": window, "ids": ids, **({"at": at} if at else {})}
+    resp = client.http.post(f"{SP}/deliveries", headers=AUTH, body=json.dumps(body))
+    assert resp.status_code == 201
+
+
+def seed(client):
+    client.http.put(f"{SP}/sessions/s1/messages", headers=AUTH, body=json.dumps({"messages": MSGS}))
+    client.http.post(f"{SP}/extract", headers=AUTH, body="{}")
+
+
+def test_delivered_card_is_skipped_without_backfill_in_that_window_only(client):
+    seed(client)
+    first = recall(client, "w1")
+    assert len(first["cards"]) == 2 and first["injected"] is False
+    top = first["recalled_ids"][0]
+    deliver(client, "w1", [top])
+
+    second = recall(client, "w1")
+    assert top not in second["recalled_ids"]
+    assert second["recalled_ids"] == first["recalled_ids"][1:]  # no weaker card moved up
+    assert any("冷却" in line for line in second["trace"])
+
+    other = recall(client, "w2")
+    assert other["recalled_ids"] == first["recalled_ids"]
+
+
+def test_cooldown_ends_after_n_recalls(client, services):
+    seed(client)
+    top = recall(client, "w1")["recalled_ids"][0]
+    deliver(client, "w1", [top])
+    cooling = [top in recall(client, "w1")["recalled_ids"]
+               for _ in range(services.settings.cooldown_recalls + 1)]
+    assert cooling == [False] * services.settings.cooldown_recalls + [True]
+
+
+def test_cooldown_ends_after_the_time_limit(client):
+    seed(client)
+    top = recall(client, "w1", now="2026-07-01T10:00:00+08:00")["recalled_ids"][0]
+    deliver(client, "w1", [top], at="2026-07-01T10:00:00+08:00")
+    soon = recall(client, "w1", now="2026-07-01T10:10:00+08:00")
+    assert top not in soon["recalled_ids"]
+    later = recall(client, "w1", now="2026-07-01T10:31:00+08:00")
+    assert top in later["recalled_ids"]
