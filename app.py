@@ -5,12 +5,13 @@ The same object serves API Gateway on Lambda, `annals serve` locally and chalice
 
 from __future__ import annotations
 
+import os
 from datetime import datetime
 
 from chalice import Chalice, Rate, Response
 from chalice.app import Request
 
-from chalicelib import __version__
+from chalicelib import __version__, workers
 from chalicelib import deliveries as deliveries_uc
 from chalicelib import events as events_uc
 from chalicelib import export as export_uc
@@ -38,6 +39,7 @@ from chalicelib.models import (
     SaveEventRequest,
     check_id,
 )
+from chalicelib.observability import observe
 from chalicelib.recall import recall as recall_uc
 from chalicelib.services import get_services
 
@@ -54,6 +56,9 @@ def services():
 
 def req() -> Request:
     return app.current_request
+
+
+app.register_middleware(observe, "all")
 
 
 @app.middleware("http")
@@ -213,9 +218,15 @@ def export(space: str):
 # ------------------------------------------------------------------ scheduled jobs
 
 
+# The quiet-window, merge and cooldown jobs: the local scheduler calls the same functions.
 @app.schedule(Rate(5, unit=Rate.MINUTES), name="quiet-window")
 def quiet_window_job(event) -> dict:
     return jobs_uc.run_job("quiet-window", services(), _event_time(event)).as_dict()
+
+
+@app.schedule(Rate(1, unit=Rate.HOURS), name="cooldown")
+def cooldown_job(event) -> dict:
+    return jobs_uc.run_job("cooldown", services(), _event_time(event)).as_dict()
 
 
 def _event_time(event) -> datetime | None:
@@ -225,3 +236,40 @@ def _event_time(event) -> datetime | None:
         return datetime.fromisoformat(raw.replace("Z", "+00:00")) if raw else None
     except ValueError:
         return None
+
+
+# ------------------------------------------------------------------ AWS workers
+
+# Chalice needs these names when it packages the app; the stack overrides the event source
+# ARNs with its own queue and table stream (see infra/), so the defaults only name things.
+EXTRACT_QUEUE = os.environ.get("ANNALS_QUEUE_NAME", "annals-extract")
+TABLE_STREAM_ARN = os.environ.get(
+    "ANNALS_TABLE_STREAM_ARN",
+    "arn:aws:dynamodb:us-east-1:000000000000:table/annals/stream/2026-01-01T00:00:00.000")
+
+
+@app.on_sqs_message(queue=EXTRACT_QUEUE, batch_size=10, name="extract_worker")
+def extract_worker(event) -> dict:
+    """Partial batch failures: only the failed messages return to the queue (then the DLQ).
+    The stack sets ReportBatchItemFailures on the event source; Chalice cannot."""
+    from chalicelib.idempotency import idempotent_extract_runner
+
+    records = [workers.QueueRecord(id=r.to_dict()["messageId"], body=r.body) for r in event]
+    run = idempotent_extract_runner(services(), lambda_context=event.context)
+    failed = workers.handle_extract_batch(services(), records, run)
+    return {"batchItemFailures": [{"itemIdentifier": i} for i in failed]}
+
+
+@app.on_dynamodb_record(stream_arn=TABLE_STREAM_ARN, batch_size=100, name="index_stream")
+def index_stream(event) -> dict:
+    from chalicelib.adapters.dynamodb.codec import from_item
+
+    records = [
+        workers.StreamRecord(
+            id=r.sequence_number, event_name=r.event_name,
+            new_image=from_item(r.new_image) if r.new_image else None,
+            old_image=from_item(r.old_image) if r.old_image else None)
+        for r in event
+    ]
+    failed = workers.handle_stream_batch(services(), records)
+    return {"batchItemFailures": [{"itemIdentifier": i} for i in failed]}

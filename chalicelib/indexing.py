@@ -36,22 +36,29 @@ def embed_docs(services: Services, docs: Sequence[IndexDoc]) -> list[IndexDoc]:
     return [d.model_copy(update={"vector": v.tolist()}) for d, v in zip(docs, vectors, strict=True)]
 
 
+def prepare_docs(services: Services, docs: Sequence[IndexDoc]) -> list[IndexDoc]:
+    """Embedded docs ready to write inline, or none when the stream handler indexes (AWS)."""
+    return embed_docs(services, docs) if services.index_inline and docs else []
+
+
 def write_docs(services: Services, docs: Sequence[IndexDoc]) -> None:
-    if not docs:
+    if not docs or not services.index_inline:
         return
     services.keywords.upsert(docs)
-    services.vectors.upsert(docs)
+    if services.vectors is not services.keywords:  # OpenSearch holds both in one document
+        services.vectors.upsert(docs)
 
 
 def index_messages(services: Services, messages: Sequence[Message]) -> None:
-    write_docs(services, embed_docs(services, [message_doc(m) for m in messages]))
+    write_docs(services, prepare_docs(services, [message_doc(m) for m in messages]))
 
 
 def index_events(services: Services, events: Sequence[Event]) -> None:
-    write_docs(services, embed_docs(services, [event_doc(e) for e in events]))
+    write_docs(services, prepare_docs(services, [event_doc(e) for e in events]))
 
 
 def unindex(services: Services, space: str, refs: Sequence[str]) -> None:
-    if refs:
+    if refs and services.index_inline:
         services.keywords.delete(space, refs)
-        services.vectors.delete(space, refs)
+        if services.vectors is not services.keywords:
+            services.vectors.delete(space, refs)

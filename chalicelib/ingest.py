@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .errors import NotFound
-from .indexing import embed_docs, message_doc, unindex, write_docs
+from .indexing import message_doc, prepare_docs, unindex, write_docs
 from .models import Message, PutMessagesRequest, PutMessagesResponse
 from .services import Services
 
@@ -18,10 +18,12 @@ def put_messages(services: Services, space: str, session: str,
               for m in services.store.get_messages(space, session, min(seqs), max(seqs))}
     fresh = [m for m in messages if stored.get(m.seq) != m.content_hash]
     # Embed before writing anything: an embedder failure must leave no half-ingested batch.
-    docs = {d.id: d for d in embed_docs(services, [message_doc(m) for m in fresh])}
+    docs = {d.id: d for d in prepare_docs(services, [message_doc(m) for m in fresh])}
     outcome = services.store.upsert_messages(space, session, messages, services.clock())
     written = set(outcome.accepted) | set(outcome.changed)
     write_docs(services, [docs[m.ref] for m in messages if m.seq in written and m.ref in docs])
+    if written:
+        notify_extraction(services, space, session)
     return PutMessagesResponse(
         accepted=len(outcome.accepted), unchanged=len(outcome.unchanged),
         changed=len(outcome.changed),
@@ -35,4 +37,13 @@ def delete_message(services: Services, space: str, session: str, seq: int) -> Me
     if deleted is None:
         raise NotFound(f"no message {seq} in session {session!r} of space {space!r}")
     unindex(services, space, [deleted.ref])
+    notify_extraction(services, space, session)
     return deleted
+
+
+def notify_extraction(services: Services, space: str, session: str) -> None:
+    """AWS: ask the extraction worker to look at this session once the quiet window may have
+    passed (the scheduled sweep catches anything this check finds not ready yet)."""
+    if services.queue is not None:
+        services.queue.send({"kind": "check-session", "space": space, "session": session},
+                            delay_seconds=services.settings.extract_delay_seconds)

@@ -66,18 +66,31 @@ def quiet_window(services: Services, now: datetime | None = None) -> JobResult:
         reason = session_readiness(services, state, now)
         if reason is None:
             continue
-        written = extract_session(services, state.space, state.session, now)
         key = f"{state.space}/{state.session}"
         done.append(key)
         reasons[key] = reason
-        events += len(written)
+        if services.queue is not None:  # AWS: the SQS worker extracts, with retries and a DLQ
+            services.queue.send({"kind": "extract-session", "space": state.space,
+                                 "session": state.session})
+            continue
+        events += len(extract_session(services, state.space, state.session, now))
     if done:
         log.info("quiet-window extracted %d events from %s", events, ", ".join(done))
     return JobResult("quiet-window", len(done), events, {"extracted": done, "reasons": reasons})
 
 
+def cooldown(services: Services, now: datetime | None = None) -> JobResult:
+    """Cooldown bookkeeping: deliveries older than every cooldown are no longer needed.
+    (DynamoDB's TTL deletes them there; its purge is a no-op.)"""
+    now = now or services.clock()
+    keep = timedelta(minutes=services.settings.cooldown_minutes) + timedelta(days=1)
+    purged = services.store.purge_deliveries(now - keep)
+    return JobResult("cooldown", 0, 0, {"purged_deliveries": purged})
+
+
 JOBS: dict[str, Callable[[Services, datetime | None], JobResult]] = {
     "quiet-window": quiet_window,
+    "cooldown": cooldown,
 }
 
 

@@ -70,6 +70,9 @@ class Store(Protocol):
     def bump_recall_count(self, space: str, window: str) -> int:
         """Count one recall in a window; returns the new count."""
         ...
+    def purge_deliveries(self, before: datetime) -> int:
+        """Delete deliveries made before `before`; returns how many (0 where TTL does it)."""
+        ...
 
     # job state -------------------------------------------------------------
     def get_job_state(self, job: str, key: str) -> dict | None: ...
@@ -129,6 +132,13 @@ class Embedder(Protocol):
     def embed_query(self, text: str) -> np.ndarray:
         """(dim,) float32, L2-normalised."""
         ...
+
+
+@runtime_checkable
+class WorkQueue(Protocol):
+    """Background work (AWS: SQS). Jobs are small JSON objects; delivery is at least once."""
+
+    def send(self, job: dict, delay_seconds: int = 0) -> None: ...
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from .config import Settings
-from .ports import Embedder, Extractor, KeywordIndex, Store, VectorIndex
+from .ports import Embedder, Extractor, KeywordIndex, Store, VectorIndex, WorkQueue
 
 
 def utcnow() -> datetime:
@@ -25,6 +25,10 @@ class Services:
     embedder: Embedder
     extractor: Extractor
     clock: Callable[[], datetime] = field(default=utcnow)
+    # Local: use-cases write the search indexes themselves. AWS: the DynamoDB stream handler
+    # does (index_inline False), so a request never waits for embeddings or OpenSearch.
+    index_inline: bool = True
+    queue: WorkQueue | None = None  # AWS: extraction work goes through SQS
 
 
 def make_embedder(settings: Settings) -> Embedder:
@@ -39,8 +43,8 @@ def make_embedder(settings: Settings) -> Embedder:
 
 def build_services(settings: Settings | None = None) -> Services:
     settings = settings or Settings()
-    if settings.backend != "local":
-        raise NotImplementedError("the AWS backend is not wired yet; use ANNALS_BACKEND=local")
+    if settings.backend == "aws":
+        return build_aws_services(settings)
     from .adapters.embedded_index import FtsKeywordIndex, NumpyVectorIndex
     from .adapters.sqlite_db import SQLiteDB
     from .adapters.sqlite_store import SQLiteStore
@@ -55,6 +59,35 @@ def build_services(settings: Settings | None = None) -> Services:
         vectors=NumpyVectorIndex(db, embedder.dim),
         embedder=embedder,
         extractor=OfflineExtractor(),
+    )
+
+
+def build_aws_services(settings: Settings) -> Services:
+    """DynamoDB + OpenSearch + SQS, named by the stack's environment variables."""
+    missing = [name for name in ("table", "queue_url", "opensearch_endpoint")
+               if not getattr(settings, name)]
+    if missing:
+        raise RuntimeError("ANNALS_BACKEND=aws needs " + ", ".join(
+            f"ANNALS_{m.upper()}" for m in missing))
+    from .adapters.dynamodb import DynamoDBStore
+    from .adapters.opensearch_index import OpenSearchIndex, connect
+    from .adapters.sqs_queue import SqsQueue
+    from .extract.offline import OfflineExtractor
+
+    embedder = make_embedder(settings)
+    service = None if settings.opensearch_service == "none" else settings.opensearch_service
+    client = connect(settings.opensearch_endpoint, region=settings.region, service=service)
+    index = OpenSearchIndex(client, embedder.dim, index=settings.opensearch_index,
+                            serverless=settings.opensearch_service == "aoss")
+    return Services(
+        settings=settings,
+        store=DynamoDBStore(settings.table, region_name=settings.region),
+        keywords=index,
+        vectors=index,
+        embedder=embedder,
+        extractor=OfflineExtractor(),
+        index_inline=False,
+        queue=SqsQueue(settings.queue_url, region_name=settings.region),
     )
 
 
