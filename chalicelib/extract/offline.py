@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from ..models import EventDraft, Message, Source, When
 from ..ports import ExtractionContext
 from ..textproc import is_cjk
+from ..timeparse import parse_time
 from . import rules
 
 PREVIEW_CHARS = 80
@@ -29,13 +30,9 @@ def message_day(at: datetime) -> When:
 def resolve_when(sentence: str, msg: Message) -> tuple[When, bool]:
     """The time a statement is about, and whether that time is still ahead (a plan).
 
-    Defaults to the day the message was sent; `chalicelib.timeparse` (when installed) resolves
-    relative expressions like 昨天 / last Friday against the message's own time.
+    Relative expressions (昨天, last Friday, 下周五) are resolved against the message's own
+    time, not the time of extraction; a statement that names no time is about its message day.
     """
-    try:
-        from ..timeparse import parse_time
-    except ImportError:  # the time module is optional for this extractor
-        return message_day(msg.at), False
     span = parse_time(sentence, msg.at)
     if span is None:
         return message_day(msg.at), False
@@ -101,7 +98,9 @@ class OfflineExtractor:
         for statement in statements:
             summary = rules.third_person(statement, msg.speaker, you)
             when, ahead = resolve_when(statement, msg)
-            plan = ahead and bool(rules.PLAN_WORDS.search(statement))
+            # Anything said about a time still ahead is an intention or arrangement (下周五我们去…,
+            # next Friday we will…): dated in the future and marked as a plan.
+            plan = ahead
             participants = list(dict.fromkeys(
                 [msg.speaker, *mentioned_names(summary, [s for s in speakers if s != msg.speaker])]
             ))
