@@ -19,7 +19,13 @@ install: $(STAMP)
 run: $(STAMP)
 	$(BIN)/annals serve --host $(HOST) --port $(PORT)
 
-test: $(STAMP)
+INFRA_STAMP := $(VENV)/.infra-stamp
+
+$(INFRA_STAMP): $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[dev,infra]'
+	@touch $(INFRA_STAMP)
+
+test: $(STAMP) $(INFRA_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 

@@ -13,10 +13,13 @@ from .errors import Unauthorized
 
 
 def resolve_api_key(settings: Settings, announce: bool = True) -> str:
-    """ANNALS_API_KEY if set; else the key kept in the data dir; else a new one, written there
-    (owner-only permissions) and printed once so the operator can copy it."""
+    """ANNALS_API_KEY if set; in AWS the secret the stack generated (ANNALS_API_KEY_SECRET);
+    locally the key kept in the data dir, else a new one, written there (owner-only
+    permissions) and printed once so the operator can copy it."""
     if settings.api_key:
         return settings.api_key
+    if settings.backend == "aws":
+        return key_from_secret(settings)
     path: Path = settings.key_path
     if path.exists():
         kept = path.read_text().strip()
@@ -34,6 +37,23 @@ def resolve_api_key(settings: Settings, announce: bool = True) -> str:
     if announce:
         print(f"Annals: generated an API key (kept in {path}):\n  {key}", file=sys.stderr)
     return key
+
+
+_secret_cache: dict[str, str] = {}
+
+
+def key_from_secret(settings: Settings) -> str:
+    """The API key stored as a plain secret string in Secrets Manager, read once per
+    Lambda container (a rotation takes effect on the next cold start)."""
+    if not settings.api_key_secret:
+        raise RuntimeError("ANNALS_BACKEND=aws needs ANNALS_API_KEY_SECRET or ANNALS_API_KEY")
+    if settings.api_key_secret not in _secret_cache:
+        import boto3
+
+        client = boto3.client("secretsmanager", region_name=settings.region)
+        value = client.get_secret_value(SecretId=settings.api_key_secret)["SecretString"]
+        _secret_cache[settings.api_key_secret] = value.strip()
+    return _secret_cache[settings.api_key_secret]
 
 
 def check_bearer(header: str | None, key: str) -> None:

@@ -132,6 +132,12 @@ def jobs_run(name: str, now_: str | None) -> None:
     _echo_json(run_job(name, _services(), _parse_now(now_)).as_dict())
 
 
+def _add_deploy() -> None:
+    from .deploy import deploy
+
+    main.add_command(deploy)
+
+
 def _add_bench() -> None:
     try:
         from bench.cli import bench
@@ -141,6 +147,7 @@ def _add_bench() -> None:
 
 
 _add_bench()
+_add_deploy()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -50,6 +50,7 @@ class Settings(BaseSettings):
     opensearch_index: str = "annals"
     # "es" (managed domain) and "aoss" (Serverless) sign with SigV4; "none" sends plain HTTP.
     opensearch_service: Literal["es", "aoss", "none"] = "es"
+    opensearch_replicas: int | None = Field(default=None, ge=0, description="None: the default")
     api_key_secret: str | None = Field(default=None, description="Secrets Manager id of the key")
     extract_delay_seconds: int = Field(default=900, ge=0, le=900,
                                        description="SQS delay before an ingest-triggered check")

@@ -78,7 +78,8 @@ def build_aws_services(settings: Settings) -> Services:
     service = None if settings.opensearch_service == "none" else settings.opensearch_service
     client = connect(settings.opensearch_endpoint, region=settings.region, service=service)
     index = OpenSearchIndex(client, embedder.dim, index=settings.opensearch_index,
-                            serverless=settings.opensearch_service == "aoss")
+                            serverless=settings.opensearch_service == "aoss",
+                            replicas=settings.opensearch_replicas)
     return Services(
         settings=settings,
         store=DynamoDBStore(settings.table, region_name=settings.region),

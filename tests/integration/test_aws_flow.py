@@ -207,3 +207,16 @@ def test_stream_failure_reports_the_failed_record_and_the_rest(aws):
             out = client.lambda_.invoke("index_stream", {"Records": records}).payload
     assert out == {"batchItemFailures": [
         {"itemIdentifier": records[1]["dynamodb"]["SequenceNumber"]}]}
+
+
+def test_api_key_comes_from_the_stacks_secret(aws):
+    services, *_ = aws
+    secrets = boto3.client("secretsmanager", region_name=REGION)
+    arn = secrets.create_secret(Name="annals/me/api-key", SecretString="sm-key-123\n")["ARN"]
+    services.settings = services.settings.model_copy(update={"api_key": None,
+                                                             "api_key_secret": arn})
+    with Client(app) as client:
+        ok = client.http.get(f"{SP}/events", headers={"Authorization": "Bearer sm-key-123"})
+        assert ok.status_code == 200
+        bad = client.http.get(f"{SP}/events", headers=AUTH)  # the local test key
+        assert bad.status_code == 401

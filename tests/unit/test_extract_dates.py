@@ -3,7 +3,7 @@ own send time (issue 3), and marks statements about the future as plans."""
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 
 from chalicelib.extract.offline import OfflineExtractor
 from chalicelib.models import Message, MessageIn
@@ -27,7 +27,7 @@ def test_yesterday_is_the_day_before_the_message_not_today():
 
 def test_english_relative_day():
     [draft] = extract("I ran a charity race last Saturday",
-                      datetime(2023, 5, 25, 13, 56, tzinfo=timezone.utc), speaker="Mel")
+                      datetime(2023, 5, 25, 13, 56, tzinfo=UTC), speaker="Mel")
     assert draft.when.start.date() == date(2023, 5, 20)
     assert draft.summary.startswith("Mel ran")
 

@@ -1,0 +1,59 @@
+"""The stack around the repo's real Chalice app (a copy without requirements.txt), pointed at
+an existing managed domain. Whatever handlers app.py has today, every SQS and DynamoDB-stream
+event source must end up on this stack's queue / table stream with partial batch failures."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .conftest import NEEDS_CDK, Synth, copy_real_app, synthesize
+
+pytestmark = [pytest.mark.infra, NEEDS_CDK]
+
+ENDPOINT = "https://search-shared-abc123xyz.us-east-1.es.amazonaws.com"
+
+
+@pytest.fixture(scope="module")
+def synth(tmp_path_factory) -> Synth:
+    work = tmp_path_factory.mktemp("real-app")
+    app = copy_real_app(work / "app")
+    return synthesize(work, {"user": "bob", "region": "us-east-1", "source_dir": str(app),
+                             "opensearch_endpoint": ENDPOINT})
+
+
+def test_real_app_packages_and_passes_nag(synth):
+    functions = synth.of_type("AWS::Serverless::Function")
+    assert "APIHandler" in functions
+    assert synth.report["pluginReports"][0]["conclusion"] == "success"
+
+
+def test_existing_domain_is_used_not_created(synth):
+    assert not synth.of_type("AWS::OpenSearchService::Domain")
+    _, role = synth.one("AWS::IAM::Role")
+    stmts = {s["Sid"]: s for s in role["Properties"]["Policies"][0]["PolicyDocument"]["Statement"]}
+    resources = json.dumps(stmts["Search"]["Resource"])
+    assert ":es:us-east-1:" in resources and ":domain/shared" in resources
+    for fn in synth.of_type("AWS::Serverless::Function").values():
+        env = fn["Properties"]["Environment"]["Variables"]
+        assert env["ANNALS_OPENSEARCH_ENDPOINT"] == ENDPOINT
+        assert env["ANNALS_OPENSEARCH_INDEX"] == "annals-bob"
+        assert env["ANNALS_OPENSEARCH_SERVICE"] == "es"
+        assert env["ANNALS_BACKEND"] == "aws"
+
+
+def test_every_event_source_points_at_this_stack(synth):
+    queue = next(k for k in synth.of_type("AWS::SQS::Queue") if k.startswith("ExtractQueue"))
+    table = synth.one("AWS::DynamoDB::Table")[0]
+    for name, fn in synth.of_type("AWS::Serverless::Function").items():
+        for ev_name, event in (fn["Properties"].get("Events") or {}).items():
+            p = event["Properties"]
+            if event["Type"] == "SQS":
+                assert p["Queue"] == {"Fn::GetAtt": [queue, "Arn"]}, (name, ev_name)
+                assert p["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+            elif event["Type"] == "DynamoDB":
+                assert p["Stream"] == {"Fn::GetAtt": [table, "StreamArn"]}, (name, ev_name)
+                assert p["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+    text = json.dumps(synth.template)
+    assert ":annals-extract" not in text and "${Token[" not in text
