@@ -10,7 +10,7 @@ PORT   ?= 8000
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q 'pip>=23,<26.3'  # chalice 1.34 pins pip below 26.3
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	@touch $(STAMP)
 
