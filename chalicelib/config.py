@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -36,10 +36,40 @@ class Settings(BaseSettings):
     time_max_results: int = 3
     cooldown_recalls: int = 3
     cooldown_minutes: float = 30.0
-    recipe: str = "hybrid_rrf"
+    recipe: str = "hybrid"
 
     # export
     highlight_threshold: int = 7
+
+    # LLM (ANNALS_LLM=openai|bedrock; docs/llm.md). The Event Chronicle names
+    # (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL) are accepted too.
+    llm_base_url: str | None = Field(
+        default=None, description="OpenAI-compatible base URL; default: OpenAI",
+        validation_alias=AliasChoices("ANNALS_LLM_BASE_URL", "LLM_BASE_URL", "llm_base_url"))
+    llm_api_key: str | None = Field(
+        default=None, repr=False,
+        validation_alias=AliasChoices("ANNALS_LLM_API_KEY", "LLM_API_KEY", "llm_api_key"))
+    llm_model: str | None = Field(
+        default=None, description="model name; default gpt-4o-mini for openai",
+        validation_alias=AliasChoices("ANNALS_LLM_MODEL", "LLM_MODEL", "llm_model"))
+    llm_timeout_seconds: float = Field(
+        default=60.0, gt=0,
+        validation_alias=AliasChoices("ANNALS_LLM_TIMEOUT_SECONDS", "llm_timeout_seconds"))
+    llm_max_retries: int = Field(
+        default=2, ge=0, description="transport retries (429/5xx/timeouts) inside the SDK",
+        validation_alias=AliasChoices("ANNALS_LLM_MAX_RETRIES", "llm_max_retries"))
+    bedrock_model_id: str | None = Field(
+        default=None, description="Bedrock model or inference-profile id",
+        validation_alias=AliasChoices("ANNALS_BEDROCK_MODEL_ID", "BEDROCK_MODEL_ID",
+                                      "bedrock_model_id"))
+
+    # merge pass (chalicelib.merge): every `merge_every` new events, over `merge_window`
+    merge_every: int = Field(default=5, ge=1)
+    merge_window: int = Field(default=20, ge=2)
+    # Cosine of e5-small passage vectors: paraphrases of one fact score 0.96-0.99, but
+    # distinct facts about the same person and day score up to ~0.95 (measured; see
+    # docs/llm.md), so the offline merger's default is 0.95 rather than 0.85.
+    merge_similarity: float = Field(default=0.95, ge=0, le=1)
 
     # AWS backend: names injected by the stack (infra/) as environment variables
     region: str | None = Field(default=None, description="AWS region; default from the env")

@@ -24,6 +24,29 @@ def message_doc(msg: Message) -> IndexDoc:
                     start=ts, end=ts + 1)
 
 
+CONTEXT_CHARS = 300
+
+
+def message_docs(services: Services, messages: Sequence[Message]) -> list[IndexDoc]:
+    """Message docs whose embedding also reads the other party's turn just before: a reply
+    ("Researching adoption agencies") means what it answers ("Any plans for the summer?"). Keywords stay on
+    the message's own words, so a card is never found for text it does not contain."""
+    by_key = {(m.session, m.seq): m for m in messages}
+    docs = []
+    for msg in messages:
+        prev = by_key.get((msg.session, msg.seq - 1))
+        if prev is None and msg.seq > 0:
+            prev = services.store.get_message(msg.space, msg.session, msg.seq - 1)
+        doc = message_doc(msg)
+        # Only the other party's turn explains a reply; a speaker's own previous message is
+        # usually a different topic and would lend this one meaning it does not have.
+        if prev is not None and prev.speaker != msg.speaker:
+            context = f"{prev.speaker}: {prev.content[:CONTEXT_CHARS]}"
+            doc = doc.model_copy(update={"embed_text": f"{context}\n{doc.text}"})
+        docs.append(doc)
+    return docs
+
+
 def event_doc(event: Event) -> IndexDoc:
     return IndexDoc(id=event.ref, space=event.space, kind="event", text=event_text(event),
                     start=event.when.start.timestamp(), end=event.when.end.timestamp(),
@@ -32,7 +55,7 @@ def event_doc(event: Event) -> IndexDoc:
 
 def embed_docs(services: Services, docs: Sequence[IndexDoc]) -> list[IndexDoc]:
     """Embed first, write later: if the embedder fails nothing has been written yet."""
-    vectors = services.embedder.embed_passages([d.text for d in docs])
+    vectors = services.embedder.embed_passages([d.embed_text or d.text for d in docs])
     return [d.model_copy(update={"vector": v.tolist()}) for d, v in zip(docs, vectors, strict=True)]
 
 
@@ -50,7 +73,7 @@ def write_docs(services: Services, docs: Sequence[IndexDoc]) -> None:
 
 
 def index_messages(services: Services, messages: Sequence[Message]) -> None:
-    write_docs(services, prepare_docs(services, [message_doc(m) for m in messages]))
+    write_docs(services, prepare_docs(services, message_docs(services, messages)))
 
 
 def index_events(services: Services, events: Sequence[Event]) -> None:

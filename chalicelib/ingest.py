@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from .errors import NotFound
-from .indexing import message_doc, prepare_docs, unindex, write_docs
+from .indexing import message_docs, prepare_docs, unindex, write_docs
 from .models import Message, PutMessagesRequest, PutMessagesResponse
+from .people import remember_people
 from .services import Services
 
 
@@ -18,9 +19,10 @@ def put_messages(services: Services, space: str, session: str,
               for m in services.store.get_messages(space, session, min(seqs), max(seqs))}
     fresh = [m for m in messages if stored.get(m.seq) != m.content_hash]
     # Embed before writing anything: an embedder failure must leave no half-ingested batch.
-    docs = {d.id: d for d in prepare_docs(services, [message_doc(m) for m in fresh])}
+    docs = {d.id: d for d in prepare_docs(services, message_docs(services, fresh))}
     outcome = services.store.upsert_messages(space, session, messages, services.clock())
     written = set(outcome.accepted) | set(outcome.changed)
+    remember_people(services, space, {m.speaker for m in messages if m.role != "system"})
     write_docs(services, [docs[m.ref] for m in messages if m.seq in written and m.ref in docs])
     if written:
         notify_extraction(services, space, session)

@@ -281,6 +281,7 @@ class Card(BaseModel):
     when: When | None = None
     sources: list[Source] = Field(default_factory=list)
     importance: int | None = None
+    speaker: str | None = None  # who said it (a message) or whom it is about (an event)
     score: float
     score_parts: dict[str, float] = Field(default_factory=dict)
 
@@ -360,7 +361,8 @@ class IndexDoc(BaseModel):
     id: str  # the card ref: "event:ID" or "message:SESSION:SEQ"
     space: str
     kind: Literal["event", "message"]
-    text: str  # what is tokenized for keywords and embedded for vectors
+    text: str  # what is tokenized for keywords (and embedded, unless embed_text is given)
+    embed_text: str | None = Field(default=None, exclude=True)  # what the embedder reads
     start: float  # epoch seconds of `when`
     end: float
     status: EventStatus = "active"

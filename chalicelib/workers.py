@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any
 
 from .extract import extract_session
-from .indexing import event_doc, message_doc, prepare_docs, unindex, write_docs
+from .indexing import event_doc, message_docs, prepare_docs, unindex, write_docs
 from .jobs import session_readiness
 from .models import Event, IndexDoc, Message
 from .services import Services
@@ -83,7 +83,8 @@ def handle_extract_batch(services: Services, records: Sequence[QueueRecord],
     return failed
 
 
-def docs_for(record: StreamRecord) -> tuple[list[IndexDoc], list[tuple[str, str]]]:
+def docs_for(services: Services,
+             record: StreamRecord) -> tuple[list[IndexDoc], list[tuple[str, str]]]:
     """The index documents to write and the (space, ref) pairs to delete for one record."""
     image = record.new_image or {}
     entity = image.get("entity") or (record.old_image or {}).get("entity")
@@ -95,7 +96,7 @@ def docs_for(record: StreamRecord) -> tuple[list[IndexDoc], list[tuple[str, str]
             return [], [(old["space"], f"event:{old['id']}")]
         return [], []
     if entity == "message":
-        return [message_doc(Message.model_validate(image))], []
+        return message_docs(services, [Message.model_validate(image)]), []
     if entity == "event":
         fields = {k: image[k] for k in Event.model_fields if k in image}
         return [event_doc(Event.model_validate(fields))], []
@@ -107,7 +108,7 @@ def handle_stream_batch(services: Services, records: Sequence[StreamRecord]) -> 
     failed: list[str] = []
     for position, record in enumerate(records):
         try:
-            docs, deletions = docs_for(record)
+            docs, deletions = docs_for(inline, record)
             write_docs(inline, prepare_docs(inline, docs))
             for space, ref in deletions:
                 unindex(inline, space, [ref])

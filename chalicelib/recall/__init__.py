@@ -13,14 +13,16 @@ import numpy as np
 
 from ..errors import BadRequest
 from ..models import Card, Layer, RecallRequest, RecallResponse
+from ..people import known_people, named_people, strip_names
 from ..ports import SearchFilter
 from ..services import Services
 from ..textproc import is_cjk, query_terms
 from .cards import load_card
 from .context import estimate_tokens, render
 from .cooldown import cooled_refs
-from .fusion import Candidate, reciprocal_rank_fusion
+from .fusion import Candidate, reciprocal_rank_fusion, score_fusion
 from .recipes import RecallRecipe, get_recipe
+from .rerank import rerank
 from .timewindow import Anchor, find_anchor, is_hit, layer_windows, window_filter, window_label
 
 
@@ -46,6 +48,8 @@ def search_candidates(services: Services, space: str, query: str, qvec: np.ndarr
     if recipe.vector_k:
         ranked["vector"] = (services.vectors.vector_search(space, qvec, recipe.vector_k, flt),
                             recipe.vector_weight)
+    if recipe.fusion == "score":
+        return score_fusion(ranked)
     return reciprocal_rank_fusion(ranked, k=recipe.rrf_k)
 
 
@@ -85,7 +89,10 @@ def recall(services: Services, space: str, request: RecallRequest) -> RecallResp
     now = request.now or services.clock()
     trace = Trace(zh=is_cjk(request.query), lines=[])
     trace.add(f"[记忆检索] 线索：{request.query}", f"[recall] query: {request.query}")
-    anchor, understood = find_anchor(request.query, request.time_hint, now, services.settings.tz)
+    anchor, understood = None, True
+    if recipe.time_layers:
+        anchor, understood = find_anchor(request.query, request.time_hint, now,
+                                         services.settings.tz)
     if not understood:
         trace.add(f"[记忆检索] 看不懂时间「{request.time_hint}」，请改用 2026-10-20 这类写法再试",
                   f"[recall] could not read the time {request.time_hint!r}; "
@@ -115,9 +122,14 @@ def apply_cooldown(request: RecallRequest, result: RecallResponse, cooled: set[s
 def recall_plain(services: Services, space: str, request: RecallRequest, recipe: RecallRecipe,
                  trace: Trace) -> RecallResponse:
     limit = request.card_limit or services.settings.max_cards
-    qvec = services.embedder.embed_query(request.query)
-    candidates = search_candidates(services, space, request.query, qvec, recipe, SearchFilter())
-    cards = to_cards(services, space, candidates, limit)
+    named = named_people(request.query, known_people(services, space))
+    query = request.query
+    if named and recipe.strip_names:
+        query = strip_names(query, named) or query
+    qvec = services.embedder.embed_query(query)
+    candidates = search_candidates(services, space, query, qvec, recipe, SearchFilter())
+    ranked = rerank(zip_cards(services, space, candidates[: recipe.rerank_depth]), named, recipe)
+    cards = dedupe_evidence(ranked)[:limit]
     trace.add(f"[记忆检索] 未指定时间 · 候选 {len(candidates)} 条 · 选出 {len(cards)} 条"
               f"（{recipe.name}）",
               f"[recall] no time named · {len(candidates)} candidates · {len(cards)} chosen "

@@ -23,6 +23,7 @@ def parse_ref(ref: str) -> tuple[str, ...]:
 def event_card(event: Event, cand: Candidate) -> Card:
     return Card(ref=event.ref, kind="event", title=event.title, text=event.summary,
                 when=event.when, sources=event.sources, importance=event.importance,
+                speaker=event.participants[0] if event.participants else None,
                 score=cand.score, score_parts=cand.parts)
 
 
@@ -32,7 +33,7 @@ def message_card(msg: Message, cand: Candidate) -> Card:
                 text=f"{msg.speaker}: {msg.content}", when=when,
                 sources=[Source(session=msg.session, seq_start=msg.seq, seq_end=msg.seq,
                                 preview=msg.content[:80])],
-                score=cand.score, score_parts=cand.parts)
+                speaker=msg.speaker, score=cand.score, score_parts=cand.parts)
 
 
 def load_card(store: Store, space: str, cand: Candidate) -> Card | None:

@@ -30,3 +30,23 @@ def reciprocal_rank_fusion(ranked: dict[str, tuple[Sequence[Hit], float]],
     for cand in fused:
         cand.parts["rrf"] = round(cand.score, 6)
     return fused
+
+
+def score_fusion(ranked: dict[str, tuple[Sequence[Hit], float]]) -> list[Candidate]:
+    """Fuse by normalised scores: each list's scores min-max scaled to [0, 1] and summed with
+    its weight. Keeps how *much* better a hit is, which rank fusion throws away."""
+    by_ref: dict[str, Candidate] = {}
+    for name, (hits, weight) in ranked.items():
+        if not hits:
+            continue
+        top, low = max(h.score for h in hits), min(h.score for h in hits)
+        span = (top - low) or 1.0
+        for rank, hit in enumerate(hits, start=1):
+            cand = by_ref.setdefault(hit.id, Candidate(hit.id))
+            cand.score += weight * (hit.score - low) / span
+            cand.parts[name] = round(hit.score, 6)
+            cand.parts[f"{name}_rank"] = rank
+    fused = sorted(by_ref.values(), key=lambda c: (-c.score, c.ref))
+    for cand in fused:
+        cand.parts["fused"] = round(cand.score, 6)
+    return fused

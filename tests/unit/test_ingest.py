@@ -109,7 +109,8 @@ class TestIndexing:
 
         monkeypatch.setattr(services.embedder, "embed_passages", spy)
         put("c1", [*CONVO, (3, "user", "小明", "奶糖今天胃口很好。")])
-        assert seen == ["小明: 奶糖今天胃口很好。"]
+        # Only the new message is embedded (with the other party's turn before it, if any).
+        assert len(seen) == 1 and seen[0].endswith("小明: 奶糖今天胃口很好。")
 
     def test_embedder_failure_writes_nothing(self, services, put, monkeypatch):
         def broken(texts):

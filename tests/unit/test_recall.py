@@ -94,7 +94,7 @@ class TestResponse:
         assert res.cards[0].ref in (event_for(memories, "c1", 1).ref, "message:c1:1")
 
     def test_cards_carry_score_parts_and_come_best_first(self, services, memories):
-        res = ask(services, "奶糖 肾病", max_cards=4)
+        res = ask(services, "奶糖 肾病", max_cards=4, recipe="hybrid_rrf")
         scores = [c.score for c in res.cards]
         assert scores == sorted(scores, reverse=True)
         for card in res.cards:
@@ -223,7 +223,7 @@ class TestContextAndTrace:
     def test_trace_in_chinese_for_a_chinese_query(self, services, memories):
         res = ask(services, "奶糖 肾病")
         assert res.trace[0] == "[记忆检索] 线索：奶糖 肾病"
-        counts = re.search(r"候选 (\d+) 条 · 选出 (\d+) 条（hybrid_rrf）", res.trace[-1])
+        counts = re.search(r"候选 (\d+) 条 · 选出 (\d+) 条（hybrid）", res.trace[-1])
         assert counts and int(counts.group(2)) == len(res.cards)
         assert int(counts.group(1)) >= len(res.cards)
 

@@ -1,0 +1,33 @@
+"""Message embeddings read the other party's previous turn; keywords never do."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from chalicelib.indexing import message_docs
+from chalicelib.models import Message, MessageIn
+
+T0 = datetime(2026, 6, 1, tzinfo=UTC)
+
+
+def msg(seq, speaker, text):
+    return Message.from_input("sp", "s1", MessageIn(seq=seq, role="user", speaker=speaker,
+                                                    content=text, at=T0 + timedelta(minutes=seq)))
+
+
+def test_reply_is_embedded_with_the_question_it_answers(services):
+    docs = message_docs(services, [msg(1, "Mel", "Any plans for the summer?"),
+                                   msg(2, "Caroline", "Researching adoption agencies."),
+                                   msg(3, "Caroline", "Also painting a lot.")])
+    assert docs[0].embed_text is None  # nothing before it
+    assert docs[1].embed_text == ("Mel: Any plans for the summer?\n"
+                                  "Caroline: Researching adoption agencies.")
+    assert docs[1].text == "Caroline: Researching adoption agencies."  # keywords: own words
+    assert docs[2].embed_text is None  # the same speaker's previous turn is not context
+    assert "embed_text" not in docs[1].model_dump()
+
+
+def test_previous_turn_is_read_from_the_store_across_batches(services, put):
+    put("s1", [(1, "user", "Mel", "Did you go to the parade?")])
+    [doc] = message_docs(services, [msg(2, "Caroline", "Yes, it was wonderful.")])
+    assert doc.embed_text.startswith("Mel: Did you go to the parade?\n")
