@@ -12,6 +12,11 @@ Mapping (documented in bench/README.md):
   names no zone); every turn of a session carries that same time;
 - an image turn's BLIP caption is appended as "[shares a photo: <caption>]".
 The observation / summary / event fields of the files are never read.
+
+Baselines are plain retrieval over the raw turns, as a chat host would build it without
+Annals: one document per turn ("Speaker: text"), BM25 (the same FTS5 + tokenizer) or dense
+(the same e5 model, plain passage embedding), top 20 turns. They live in their own index
+file, so nothing Annals adds (events, reply context, names, dates) helps them.
 """
 
 from __future__ import annotations
@@ -210,8 +215,45 @@ def ingest_conversation(services, conv: Conversation, progress: bool) -> float:
     return spent
 
 
+class PlainBaselines:
+    """BM25-only and dense-only search over one plain document per turn."""
+
+    def __init__(self, data_dir: Path, embedder: Any):
+        from chalicelib.adapters.embedded_index import FtsKeywordIndex, NumpyVectorIndex
+        from chalicelib.adapters.sqlite_db import SQLiteDB
+
+        db = SQLiteDB(data_dir / "baselines.db")
+        self.embedder = embedder
+        self.keywords = FtsKeywordIndex(db)
+        self.vectors = NumpyVectorIndex(db, embedder.dim)
+
+    def index(self, services: Any, conv: Conversation) -> None:
+        from chalicelib.indexing import message_doc
+
+        for sess in conv.sessions:
+            docs = [message_doc(m) for m in services.store.get_messages(conv.space,
+                                                                        str(sess.number))]
+            vectors = self.embedder.embed_passages([d.text for d in docs])
+            docs = [d.model_copy(update={"vector": v.tolist()}) for d, v in zip(docs, vectors,
+                                                                                 strict=True)]
+            self.keywords.upsert(docs)
+            self.vectors.upsert(docs)
+
+    def search(self, services: Any, conv: Conversation, kind: str, query: str,
+               k: int = CARDS) -> list[Any]:
+        from chalicelib.recall.cards import load_card
+        from chalicelib.recall.fusion import Candidate
+
+        if kind == "bm25":
+            hits = self.keywords.keyword_search(conv.space, query, k)
+        else:
+            hits = self.vectors.vector_search(conv.space, self.embedder.embed_query(query), k)
+        cards = [load_card(services.store, conv.space, Candidate(h.id, h.score)) for h in hits]
+        return [c for c in cards if c is not None]
+
+
 def ask(services, conv: Conversation, q: Question, recipes: dict[str, str],
-        errors: list[dict]) -> dict[str, list[dict]]:
+        errors: list[dict], baselines: PlainBaselines | None = None) -> dict[str, list[dict]]:
     """One question through recall for each recipe; fills q.results. Returns the records."""
     from chalicelib.models import RecallRequest
     from chalicelib.recall import recall
@@ -225,7 +267,10 @@ def ask(services, conv: Conversation, q: Question, recipes: dict[str, str],
                             max_cards=CARDS, recipe=recipe)
         t0 = time.perf_counter()
         try:
-            resp = recall(services, conv.space, req)
+            if baselines is not None and key in BASELINES:
+                result_cards = baselines.search(services, conv, key, q.question)
+            else:
+                result_cards = recall(services, conv.space, req).cards
         except Exception as exc:  # report, keep measuring the rest
             errors.append({"conversation": conv.stem, "question_index": q.index,
                            "recipe": recipe, "error": repr(exc),
@@ -234,7 +279,7 @@ def ask(services, conv: Conversation, q: Question, recipes: dict[str, str],
             records[key] = []
             continue
         ms = (time.perf_counter() - t0) * 1000
-        cards = [card_record(c) for c in resp.cards]
+        cards = [card_record(c) for c in result_cards]
         records[key] = cards
         q.results[key] = {**M.question_scores(q.evidence, cards, q.window), "ms": ms}
     return records
@@ -320,6 +365,7 @@ def run_locomo(paths: Sequence[Path | str], *, recipe: str | None = None,
         services = make_services(Path(tmp), embedder)
         services.embedder.embed_query("warm up")  # model load is not ingest time
         services.embedder.embed_passages(["warm up"])
+        baselines = PlainBaselines(Path(tmp), services.embedder)
         setup_s = time.perf_counter() - t0
         annals_recipe = recipe or services.settings.recipe
         recipes = {"annals": annals_recipe, **{b: b for b in BASELINES}}
@@ -331,13 +377,14 @@ def run_locomo(paths: Sequence[Path | str], *, recipe: str | None = None,
             t0 = time.perf_counter()
             events = run_extraction(services, conv.space)
             extract_s = time.perf_counter() - t0
+            baselines.index(services, conv)
             questions = scored_questions(conv, limit_questions)
             if not warmed:  # first-call imports and caches are not per-question latency
                 warm_up(services, conv, recipes)
                 warmed = True
             for q in tqdm(questions, desc=f"ask {conv.stem}", unit="q", file=sys.stderr,
                           disable=not progress):
-                records = ask(services, conv, q, recipes, errors)
+                records = ask(services, conv, q, recipes, errors, baselines)
                 dump_lines.append(json.dumps({"conversation": conv.stem,
                                               "question_index": q.index,
                                               "cards": records["annals"][:CARDS]},
