@@ -5,10 +5,13 @@ event source must end up on this stack's queue / table stream with partial batch
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
-from .conftest import NEEDS_CDK, Synth, copy_real_app, synthesize
+from .conftest import NEEDS_CDK, Synth, copy_real_app, offline_env, synthesize
 
 pytestmark = [pytest.mark.infra, NEEDS_CDK]
 
@@ -57,3 +60,25 @@ def test_every_event_source_points_at_this_stack(synth):
                 assert p["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
     text = json.dumps(synth.template)
     assert ":annals-extract" not in text and "${Token[" not in text
+
+
+def _template_file(synth: Synth, tmp_path) -> str:
+    path = tmp_path / "template.json"
+    path.write_text(json.dumps(synth.template))
+    return str(path)
+
+
+def test_cfn_lint_is_clean(synth, tmp_path):
+    cfn_lint = Path(sys.executable).with_name("cfn-lint")
+    if not cfn_lint.exists():
+        pytest.skip("cfn-lint is not installed (infra extra)")
+    proc = subprocess.run([str(cfn_lint), _template_file(synth, tmp_path)], capture_output=True,
+                          text=True, timeout=180)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_cdk_assertions_on_the_template(synth, tmp_path):
+    script = Path(__file__).with_name("cdk_assertions.py")
+    proc = subprocess.run([sys.executable, str(script), _template_file(synth, tmp_path)],
+                          capture_output=True, text=True, timeout=180, env=offline_env())
+    assert proc.returncode == 0 and proc.stdout.strip().endswith("ok"), proc.stderr[-3000:]
