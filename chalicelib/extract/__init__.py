@@ -10,6 +10,7 @@ from ..indexing import index_events, unindex
 from ..models import Event, EventDraft, Message, SessionState
 from ..ports import ExtractionContext
 from ..services import Services
+from . import journal
 
 CONTEXT_MESSAGES = 6
 
@@ -39,26 +40,31 @@ def extract_session(services: Services, space: str, session: str,
     if state is None:
         return []
     now = now or services.clock()
+    batch = journal.Batch.start(now)
     start = state.extracted_upto + 1
     if state.dirty_from is not None:
         start = min(start, state.dirty_from)
-        supersede_from(services, space, session, state.dirty_from, now)
+        rolled = supersede_from(services, space, session, state.dirty_from, now)
+        batch.superseded = [(e.id, e.version) for e in rolled]  # versions before
     messages = store.get_messages(space, session, seq_from=start)
     if not messages:
         store.mark_extracted(space, session, state.extracted_upto)
+        journal.record(services, space, session, batch)
         return []
     earlier = store.get_messages(space, session, seq_from=max(0, start - CONTEXT_MESSAGES),
                                  seq_to=start - 1)
     ctx = ExtractionContext(space=space, session=session, earlier=earlier)
     drafts = services.extractor.extract(messages, ctx)
-    events = save_drafts(services, space, drafts, messages, now)
+    events = save_drafts(services, space, drafts, messages, now, batch)
     index_events(services, events)
     store.mark_extracted(space, session, max(m.seq for m in messages))
+    journal.record(services, space, session, batch)
     return events
 
 
 def save_drafts(services: Services, space: str, drafts: Sequence[EventDraft],
-                messages: Sequence[Message], now: datetime) -> list[Event]:
+                messages: Sequence[Message], now: datetime,
+                batch: journal.Batch | None = None) -> list[Event]:
     by_seq = {(m.session, m.seq): m for m in messages}
     saved: list[Event] = []
     per_source: dict[tuple, int] = {}
@@ -75,9 +81,13 @@ def save_drafts(services: Services, space: str, drafts: Sequence[EventDraft],
                       **draft.model_dump())
         if existing is None:
             saved.append(services.store.create_event(event))
+            if batch is not None:
+                batch.created.append(eid)
         else:  # the same evidence came back after a rollback: revive, keeping history
             revived = event.model_copy(update={"created_at": existing.created_at})
             saved.append(services.store.update_event(revived, existing.version))
+            if batch is not None:
+                batch.revived.append((eid, existing.version))
     return saved
 
 
