@@ -204,13 +204,17 @@ def deliveries(space: str):
 @api
 def export(space: str):
     check_id(space, "space")
-    fmt = (req().query_params or {}).get("format", "markdown")
+    params = req().query_params or {}
+    fmt = params.get("format", "markdown")
+    status = params.get("status", "active")
+    if status not in export_uc.EXPORT_STATUSES:
+        raise BadRequest("status must be active, archived or all", code="invalid_status")
     if fmt == "json":
         return json_response({"space": space, "events": export_uc.export_json(services(), space)})
     if fmt != "markdown":
         raise BadRequest("format must be markdown or json", code="invalid_format")
     text = export_uc.export_markdown(services(), space,
-                                     services().settings.highlight_threshold)
+                                     services().settings.highlight_threshold, status)
     return Response(body=text, status_code=200,
                     headers={"Content-Type": "text/markdown; charset=utf-8"})
 

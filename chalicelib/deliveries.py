@@ -4,6 +4,7 @@ prepares cards (`injected: false`); the host reports what it actually sent, per 
 from __future__ import annotations
 
 from .events import validate_refs
+from .forgetting import record_use
 from .models import Delivery, DeliveryRequest
 from .services import Services
 
@@ -11,4 +12,6 @@ from .services import Services
 def record_deliveries(services: Services, space: str, request: DeliveryRequest) -> list[Delivery]:
     refs = validate_refs(request.ids)
     at = request.at or services.clock()
-    return services.store.add_deliveries(space, request.window, refs, at)
+    recorded = services.store.add_deliveries(space, request.window, refs, at)
+    record_use(services, space, refs, at)  # real use keeps a memory from fading
+    return recorded

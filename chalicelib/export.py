@@ -25,9 +25,16 @@ def export_json(services: Services, space: str) -> list[dict]:
     return [e.model_dump(mode="json") for e in all_events(services, space)]
 
 
-def export_markdown(services: Services, space: str, highlight_threshold: int = 7) -> str:
-    """# Annals — space · summary line · key events · the timeline grouped by month."""
-    events = list(all_events(services, space))
+EXPORT_STATUSES = {"active": ("active",), "archived": ("archived",),
+                   "all": ("active", "archived")}
+
+
+def export_markdown(services: Services, space: str, highlight_threshold: int = 7,
+                    status: str = "active") -> str:
+    """# Annals — space · summary line · key events · the timeline grouped by month.
+    `status` all / archived brings in archived (faded) events, marked as such."""
+    events = sorted(all_events(services, space, EXPORT_STATUSES[status]),
+                    key=lambda e: (e.when.start, e.id))
     zh = sum(is_cjk(e.summary) for e in events) * 2 > len(events)
     lines = [f"# Annals — {space}", "", "## Summary" if not zh else "## 概要"]
     if not events:
@@ -50,5 +57,6 @@ def export_markdown(services: Services, space: str, highlight_threshold: int = 7
             lines += ["", f"### {label}"]
         star = " ★" if event.importance >= highlight_threshold else ""
         plan = (" （计划）" if zh else " (plan)") if event.plan else ""
-        lines.append(f"├─ {event.when.label} {one_line(event.summary)}{plan}{star}")
+        faded = (" （已归档）" if zh else " (archived)") if event.status == "archived" else ""
+        lines.append(f"├─ {event.when.label} {one_line(event.summary)}{plan}{star}{faded}")
     return "\n".join(lines) + "\n"
