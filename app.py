@@ -17,6 +17,8 @@ from chalicelib import events as events_uc
 from chalicelib import export as export_uc
 from chalicelib import ingest as ingest_uc
 from chalicelib import jobs as jobs_uc
+from chalicelib import merge as merge_uc
+from chalicelib import stats as stats_uc
 from chalicelib.auth import check_bearer, resolve_api_key
 from chalicelib.errors import AnnalsError, BadRequest
 from chalicelib.extract import run_extraction
@@ -197,6 +199,21 @@ def deliveries(space: str):
     return json_response({"recorded": [d.model_dump(mode="json") for d in recorded]}, 201)
 
 
+@route(SPACE + "/consolidate", methods=["POST"])
+@api
+def consolidate(space: str):
+    """Run the merge pass on this space now, however few new events it has."""
+    check_id(space, "space")
+    return json_response(merge_uc.merge_space(services(), space, force=True))
+
+
+@route(SPACE + "/stats", methods=["GET"])
+@api
+def stats(space: str):
+    check_id(space, "space")
+    return json_response(stats_uc.space_stats(services(), space))
+
+
 # ------------------------------------------------------------------ export
 
 
@@ -226,6 +243,11 @@ def export(space: str):
 @app.schedule(Rate(5, unit=Rate.MINUTES), name="quiet-window")
 def quiet_window_job(event) -> dict:
     return jobs_uc.run_job("quiet-window", services(), _event_time(event)).as_dict()
+
+
+@app.schedule(Rate(10, unit=Rate.MINUTES), name="merge")
+def merge_job(event) -> dict:
+    return jobs_uc.run_job("merge", services(), _event_time(event)).as_dict()
 
 
 @app.schedule(Rate(1, unit=Rate.HOURS), name="cooldown")

@@ -38,6 +38,12 @@ class Settings(BaseSettings):
     cooldown_minutes: float = 30.0
     recipe: str = "hybrid"
 
+    # forgetting (chalicelib/forgetting.py)
+    forget_half_life_days: float = 30.0
+    forget_threshold: float = 0.2
+    forget_keep_importance: int = 8
+    journal_retention_days: float = 30.0
+
     # export
     highlight_threshold: int = 7
 

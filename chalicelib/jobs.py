@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from .extract import extract_session, pending_sessions
+from .merge import merge_job
 from .models import Message, SessionState
 from .services import Services
 
@@ -80,16 +81,33 @@ def quiet_window(services: Services, now: datetime | None = None) -> JobResult:
 
 
 def cooldown(services: Services, now: datetime | None = None) -> JobResult:
-    """Cooldown bookkeeping: deliveries older than every cooldown are no longer needed.
-    (DynamoDB's TTL deletes them there; its purge is a no-op.)"""
+    """Bookkeeping: purge deliveries older than every cooldown (DynamoDB's TTL does it there;
+    its purge is a no-op), compact extraction journals past their retention, and let
+    low-retention events fade into the archive (chalicelib.forgetting)."""
+    from . import forgetting
+    from .extract import journal
+
     now = now or services.clock()
-    keep = timedelta(minutes=services.settings.cooldown_minutes) + timedelta(days=1)
+    settings = services.settings
+    keep = timedelta(minutes=settings.cooldown_minutes) + timedelta(days=1)
     purged = services.store.purge_deliveries(now - keep)
-    return JobResult("cooldown", 0, 0, {"purged_deliveries": purged})
+    retention = timedelta(days=settings.journal_retention_days)
+    sessions = services.store.list_sessions()
+    compacted = sum(journal.compact(services, s.space, s.session, now, retention)
+                    for s in sessions)
+    faded = {}
+    for space in sorted({s.space for s in sessions}):
+        archived = forgetting.fade_space(services, space, now)
+        if archived:
+            faded[space] = [e.id for e in archived]
+    return JobResult("cooldown", 0, 0, {"purged_deliveries": purged,
+                                        "compacted_journal_batches": compacted,
+                                        "faded": faded})
 
 
 JOBS: dict[str, Callable[[Services, datetime | None], JobResult]] = {
     "quiet-window": quiet_window,
+    "merge": merge_job,  # chalicelib.merge; after quiet-window, so a tick merges what it just extracted
     "cooldown": cooldown,
 }
 

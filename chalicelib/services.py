@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from .config import Settings
+from .llm import LLMClient, make_llm
 from .ports import Embedder, Extractor, KeywordIndex, Store, VectorIndex, WorkQueue
 
 
@@ -29,6 +30,7 @@ class Services:
     # does (index_inline False), so a request never waits for embeddings or OpenSearch.
     index_inline: bool = True
     queue: WorkQueue | None = None  # AWS: extraction work goes through SQS
+    llm: LLMClient | None = None  # ANNALS_LLM=openai|bedrock; None: offline extractor/merger
 
 
 def make_embedder(settings: Settings) -> Embedder:
@@ -41,6 +43,21 @@ def make_embedder(settings: Settings) -> Embedder:
     return E5LocalEmbedder()
 
 
+def make_extractor(settings: Settings, *, llm: LLMClient | None = None,
+                   store: Store | None = None) -> Extractor:
+    """The offline extractor (default), or the LLM extractor when ANNALS_LLM names a provider
+    (it falls back to the offline one per batch when the LLM fails). `store` lets it read
+    nearby events and record usage per space."""
+    from .extract.offline import OfflineExtractor
+
+    llm = llm if llm is not None else make_llm(settings)
+    if llm is None:
+        return OfflineExtractor()
+    from .extract.llm import LLMExtractor
+
+    return LLMExtractor(llm, store=store)
+
+
 def build_services(settings: Settings | None = None) -> Services:
     settings = settings or Settings()
     if settings.backend == "aws":
@@ -48,17 +65,19 @@ def build_services(settings: Settings | None = None) -> Services:
     from .adapters.embedded_index import FtsKeywordIndex, NumpyVectorIndex
     from .adapters.sqlite_db import SQLiteDB
     from .adapters.sqlite_store import SQLiteStore
-    from .extract.offline import OfflineExtractor
 
     db = SQLiteDB(settings.db_path)
     embedder = make_embedder(settings)
+    store = SQLiteStore(db)
+    llm = make_llm(settings)
     return Services(
         settings=settings,
-        store=SQLiteStore(db),
+        store=store,
         keywords=FtsKeywordIndex(db),
         vectors=NumpyVectorIndex(db, embedder.dim),
         embedder=embedder,
-        extractor=OfflineExtractor(),
+        extractor=make_extractor(settings, llm=llm, store=store),
+        llm=llm,
     )
 
 
@@ -72,7 +91,6 @@ def build_aws_services(settings: Settings) -> Services:
     from .adapters.dynamodb import DynamoDBStore
     from .adapters.opensearch_index import OpenSearchIndex, connect
     from .adapters.sqs_queue import SqsQueue
-    from .extract.offline import OfflineExtractor
 
     embedder = make_embedder(settings)
     service = None if settings.opensearch_service == "none" else settings.opensearch_service
@@ -80,13 +98,16 @@ def build_aws_services(settings: Settings) -> Services:
     index = OpenSearchIndex(client, embedder.dim, index=settings.opensearch_index,
                             serverless=settings.opensearch_service == "aoss",
                             replicas=settings.opensearch_replicas)
+    store = DynamoDBStore(settings.table, region_name=settings.region)
+    llm = make_llm(settings)
     return Services(
         settings=settings,
-        store=DynamoDBStore(settings.table, region_name=settings.region),
+        store=store,
         keywords=index,
         vectors=index,
         embedder=embedder,
-        extractor=OfflineExtractor(),
+        extractor=make_extractor(settings, llm=llm, store=store),
+        llm=llm,
         index_inline=False,
         queue=SqsQueue(settings.queue_url, region_name=settings.region),
     )

@@ -219,3 +219,11 @@ def test_recall_rejects_bad_requests(client):
     resp = client.http.post(f"{SP}/recall", headers=AUTH,
                             body=json.dumps({"query": "x", "recipe": "nope"}))
     assert resp.status_code in (400, 422)
+
+
+def test_stats_and_consolidate(client, seeded):
+    stats = body(client.http.get(f"{SP}/stats", headers=AUTH))
+    assert stats["events"]["active"] == len(seeded)
+    resp = client.http.post(f"{SP}/consolidate", headers=AUTH, body="")
+    assert resp.status_code == 200
+    assert client.http.get("/v1/spaces/other/stats").status_code == 401

@@ -60,3 +60,17 @@ def test_fading_archives_old_unused_events_and_keeps_the_rest(services):
     events_uc.patch_event(services, "sp", "old", PatchEventRequest(version=2, status="active"))
     hits = recall(services, "sp", RecallRequest(query="ramen place", max_cards=5)).recalled_ids
     assert "event:old" in hits
+
+
+def test_the_cooldown_job_fades_and_compacts(services, put):
+    from chalicelib import jobs
+    from chalicelib.extract import extract_session
+
+    put("c1", [(0, "user", "Sam", "I tried a new ramen place downtown."),
+               (1, "assistant", "Aria", "Was it good?")])
+    extract_session(services, "sp", "c1", T0)
+    later = datetime.now(UTC) + timedelta(days=400)
+    result = jobs.run_job("cooldown", services, later).as_dict()
+    assert result["faded"] and result["compacted_journal_batches"] == 1
+    assert all(e.status == "archived"
+               for e in services.store.list_events("sp", statuses=("archived",)).events)

@@ -161,7 +161,7 @@ class TestRunJob:
         assert jobs.run_job("quiet-window", services, LAST + QUIET).events == 2
 
     def test_unknown_job(self, services):
-        with pytest.raises(KeyError, match="unknown job 'nope'; known: cooldown, quiet-window"):
+        with pytest.raises(KeyError, match="unknown job 'nope'; known: cooldown, merge, quiet-window"):
             jobs.run_job("nope", services)
 
 
