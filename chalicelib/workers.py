@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any
 
 from .extract import extract_session
-from .indexing import event_doc, message_docs, prepare_docs, unindex, write_docs
+from .indexing import event_docs, message_docs, prepare_docs, unindex, write_docs
 from .jobs import session_readiness
 from .models import Event, IndexDoc, Message
 from .services import Services
@@ -99,7 +99,7 @@ def docs_for(services: Services,
         return message_docs(services, [Message.model_validate(image)]), []
     if entity == "event":
         fields = {k: image[k] for k in Event.model_fields if k in image}
-        return [event_doc(Event.model_validate(fields))], []
+        return event_docs(services, [Event.model_validate(fields)]), []
     return [], []  # versions, sessions, deliveries, job state: nothing to index
 
 

@@ -30,6 +30,9 @@ class RecallRecipe:
     strip_names: bool = False
     # Show the event distilled from a message instead of the raw message when both rank.
     prefer_events: bool = False
+    # Diversity (MMR over word overlap) and near-duplicate suppression among the cards.
+    diversity: float = 0.0
+    duplicate_overlap: float = 1.0  # ≥ this Jaccard overlap with a better card: dropped
     # Understand times named in the query (layered time-window recall). Off for the plain
     # baselines, which rank everything by text alone.
     time_layers: bool = True

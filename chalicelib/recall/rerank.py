@@ -7,6 +7,7 @@ Caroline research?") is about that person's own memories, so theirs are lifted.
 from __future__ import annotations
 
 from ..models import Card
+from ..textproc import tokenize
 from .fusion import Candidate
 from .recipes import RecallRecipe
 
@@ -47,7 +48,34 @@ def prefer_events(cards: list[Card]) -> list[Card]:
     return out
 
 
+def jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
+def diversify(cards: list[Card], weight: float, duplicate: float) -> list[Card]:
+    """Maximal marginal relevance over word overlap: each next card is the best by
+    score − weight × (its largest overlap with a card already chosen) × top score; a card
+    overlapping a chosen one by `duplicate` or more is a near-duplicate and dropped."""
+    if not cards or (weight <= 0 and duplicate >= 1):
+        return cards
+    tokens = {c.ref: set(tokenize(c.text)) for c in cards}
+    scale = max(c.score for c in cards) or 1.0
+    left, chosen = list(cards), []
+    while left:
+        def marginal(card: Card) -> float:
+            overlap = max((jaccard(tokens[card.ref], tokens[c.ref]) for c in chosen), default=0.0)
+            return card.score - weight * overlap * scale
+        best = max(left, key=marginal)
+        left.remove(best)
+        if any(jaccard(tokens[best.ref], tokens[c.ref]) >= duplicate for c in chosen):
+            continue
+        chosen.append(best)
+    return chosen
+
+
 def rerank(pairs: list[Pair], named: set[str], recipe: RecallRecipe) -> list[Card]:
     pairs = boost_named(pairs, named, recipe.name_boost)
     cards = [card for card, _ in sorted(pairs, key=lambda p: (-p[0].score, p[0].ref))]
-    return prefer_events(cards) if recipe.prefer_events else cards
+    if recipe.prefer_events:
+        cards = prefer_events(cards)
+    return diversify(cards, recipe.diversity, recipe.duplicate_overlap)

@@ -31,3 +31,20 @@ def test_previous_turn_is_read_from_the_store_across_batches(services, put):
     put("s1", [(1, "user", "Mel", "Did you go to the parade?")])
     [doc] = message_docs(services, [msg(2, "Caroline", "Yes, it was wonderful.")])
     assert doc.embed_text.startswith("Mel: Did you go to the parade?\n")
+
+
+def test_event_embedding_reads_the_turn_its_message_answered(services, put):
+    from chalicelib.indexing import event_docs
+    from chalicelib.models import Event, Source, When
+
+    put("s1", [(1, "user", "Mel", "Any plans for the summer?"),
+               (2, "assistant", "Caroline", "Researching adoption agencies.")])
+    start = T0.replace(hour=0)
+    ev = Event(id="e1", space="sp", title="t", summary="Caroline is researching adoption agencies",
+               when=When(start=start, end=start + timedelta(days=1)),
+               sources=[Source(session="s1", seq_start=2, seq_end=2)], created_at=T0,
+               updated_at=T0)
+    manual = ev.model_copy(update={"id": "e2", "sources": []})
+    docs = event_docs(services, [ev, manual])
+    assert docs[0].embed_text.startswith("Mel: Any plans for the summer?\n")
+    assert docs[1].embed_text is None
