@@ -103,7 +103,12 @@ def recall(services: Services, space: str, request: RecallRequest) -> RecallResp
         result = recall_plain(services, space, request, recipe, trace)
     else:
         result = recall_by_time(services, space, request, recipe, anchor, trace)
-    return apply_cooldown(request, result, cooled, trace)
+    result = apply_cooldown(request, result, cooled, trace)
+    if request.format == "timeline" and result.cards:  # key events by the space's threshold
+        context = render(result.cards, "timeline", services.settings.highlight_threshold)
+        result = result.model_copy(update={"context": context,
+                                           "context_tokens": estimate_tokens(context)})
+    return result
 
 
 def apply_cooldown(request: RecallRequest, result: RecallResponse, cooled: set[str],

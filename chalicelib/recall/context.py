@@ -63,5 +63,7 @@ def compact(cards: Sequence[Card]) -> str:
 FORMATS = {"blocks": typed_blocks, "timeline": timeline, "compact": compact}
 
 
-def render(cards: Sequence[Card], fmt: str = "blocks") -> str:
+def render(cards: Sequence[Card], fmt: str = "blocks", highlight_threshold: int = 7) -> str:
+    if fmt == "timeline":
+        return timeline(cards, highlight_threshold)
     return FORMATS[fmt](cards)

@@ -19,7 +19,9 @@ MSGS = [
 
 
 def recall(client, window, **extra):
-    body = {"query": "奶糖体检", "window": window, "max_cards": 2, **extra}
+    body = {"query": "奶糖体检", "max_cards": 2, **extra}
+    if window:
+        body["window"] = window
     resp = client.http.post(f"{SP}/recall", headers=AUTH, body=json.dumps(body))
     assert resp.status_code == 200, resp.body
     return json.loads(resp.body)
@@ -69,3 +71,15 @@ def test_cooldown_ends_after_the_time_limit(client):
     assert top not in soon["recalled_ids"]
     later = recall(client, "w1", now="2026-07-01T10:31:00+08:00")
     assert top in later["recalled_ids"]
+
+
+def test_every_format_has_a_token_estimate_and_timeline_stars_key_events(client, services):
+    seed(client)
+    services.settings.highlight_threshold = 1  # every event is a key event now
+    out = {}
+    for fmt in ("blocks", "timeline", "compact"):
+        out[fmt] = recall(client, None, format=fmt, max_cards=3)
+        assert out[fmt]["context_tokens"] > 0
+    assert "[typed_memory ref=" in out["blocks"]["context"]
+    assert "├─ ★" in out["timeline"]["context"] and "2026-06" in out["timeline"]["context"]
+    assert out["compact"]["context"].startswith("- [2026-06-")
