@@ -82,3 +82,12 @@ def test_cdk_assertions_on_the_template(synth, tmp_path):
     proc = subprocess.run([sys.executable, str(script), _template_file(synth, tmp_path)],
                           capture_output=True, text=True, timeout=180, env=offline_env())
     assert proc.returncode == 0 and proc.stdout.strip().endswith("ok"), proc.stderr[-3000:]
+
+
+def test_one_function_per_schedule_and_the_workers(synth):
+    functions = synth.of_type("AWS::Serverless::Function")
+    for name in ("QuietWindow", "Merge", "Cooldown"):
+        events = functions[name]["Properties"]["Events"]
+        assert [e["Type"] for e in events.values()] == ["Schedule"], name
+    assert {"ExtractWorker", "IndexStream", "APIHandler"} <= set(functions)
+    synth.one("AWS::Serverless::Api")
