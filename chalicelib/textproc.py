@@ -15,7 +15,8 @@ identical wherever it runs.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+import threading
+from operator import add
 
 import snowballstemmer
 
@@ -39,17 +40,40 @@ _ZH_QUERY_STOP = frozenset(
      "那天", "一下", "告诉", "知道", "是不", "不是", "有没", "没有", "发生", "之前", "以前", "那次"]
 )
 _stemmer = snowballstemmer.stemmer("english")
+_stem_lock = threading.Lock()  # a snowball stemmer keeps state while it works: one at a time
+# One pattern, two groups: group 1 is a CJK run, group 2 a word. Same alternation and order as
+# _TOKEN_RE, so `findall` yields exactly its matches, already split by script.
+_SPLIT_RE = re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+(?:['’][^\W_{_CJK}]+)?)", re.UNICODE)
+# Word as matched → its token (lower-cased, curly apostrophe straightened, ASCII stemmed).
+# Vocabulary is small next to text, so this turns almost every word into one dict lookup.
+_WORDS: dict[str, str] = {}
+_WORDS_MAX = 200_000
 
 
-@lru_cache(maxsize=50_000)
 def _stem(word: str) -> str:
-    return _stemmer.stemWord(word)
+    with _stem_lock:
+        return _stemmer.stemWord(word)
+
+
+def _lowered(word: str) -> str:
+    return word.lower().replace("’", "'")
+
+
+def _word_token(word: str) -> str:
+    token = _WORDS.get(word)
+    if token is None:
+        low = _lowered(word)
+        token = _stem(low) if low.isascii() else low
+        if len(_WORDS) >= _WORDS_MAX:
+            _WORDS.clear()
+        _WORDS[word] = token
+    return token
 
 
 def _cjk_bigrams(run: str) -> list[str]:
     if len(run) == 1:
         return [run]
-    return [run[i : i + 2] for i in range(len(run) - 1)]
+    return list(map(add, run[:-1], run[1:]))
 
 
 def _is_content_bigram(bigram: str) -> bool:
@@ -63,13 +87,16 @@ def _is_content_bigram(bigram: str) -> bool:
 def tokenize(text: str) -> list[str]:
     """All tokens of `text`, in order: CJK bigrams and stemmed lower-case words."""
     tokens: list[str] = []
-    for match in _TOKEN_RE.finditer(text):
-        piece = match.group(0)
-        if _CJK_RE.match(piece):
-            tokens.extend(_cjk_bigrams(piece))
+    append, extend, words = tokens.append, tokens.extend, _WORDS
+    for run, word in _SPLIT_RE.findall(text):
+        if run:
+            if len(run) == 1:
+                append(run)
+            else:
+                extend(map(add, run[:-1], run[1:]))
         else:
-            word = piece.lower().replace("’", "'")
-            tokens.append(_stem(word) if word.isascii() else word)
+            token = words.get(word)
+            append(token if token is not None else _word_token(word))
     return tokens
 
 
@@ -77,15 +104,14 @@ def query_terms(text: str) -> list[str]:
     """Distinct content-bearing tokens of a query: stop words and function bigrams dropped."""
     terms: list[str] = []
     seen: set[str] = set()
-    for match in _TOKEN_RE.finditer(text):
-        piece = match.group(0)
-        if _CJK_RE.match(piece):
-            candidates = [b for b in _cjk_bigrams(piece) if _is_content_bigram(b)]
+    for run, word in _SPLIT_RE.findall(text):
+        if run:
+            candidates = [b for b in _cjk_bigrams(run) if _is_content_bigram(b)]
         else:
-            word = piece.lower().replace("’", "'")
-            if word in _EN_STOP or (len(word) < 2 and not word.isdigit()):
+            low = _lowered(word)
+            if low in _EN_STOP or (len(low) < 2 and not low.isdigit()):
                 continue
-            candidates = [_stem(word) if word.isascii() else word]
+            candidates = [_word_token(word)]
         for token in candidates:
             if token not in seen:
                 seen.add(token)

@@ -77,25 +77,31 @@ class SQLiteStore:
             ).fetchone()
             extracted_upto = state["extracted_upto"] if state else -1
             dirty_from = state["dirty_from"] if state else None
+            # One lookup for the batch, then decide in order as one-by-one upserts would (a
+            # seq given twice sees the first write), then one executemany.
+            stored: dict[int, str] = {}
+            seqs = list(dict.fromkeys(m.seq for m in messages))
+            for i in range(0, len(seqs), 500):
+                part = seqs[i : i + 500]
+                stored.update(con.execute(
+                    "SELECT seq, content_hash FROM messages WHERE space=? AND session=?"
+                    f" AND seq IN ({','.join('?' * len(part))})", (space, session, *part)))
+            rows = []
             for msg in messages:
-                row = con.execute(
-                    "SELECT content_hash FROM messages WHERE space=? AND session=? AND seq=?",
-                    (space, session, msg.seq),
-                ).fetchone()
-                if row is not None and row["content_hash"] == msg.content_hash:
+                old_hash = stored.get(msg.seq)
+                if old_hash == msg.content_hash:
                     outcome.unchanged.append(msg.seq)
                     continue
-                con.execute(
-                    "INSERT OR REPLACE INTO messages VALUES (?,?,?,?,?,?,?,?,?)",
-                    (space, session, msg.seq, msg.role, msg.speaker, msg.content,
-                     msg.at.isoformat(), msg.at.timestamp(), msg.content_hash),
-                )
-                if row is None:
+                rows.append((space, session, msg.seq, msg.role, msg.speaker, msg.content,
+                             msg.at.isoformat(), msg.at.timestamp(), msg.content_hash))
+                stored[msg.seq] = msg.content_hash
+                if old_hash is None:
                     outcome.accepted.append(msg.seq)
                 else:
                     outcome.changed.append(msg.seq)
-                if row is not None and msg.seq <= extracted_upto:
+                if old_hash is not None and msg.seq <= extracted_upto:
                     dirty_from = msg.seq if dirty_from is None else min(dirty_from, msg.seq)
+            con.executemany("INSERT OR REPLACE INTO messages VALUES (?,?,?,?,?,?,?,?,?)", rows)
             con.execute(
                 "INSERT INTO sessions(space, session, extracted_upto, dirty_from) VALUES (?,?,?,?)"
                 " ON CONFLICT(space, session) DO UPDATE SET dirty_from=excluded.dirty_from",
