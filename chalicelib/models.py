@@ -162,7 +162,9 @@ class When(BaseModel):
         if self.granularity == "year":
             return f"{self.start:%Y}"
         if self.granularity == "month":
-            return f"{self.start:%Y-%m}"
+            last_month = f"{self.end - _ONE_SECOND:%Y-%m}"
+            first = f"{self.start:%Y-%m}"
+            return first if first == last_month else f"{first}~{last_month}"
         if self.granularity in ("minute", "hour"):
             return f"{self.start:%Y-%m-%d %H:%M}"
         last = (self.end - _ONE_SECOND).date()

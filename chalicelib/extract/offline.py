@@ -27,17 +27,31 @@ def message_day(at: datetime) -> When:
     return When(start=start, end=start + timedelta(days=1), granularity="day")
 
 
-def resolve_when(sentence: str, msg: Message) -> tuple[When, bool]:
-    """The time a statement is about, and whether that time is still ahead (a plan).
+def resolve_when(sentence: str, msg: Message) -> tuple[When, bool, str | None]:
+    """The time a statement is about, whether that time is still ahead (a plan), and the
+    matched expression when it was relative.
 
     Relative expressions (昨天, last Friday, 下周五) are resolved against the message's own
     time, not the time of extraction; a statement that names no time is about its message day.
     """
     span = parse_time(sentence, msg.at)
     if span is None:
-        return message_day(msg.at), False
+        return message_day(msg.at), False, None
     when = When(start=span.start, end=span.end, granularity=span.granularity)
-    return when, span.start > msg.at
+    relative = None if _YEAR.search(span.matched) else span.matched
+    return when, span.start > msg.at, relative
+
+
+_YEAR = re.compile(r"\d{4}")
+
+
+def date_relative(summary: str, matched: str | None, when: When) -> str:
+    """Pin a relative time to its date, so the memory still reads right later:
+    "奶糖昨天进行了体检" → "奶糖昨天（2026-06-14）进行了体检" (seed 000 writes absolute dates)."""
+    if not matched or matched not in summary:
+        return summary
+    opening, closing = ("（", "）") if is_cjk(matched) else (" (", ")")
+    return summary.replace(matched, f"{matched}{opening}{when.label}{closing}", 1)
 
 
 def other_party(msg: Message, earlier: Sequence[Message]) -> str | None:
@@ -96,8 +110,9 @@ class OfflineExtractor:
         you = other_party(msg, earlier)
         drafts = []
         for statement in statements:
-            summary = rules.third_person(statement, msg.speaker, you)
-            when, ahead = resolve_when(statement, msg)
+            when, ahead, relative = resolve_when(statement, msg)
+            summary = date_relative(rules.third_person(statement, msg.speaker, you), relative,
+                                    when)
             # Anything said about a time still ahead is an intention or arrangement (下周五我们去…,
             # next Friday we will…): dated in the future and marked as a plan.
             plan = ahead

@@ -50,3 +50,13 @@ def test_month_granularity_is_kept():
     [draft] = extract("我们上个月搬家到了杭州", datetime(2026, 6, 15, 10, 0, tzinfo=CST))
     assert (draft.when.start.date(), draft.when.end.date(), draft.when.granularity) == (
         date(2026, 5, 1), date(2026, 6, 1), "month")
+
+
+def test_relative_times_are_pinned_to_their_date_in_the_text():
+    [zh] = extract("奶糖昨天进行了体检，结果正常", datetime(2026, 6, 15, 10, 0, tzinfo=CST))
+    assert zh.summary == "奶糖昨天（2026-06-14）进行了体检，结果正常"
+    [en] = extract("I ran a charity race last Saturday",
+                   datetime(2023, 5, 25, 13, 56, tzinfo=UTC), speaker="Mel")
+    assert en.summary == "Mel ran a charity race last Saturday (2023-05-20)"
+    [absolute] = extract("我们2026年10月3日去了杭州", datetime(2026, 10, 5, tzinfo=CST))
+    assert "（" not in absolute.summary  # already a date: nothing to pin

@@ -106,7 +106,7 @@ class TestRetelling:
                                  "My sister is moving to Denver next spring for graduate school."))
         assert [d.summary for d in drafts] == [
             "Mel adopted a puppy named Luna from the shelter. Luna loves walks.",
-            "Mel's sister is moving to Denver next spring for graduate school.",
+            "Mel's sister is moving to Denver next spring (2027-03~2027-05) for graduate school.",
         ]
         assert all(d.sources[0].seq_start == 0 for d in drafts)
 
