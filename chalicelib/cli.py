@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from datetime import UTC, datetime
+from pathlib import Path
 
 import click
 
@@ -75,6 +76,57 @@ def extract(space: str, session: str | None) -> None:
 
     events = run_extraction(_services(), space, session)
     _echo_json({"events": [e.model_dump(mode="json") for e in events]})
+
+
+@main.command("import", help="Import chat history from FILE: OpenAI-style messages JSON, "
+              "a SillyTavern .jsonl chat, or a LoCoMo conversation.")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--space", required=True)
+@click.option("--format", "fmt", type=click.Choice(["auto", "openai", "sillytavern", "locomo"]),
+              default="auto", show_default=True)
+@click.option("--session", default=None, help="session name (default: the file name)")
+@click.option("--start", "start_", default=None,
+              help="time of the first message when the file has none (ISO-8601 with offset)")
+@click.option("--tz", default=None, help="IANA zone for times written without one")
+@click.option("--extract/--no-extract", "extract_now", default=False,
+              help="extract events right away instead of waiting for the quiet window")
+def import_(file: Path, space: str, fmt: str, session: str | None, start_: str | None,
+            tz: str | None, extract_now: bool) -> None:
+    from zoneinfo import ZoneInfo
+
+    from pydantic import ValidationError
+
+    from . import importers
+    from .ingest import put_messages
+    from .models import PutMessagesRequest, check_id
+
+    zone = ZoneInfo(tz) if tz else UTC
+    start = _parse_now(start_) or datetime.now(zone)
+    try:
+        check_id(space, "space")
+        sessions = importers.read_file(file, fmt, session, start, zone)
+    except (importers.ImportFormatError, ValueError) as exc:
+        raise click.ClickException(f"{file}: {exc}") from None
+    services = _services()
+    report = []
+    with click.progressbar(sessions, label="importing", file=sys.stderr) as bar:
+        for imported in bar:
+            totals = {"session": imported.session, "accepted": 0, "unchanged": 0, "changed": 0}
+            for batch in importers.batches(imported.messages):
+                try:
+                    out = put_messages(services, space, imported.session,
+                                       PutMessagesRequest(messages=batch))
+                except ValidationError as exc:
+                    raise click.ClickException(f"session {imported.session}: {exc}") from None
+                for key in ("accepted", "unchanged", "changed"):
+                    totals[key] += getattr(out, key)
+            report.append(totals)
+    events = 0
+    if extract_now:
+        from .extract import run_extraction
+
+        events = len(run_extraction(services, space))
+    _echo_json({"space": space, "sessions": report, "events_extracted": events})
 
 
 @main.command(help="Recall memories for QUERY.")

@@ -1,0 +1,86 @@
+"""`annals import`: OpenAI-style JSON, SillyTavern .jsonl and LoCoMo files become sessions of
+messages through the normal ingest path; re-importing changes nothing."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import pytest
+from click.testing import CliRunner
+
+from chalicelib import importers
+from chalicelib.cli import main
+
+T0 = datetime(2026, 6, 1, 20, 0, tzinfo=UTC)
+
+
+def test_openai_messages_keep_roles_names_and_times():
+    data = {"messages": [
+        {"role": "system", "content": "You are Aria."},
+        {"role": "user", "name": "Sam", "content": "I adopted a cat", "timestamp": 1780000000},
+        {"role": "assistant", "content": [{"type": "text", "text": "Lovely!"}]},
+        {"role": "tool", "content": "{}"},
+        {"role": "assistant", "content": None},
+    ]}
+    [s] = importers.openai_messages(data, "chat", T0, UTC)
+    assert [(m.seq, m.role, m.speaker, m.content) for m in s.messages] == [
+        (0, "system", None, "You are Aria."), (1, "user", "Sam", "I adopted a cat"),
+        (2, "assistant", None, "Lovely!")]
+    assert s.messages[1].at == datetime.fromtimestamp(1780000000, UTC)
+    assert s.messages[2].at == T0.replace(second=2)  # no time in the file: start + seq s
+
+
+def test_sillytavern_jsonl_skips_the_header_and_reads_human_dates():
+    lines = [json.dumps({"user_name": "小明", "character_name": "Aki", "create_date": "x"}),
+             json.dumps({"name": "小明", "is_user": True, "send_date": "June 1, 2024 8:30pm",
+                         "mes": "奶糖昨天体检了"}),
+             json.dumps({"name": "Aki", "is_user": False, "send_date": 1717273800000,
+                         "mes": "结果怎么样？"}),
+             json.dumps({"name": "System", "is_system": True, "mes": "[hidden]"})]
+    [s] = importers.sillytavern(lines, "st", T0, UTC)
+    assert [(m.role, m.speaker) for m in s.messages] == [("user", "小明"), ("assistant", "Aki")]
+    assert s.messages[0].at == datetime(2024, 6, 1, 20, 30, tzinfo=UTC)
+
+
+def test_locomo_sessions_map_to_dia_ids():
+    data = {"speaker_a": "Ann", "speaker_b": "Bo",
+            "session_2": [{"speaker": "Bo", "dia_id": "D2:1", "text": "Hi"}],
+            "session_2_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": [{"speaker": "Ann", "dia_id": "D1:1", "text": "I paint",
+                           "blip_caption": "a lake"}],
+            "session_1_date_time": "2:00 pm on 1 May, 2023"}
+    out = importers.locomo(data, UTC)
+    assert [s.session for s in out] == ["1", "2"]
+    assert out[0].messages[0].content == "I paint [shares a photo: a lake]"
+    assert out[1].messages[0].at == datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+
+
+def test_bad_files_are_clear_errors(tmp_path):
+    bad = tmp_path / "x.json"
+    bad.write_text("{oops")
+    with pytest.raises(importers.ImportFormatError, match="not JSON"):
+        importers.read_file(bad, "auto", None, T0, UTC)
+
+
+def run(args: list[str]) -> dict:
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout[result.stdout.index("{"):])
+
+
+def test_cli_import_is_idempotent_and_can_extract(tmp_path, monkeypatch):
+    monkeypatch.setenv("ANNALS_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("ANNALS_EMBEDDER", "hash")
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps([
+        {"role": "user", "name": "Sam", "content": "I booked the flight to Lisbon."},
+        {"role": "assistant", "name": "Aria", "content": "When do you leave?"}]))
+    args = ["import", str(chat), "--space", "me", "--start", "2026-06-01T20:00:00+00:00"]
+    report = run([*args, "--extract"])
+    assert report["sessions"] == [{"session": "chat", "accepted": 2, "unchanged": 0,
+                                   "changed": 0}]
+    assert report["events_extracted"] >= 1
+    assert run(args)["sessions"][0]["unchanged"] == 2
+    missing = CliRunner().invoke(main, ["import", str(tmp_path / "nope.json"), "--space", "me"])
+    assert missing.exit_code != 0
