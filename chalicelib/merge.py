@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from .extract.llm import parse_date, span_label
 from .indexing import index_events, unindex
 from .llm import LLMClient, LLMError, persist_usage, track_usage
-from .models import Event, EventKind, SessionState, Source, When
+from .models import Event, EventFields, EventKind, SessionState, Source, When
 from .ports import ConflictError, Embedder
 from .services import Services
 
@@ -41,28 +41,19 @@ Action = Literal["add", "update", "delete", "keep"]
 # ------------------------------------------------------------------ instructions
 
 
-class EventFields(BaseModel):
+class EventChanges(EventFields):
     """What an add or update sets; absent fields stay as they are. No id, space, status or
     version: ids are immutable and deleting is its own action."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    title: str | None = Field(default=None, min_length=1, max_length=200)
-    summary: str | None = Field(default=None, min_length=1, max_length=4000)
-    when: When | None = None
-    importance: int | None = Field(default=None, ge=1, le=10)
-    participants: list[str] | None = None
-    location: str | None = None
-    tags: list[str] | None = None
     sources: list[Source] | None = None  # added to the event's sources, never replacing them
-    plan: bool | None = None
     kind: EventKind | None = None
+    plan: bool | None = None
 
 
 class MergeInstruction(BaseModel):
     action: Action
     id: str | None = None  # update / delete / keep: the event; add: an optional new id
-    fields: EventFields = Field(default_factory=EventFields)
+    fields: EventChanges = Field(default_factory=EventChanges)
     # add / update: events whose sources this event takes over (usually deleted alongside)
     merge_from: list[str] = Field(default_factory=list)
     reason: str = ""
@@ -113,7 +104,7 @@ def _content(event: Event) -> dict:
     return event.model_dump(exclude={"updated_at"})
 
 
-def _patched(event: Event, fields: EventFields, donors: Sequence[Event], now: datetime) -> Event:
+def _patched(event: Event, fields: EventChanges, donors: Sequence[Event], now: datetime) -> Event:
     changes = fields.model_dump(exclude_unset=True, exclude_none=True)
     changes.pop("sources", None)
     sources = union_sources(event.sources, fields.sources or [], *(d.sources for d in donors))
@@ -294,7 +285,7 @@ class OfflineMerger:
         keeper = max(members, key=lambda e: (len(e.summary), e.importance,
                                              -e.created_at.timestamp()))
         others = [e for e in members if e.id != keeper.id]
-        fields = EventFields(
+        fields = EventChanges(
             importance=max(e.importance for e in members),
             participants=list(dict.fromkeys(p for e in [keeper, *others] for p in e.participants)),
             tags=list(dict.fromkeys(t for e in [keeper, *others] for t in e.tags)),
@@ -428,7 +419,7 @@ class LLMMerger:
                 elif op.action == "add":
                     fields["when"] = span
             try:
-                ef = EventFields(**{k: v for k, v in fields.items() if v is not None})
+                ef = EventChanges(**{k: v for k, v in fields.items() if v is not None})
             except ValidationError as exc:
                 log.info("merge: unusable fields for %s %r: %s", op.action, op.id, exc)
                 continue

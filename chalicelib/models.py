@@ -233,8 +233,9 @@ class SaveEventRequest(StrictText):
     participants: list[str] = Field(default_factory=list, max_length=20)
 
 
-class PatchEventRequest(StrictText):
-    version: int = Field(ge=1, description="the version you read; 409 if it changed since")
+class EventFields(StrictText):
+    """The editable fields of an event, all optional: absent means unchanged."""
+
     title: str | None = Field(default=None, min_length=1, max_length=200)
     summary: str | None = Field(default=None, min_length=1, max_length=4000)
     when: When | None = None
@@ -242,6 +243,10 @@ class PatchEventRequest(StrictText):
     participants: list[str] | None = None
     location: str | None = None
     tags: list[str] | None = None
+
+
+class PatchEventRequest(EventFields):
+    version: int = Field(ge=1, description="the version you read; 409 if it changed since")
     status: Literal["active", "archived"] | None = None
 
 

@@ -14,7 +14,7 @@ from chalicelib import jobs
 from chalicelib.extract import extract_session
 from chalicelib.merge import (
     MERGE_JOB,
-    EventFields,
+    EventChanges,
     LLMMerger,
     MergeInstruction,
     MergeOut,
@@ -47,7 +47,7 @@ def ev(eid: str, summary: str, *, seq: int = 0, session: str = "c1", who=("Mel",
 
 def ins(action: str, eid: str | None = None, merge_from=(), **fields) -> MergeInstruction:
     return MergeInstruction(action=action, id=eid, merge_from=list(merge_from),
-                            fields=EventFields(**fields))
+                            fields=EventChanges(**fields))
 
 
 A = ev("ev_a", "Mel adopted a puppy named Luna.", seq=1)
@@ -81,9 +81,9 @@ class TestApplyInstructions:
 
     def test_ids_are_immutable(self):
         with pytest.raises(ValidationError):
-            EventFields(id="ev_new")
+            EventChanges(id="ev_new")
         with pytest.raises(ValidationError):
-            EventFields(status="active")
+            EventChanges(status="active")
 
     def test_delete_supersedes_and_never_removes(self):
         result = apply_instructions(WINDOW, [ins("delete", "ev_c")], NOW)
