@@ -38,6 +38,10 @@ class Settings(BaseSettings):
     cooldown_minutes: float = 30.0
     recipe: str = "hybrid"
 
+    # local: index new messages from a durable outbox after the write (the local twin of the
+    # AWS stream; a recall drains it first), or inline inside the PUT request
+    index_messages: Literal["background", "inline"] = "background"
+
     # forgetting (chalicelib/forgetting.py)
     forget_half_life_days: float = 30.0
     forget_threshold: float = 0.2

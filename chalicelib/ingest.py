@@ -6,6 +6,7 @@ from .errors import NotFound
 from .indexing import message_docs, prepare_docs, unindex, write_docs
 from .models import Message, PutMessagesRequest, PutMessagesResponse
 from .people import remember_people
+from .ports import UpsertOutcome
 from .services import Services
 
 
@@ -14,6 +15,27 @@ def put_messages(services: Services, space: str, session: str,
     """Upsert by seq. Same content hash → unchanged; a different hash → changed, which marks the
     session dirty from that seq so the derived events get re-extracted (history safety)."""
     messages = [Message.from_input(space, session, m) for m in request.messages]
+    if services.message_indexer is not None:  # the outbox trigger queues the indexing
+        outcome = services.store.upsert_messages(space, session, messages, services.clock())
+        services.message_indexer.notify()
+    else:
+        outcome = put_and_index(services, space, session, messages)
+    remember_people(services, space, {m.speaker for m in messages if m.role != "system"})
+    if outcome.accepted or outcome.changed:
+        notify_extraction(services, space, session)
+    return PutMessagesResponse(
+        accepted=len(outcome.accepted), unchanged=len(outcome.unchanged),
+        changed=len(outcome.changed),
+        seqs={"accepted": outcome.accepted, "unchanged": outcome.unchanged,
+              "changed": outcome.changed},
+    )
+
+
+def put_and_index(services: Services, space: str, session: str,
+                  messages: list[Message]) -> UpsertOutcome:
+    """Upsert and index in the request (AWS defers indexing to the stream instead)."""
+    if not services.index_inline:
+        return services.store.upsert_messages(space, session, messages, services.clock())
     seqs = [m.seq for m in messages]
     stored = {m.seq: m.content_hash
               for m in services.store.get_messages(space, session, min(seqs), max(seqs))}
@@ -22,16 +44,8 @@ def put_messages(services: Services, space: str, session: str,
     docs = {d.id: d for d in prepare_docs(services, message_docs(services, fresh))}
     outcome = services.store.upsert_messages(space, session, messages, services.clock())
     written = set(outcome.accepted) | set(outcome.changed)
-    remember_people(services, space, {m.speaker for m in messages if m.role != "system"})
     write_docs(services, [docs[m.ref] for m in messages if m.seq in written and m.ref in docs])
-    if written:
-        notify_extraction(services, space, session)
-    return PutMessagesResponse(
-        accepted=len(outcome.accepted), unchanged=len(outcome.unchanged),
-        changed=len(outcome.changed),
-        seqs={"accepted": outcome.accepted, "unchanged": outcome.unchanged,
-              "changed": outcome.changed},
-    )
+    return outcome
 
 
 def delete_message(services: Services, space: str, session: str, seq: int) -> Message:

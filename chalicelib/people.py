@@ -4,6 +4,7 @@ a name in a query ("What did Caroline research?") without scanning messages."""
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Iterable
 
 from .services import Services
@@ -17,13 +18,22 @@ def known_people(services: Services, space: str) -> set[str]:
     return set(state.get("names", []))
 
 
+# Names this process has already seen stored, per (store, space): the common case — a batch
+# from people we know — then costs no read. The set only grows, so a stale cache can only
+# cause an extra read, never a lost name (a write always unions with what is stored).
+_seen: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # store → {space: names}
+
+
 def remember_people(services: Services, space: str, names: Iterable[str]) -> None:
     new = {n for n in names if n and n not in GENERIC}
-    if not new:
+    seen = _seen.setdefault(services.store, {})
+    if not new or new <= seen.get(space, set()):
         return
     known = known_people(services, space)
     if not new <= known:
-        services.store.put_job_state(JOB, space, {"names": sorted(known | new)})
+        known = known | new
+        services.store.put_job_state(JOB, space, {"names": sorted(known)})
+    seen[space] = known
 
 
 def _name_patterns(person: str) -> list[str]:

@@ -7,6 +7,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 from .config import Settings
 from .llm import LLMClient, make_llm
@@ -30,6 +31,9 @@ class Services:
     # does (index_inline False), so a request never waits for embeddings or OpenSearch.
     index_inline: bool = True
     queue: WorkQueue | None = None  # AWS: extraction work goes through SQS
+    # Local: messages are indexed from a durable outbox after the write (local/indexer.py);
+    # a recall drains it first. None: ingest indexes messages inline.
+    message_indexer: Any = None
     llm: LLMClient | None = None  # ANNALS_LLM=openai|bedrock; None: offline extractor/merger
 
 
@@ -70,7 +74,7 @@ def build_services(settings: Settings | None = None) -> Services:
     embedder = make_embedder(settings)
     store = SQLiteStore(db)
     llm = make_llm(settings)
-    return Services(
+    services = Services(
         settings=settings,
         store=store,
         keywords=FtsKeywordIndex(db),
@@ -79,6 +83,11 @@ def build_services(settings: Settings | None = None) -> Services:
         extractor=make_extractor(settings, llm=llm, store=store),
         llm=llm,
     )
+    if settings.index_messages == "background":
+        from .local.indexer import OutboxIndexer
+
+        services.message_indexer = OutboxIndexer(services, db)
+    return services
 
 
 def build_aws_services(settings: Settings) -> Services:

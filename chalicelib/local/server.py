@@ -28,6 +28,8 @@ def serve(host: str = "127.0.0.1", port: int = 8000, settings: Settings | None =
     from app import app  # the same Chalice object that Lambda runs
 
     server = create_local_server(app, Config(chalice_stage="local"), host, port)
+    if services.message_indexer is not None:
+        services.message_indexer.start()
     scheduler = None
     if settings.schedule == "on":
         scheduler = Scheduler(services, settings.sweep_seconds)
@@ -41,4 +43,6 @@ def serve(host: str = "127.0.0.1", port: int = 8000, settings: Settings | None =
     finally:
         if scheduler:
             scheduler.stop()
+        if services.message_indexer is not None:
+            services.message_indexer.stop()
         server.server.server_close()

@@ -86,6 +86,8 @@ def resolve_recipe(services: Services, request: RecallRequest) -> RecallRecipe:
 def recall(services: Services, space: str, request: RecallRequest) -> RecallResponse:
     """Recall by time when a time is named, otherwise by meaning and keywords."""
     recipe = resolve_recipe(services, request)
+    if services.message_indexer is not None:  # every message stored before this recall
+        services.message_indexer.flush()
     now = request.now or services.clock()
     trace = Trace(zh=is_cjk(request.query), lines=[])
     trace.add(f"[记忆检索] 线索：{request.query}", f"[recall] query: {request.query}")

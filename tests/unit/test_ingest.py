@@ -85,21 +85,37 @@ class TestUpsert:
         assert state.extracted_upto == -1 and state.dirty_from is None
 
 
+@pytest.fixture(params=["inline", "background"])
+def iput(request, services, put):
+    """put(), then the index is up to date: inline mode indexes inside the call; background
+    mode (the local default) queues in the outbox, drained here as a recall would."""
+    if request.param == "inline":
+        services.message_indexer = None
+
+    def run(*args, **kwargs):
+        out = put(*args, **kwargs)
+        if services.message_indexer is not None:
+            services.message_indexer.flush()
+        return out
+
+    return run
+
+
 class TestIndexing:
-    def test_messages_are_searchable_by_keyword_and_vector(self, services, put):
-        put("c1", CONVO)
+    def test_messages_are_searchable_by_keyword_and_vector(self, services, iput):
+        iput("c1", CONVO)
         assert keyword_ids(services, "肾病")[0] == "message:c1:0"
         vec = services.embedder.embed_query("小明: 我家的猫奶糖被确诊了肾病，医生说要每天吃药。")
         assert services.vectors.vector_search(SPACE, vec, 1)[0].id == "message:c1:0"
 
-    def test_a_changed_message_is_reindexed(self, services, put):
-        put("c1", CONVO[:1])
-        put("c1", [(0, "user", "小明", "我家的猫奶糖被确诊了胃炎。")])
+    def test_a_changed_message_is_reindexed(self, services, iput):
+        iput("c1", CONVO[:1])
+        iput("c1", [(0, "user", "小明", "我家的猫奶糖被确诊了胃炎。")])
         assert keyword_ids(services, "肾病") == []
         assert keyword_ids(services, "胃炎") == ["message:c1:0"]
 
-    def test_unchanged_messages_are_not_reembedded(self, services, put, monkeypatch):
-        put("c1", CONVO)
+    def test_unchanged_messages_are_not_reembedded(self, services, iput, monkeypatch):
+        iput("c1", CONVO)
         seen: list[str] = []
         real = services.embedder.embed_passages
 
@@ -108,11 +124,13 @@ class TestIndexing:
             return real(texts)
 
         monkeypatch.setattr(services.embedder, "embed_passages", spy)
-        put("c1", [*CONVO, (3, "user", "小明", "奶糖今天胃口很好。")])
+        iput("c1", [*CONVO, (3, "user", "小明", "奶糖今天胃口很好。")])
         # Only the new message is embedded (with the other party's turn before it, if any).
         assert len(seen) == 1 and seen[0].endswith("小明: 奶糖今天胃口很好。")
 
-    def test_embedder_failure_writes_nothing(self, services, put, monkeypatch):
+    def test_inline_embedder_failure_writes_nothing(self, services, put, monkeypatch):
+        services.message_indexer = None
+
         def broken(texts):
             raise RuntimeError("model crashed")
 
@@ -124,6 +142,35 @@ class TestIndexing:
         assert services.keywords.count(SPACE, SearchFilter()) == 0
         vec = np.ones(services.embedder.dim, np.float32)
         assert services.vectors.vector_search(SPACE, vec, 5) == []
+
+    def test_background_embedder_failure_loses_nothing(self, services, put, monkeypatch):
+        real = services.embedder.embed_passages
+
+        def broken(texts):
+            raise RuntimeError("model crashed")
+
+        put("c1", CONVO)  # stored and queued; the PUT does not wait for the model
+        assert [m.seq for m in services.store.get_messages(SPACE, "c1")] == [0, 1, 2]
+        monkeypatch.setattr(services.embedder, "embed_passages", broken)
+        with pytest.raises(RuntimeError):
+            services.message_indexer.flush()
+        assert services.message_indexer.pending() == 3  # still queued
+        monkeypatch.setattr(services.embedder, "embed_passages", real)
+        assert services.message_indexer.flush() == 3
+        assert services.message_indexer.pending() == 0
+        assert keyword_ids(services, "肾病")[0] == "message:c1:0"
+
+    def test_the_outbox_is_shared_across_processes(self, services, put, tmp_path):
+        """A second process on the same data dir (the CLI beside a server) sees the queue."""
+        from chalicelib.services import build_services
+
+        put("c1", CONVO)
+        other = build_services(services.settings)
+        other.embedder = services.embedder
+        assert other.message_indexer.pending() == 3
+        assert other.message_indexer.flush() == 3
+        assert services.message_indexer.pending() == 0
+        assert keyword_ids(services, "肾病")[0] == "message:c1:0"
 
 
 class TestDelete:
@@ -198,3 +245,20 @@ class TestHistorySafety:
         assert [v.status for v in services.store.event_history(SPACE, original.id)] == [
             "active", "superseded", "active"]
         assert keyword_ids(services, "肾病")[0] in (original.ref, "message:c1:0")
+
+
+def test_the_background_thread_drains_the_outbox(services, put):
+    import time
+
+    indexer = services.message_indexer
+    indexer.poll = 0.05
+    indexer.start()
+    try:
+        put("c1", CONVO)
+        deadline = time.monotonic() + 5
+        while indexer.pending() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert indexer.pending() == 0
+        assert keyword_ids(services, "肾病")[0] == "message:c1:0"
+    finally:
+        indexer.stop()
