@@ -135,15 +135,17 @@ def unit_rows(m: np.ndarray) -> np.ndarray:
     return m / np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
 
 
-def services_with(data_dir: Path, embedder, dim: int):
-    """Services on a fresh data dir with `embedder` and a vector index of `dim`."""
+def services_with(data_dir: Path, embedder, dim: int, index_messages: str = "background"):
+    """Services on a fresh data dir with `embedder` and a vector index of `dim`.
+    `index_messages` as ANNALS_INDEX_MESSAGES: the recall build writes its memories through
+    the adapters itself, so it must not also queue them for the outbox indexer."""
     from chalicelib.adapters.embedded_index import NumpyVectorIndex
     from chalicelib.adapters.sqlite_db import SQLiteDB
     from chalicelib.config import Settings
     from chalicelib.services import build_services
 
     svc = build_services(Settings(data_dir=data_dir, embedder="hash", schedule="off",
-                                  backend="local"))
+                                  backend="local", index_messages=index_messages))
     svc.embedder = embedder
     svc.vectors = NumpyVectorIndex(SQLiteDB(svc.settings.db_path), dim)
     return svc
@@ -241,7 +243,8 @@ def bench_recall(n: int, root: Path, queries: int, embedder: str, seed: int,
     t0 = time.perf_counter()
     qvecs = query_vectors(embedder, texts, DIM)
     qembed_s = time.perf_counter() - t0
-    svc = services_with(root / f"recall-{n}", LookupEmbedder(DIM, qvecs, seed), DIM)
+    svc = services_with(root / f"recall-{n}", LookupEmbedder(DIM, qvecs, seed), DIM,
+                        index_messages="inline")
     space = "load"
     t0 = time.perf_counter()
     mat = build_space(svc, space, n, DIM, seed, progress)
