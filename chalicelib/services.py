@@ -83,10 +83,12 @@ def build_services(settings: Settings | None = None) -> Services:
         extractor=make_extractor(settings, llm=llm, store=store),
         llm=llm,
     )
-    if settings.index_messages == "background":
-        from .local.indexer import OutboxIndexer
+    from .local.indexer import OutboxIndexer
 
+    if settings.index_messages == "background":
         services.message_indexer = OutboxIndexer(services, db)
+    else:
+        OutboxIndexer.retire(services, db)
     return services
 
 

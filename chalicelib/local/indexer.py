@@ -94,6 +94,22 @@ class OutboxIndexer:
                 total += consumed
         return total
 
+    @staticmethod
+    def retire(services: Services, db: SQLiteDB) -> int:
+        """Switching to inline indexing: index what is still queued, then remove the queue
+        and its triggers (the migration re-creates them if background mode comes back).
+        Returns the entries drained."""
+        con = db.connect()
+        if not con.execute("SELECT 1 FROM sqlite_master WHERE name='index_outbox'").fetchone():
+            return 0
+        drained = OutboxIndexer(services, db).flush()
+        with db.tx() as tx:
+            tx.execute("DROP TRIGGER IF EXISTS index_outbox_insert")
+            tx.execute("DROP TRIGGER IF EXISTS index_outbox_update")
+            tx.execute("DROP TABLE IF EXISTS index_outbox")
+            tx.execute("DELETE FROM schema_migrations WHERE name = ?", (OUTBOX_MIGRATIONS[0][0],))
+        return drained
+
     # -------------------------------------------------------------- the thread
 
     def start(self) -> None:

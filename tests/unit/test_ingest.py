@@ -262,3 +262,17 @@ def test_the_background_thread_drains_the_outbox(services, put):
         assert keyword_ids(services, "肾病")[0] == "message:c1:0"
     finally:
         indexer.stop()
+
+
+def test_switching_to_inline_drains_and_removes_the_outbox(services, put):
+    from chalicelib.services import build_services
+
+    put("c1", CONVO)  # background: queued, not indexed yet
+    assert services.message_indexer.pending() == 3
+    inline = build_services(services.settings.model_copy(update={"index_messages": "inline"}))
+    inline.embedder = services.embedder
+    assert keyword_ids(inline, "肾病")[0] == "message:c1:0"  # drained on the switch
+    con = inline.store.db.connect()
+    assert not con.execute("SELECT 1 FROM sqlite_master WHERE name='index_outbox'").fetchone()
+    back = build_services(services.settings)
+    assert back.message_indexer.pending() == 0  # the queue is back, and empty
