@@ -58,22 +58,8 @@ def evidence_keys(card: Card) -> set[tuple[str, int]]:
 
 
 def to_cards(services: Services, space: str, candidates: list[Candidate], limit: int) -> list[Card]:
-    """Load cards best first. A card whose evidence is already wholly shown by a better card
-    (a message and the event retelling it) adds nothing and is skipped."""
-    cards: list[Card] = []
-    shown: set[tuple[str, int]] = set()
-    for cand in candidates:
-        if len(cards) >= limit:
-            break
-        card = load_card(services.store, space, cand)
-        if card is None:
-            continue
-        keys = evidence_keys(card)
-        if keys and keys <= shown:
-            continue
-        cards.append(card)
-        shown |= keys
-    return cards
+    """Load cards best first, skipping any whose evidence a better card already shows."""
+    return dedupe_evidence([card for card, _ in zip_cards(services, space, candidates)])[:limit]
 
 
 def resolve_recipe(services: Services, request: RecallRequest) -> RecallRecipe:
