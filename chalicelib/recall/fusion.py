@@ -40,10 +40,11 @@ def score_fusion(ranked: dict[str, tuple[Sequence[Hit], float]]) -> list[Candida
         if not hits:
             continue
         top, low = max(h.score for h in hits), min(h.score for h in hits)
-        span = (top - low) or 1.0
+        span = top - low
         for rank, hit in enumerate(hits, start=1):
             cand = by_ref.setdefault(hit.id, Candidate(hit.id))
-            cand.score += weight * (hit.score - low) / span
+            # All hits equal (one hit, say) means every one of them is this list's best.
+            cand.score += weight * ((hit.score - low) / span if span else 1.0)
             cand.parts[name] = round(hit.score, 6)
             cand.parts[f"{name}_rank"] = rank
     fused = sorted(by_ref.values(), key=lambda c: (-c.score, c.ref))

@@ -274,3 +274,17 @@ class TestMeaning:
     def test_hybrid_keeps_the_meaningful_card_on_top(self, e5_memories):
         res = recall(e5_memories, SPACE, RecallRequest(query="Is Mel's pet unwell?"))
         assert all(s.seq_start == 0 for s in res.cards[0].sources)
+
+
+def test_score_fusion_keeps_a_lone_keyword_hit():
+    """A list with one hit (or all equal) must count as that list's best, not as zero."""
+    from chalicelib.ports import Hit
+    from chalicelib.recall.fusion import score_fusion
+
+    fused = score_fusion({
+        "keyword": ([Hit("event:lisbon", 3.2)], 1.0),
+        "vector": ([Hit("event:cello", 0.83), Hit("event:lisbon", 0.82),
+                    Hit("event:rain", 0.73)], 1.0)})
+    assert [c.ref for c in fused] == ["event:lisbon", "event:cello", "event:rain"]
+    assert fused[0].score == pytest.approx(1.0 + 0.9)
+    assert (fused[1].score, fused[2].score) == (1.0, 0.0)
