@@ -28,6 +28,7 @@ from chalicelib.adapters.sqlite_db import SQLiteDB
 from chalicelib.models import IndexDoc
 from chalicelib.ports import SearchFilter
 from chalicelib.textproc import index_text, query_terms
+from tests.contract.test_index_contract import unit
 from tests.opensearch_double import OpenSearchDouble, running_double, running_server
 from tests.opensearch_double.analysis import cjk, norm_length
 
@@ -39,14 +40,6 @@ CREDS = Credentials("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", "
 def doc(doc_id: str, text: str, day: int = 0, space: str = "sp", vec=None, **kw) -> IndexDoc:
     return IndexDoc(id=doc_id, space=space, kind=kw.pop("kind", "event"), text=text,
                     start=day * DAY, end=(day + 1) * DAY, vector=vec, **kw)
-
-
-def unit(i: int, j: int | None = None) -> list[float]:
-    v = np.zeros(DIM, np.float32)
-    v[i] = 1.0
-    if j is not None:
-        v[j] = 0.5
-    return (v / np.linalg.norm(v)).tolist()
 
 
 @pytest.fixture(scope="module")
