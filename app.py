@@ -11,18 +11,9 @@ from datetime import datetime
 from chalice import Chalice, Rate, Response
 from chalice.app import Request
 
-from chalicelib import __version__, workers
-from chalicelib import deliveries as deliveries_uc
-from chalicelib import events as events_uc
-from chalicelib import export as export_uc
-from chalicelib import ingest as ingest_uc
-from chalicelib import jobs as jobs_uc
-from chalicelib import merge as merge_uc
-from chalicelib import stats as stats_uc
-from chalicelib.auth import check_bearer, resolve_api_key
-from chalicelib.errors import AnnalsError, BadRequest
-from chalicelib.extract import run_extraction
-from chalicelib.http import (
+from chalicelib import __version__
+from chalicelib.api.auth import check_bearer, resolve_api_key
+from chalicelib.api.http import (
     ACCEPTED_TYPES,
     api,
     error_response,
@@ -31,7 +22,9 @@ from chalicelib.http import (
     parse_body,
     parse_query,
 )
-from chalicelib.models import (
+from chalicelib.api.observability import observe
+from chalicelib.domain.errors import AnnalsError, BadRequest
+from chalicelib.domain.models import (
     DeliveryRequest,
     EventListQuery,
     ExtractRequest,
@@ -41,9 +34,17 @@ from chalicelib.models import (
     SaveEventRequest,
     check_id,
 )
-from chalicelib.observability import observe
-from chalicelib.recall import recall as recall_uc
-from chalicelib.services import get_services
+from chalicelib.usecases import deliveries as deliveries_uc
+from chalicelib.usecases import events as events_uc
+from chalicelib.usecases import export as export_uc
+from chalicelib.usecases import ingest as ingest_uc
+from chalicelib.usecases import jobs as jobs_uc
+from chalicelib.usecases import merge as merge_uc
+from chalicelib.usecases import stats as stats_uc
+from chalicelib.usecases import workers
+from chalicelib.usecases.extract import run_extraction
+from chalicelib.usecases.recall import recall as recall_uc
+from chalicelib.wiring import get_services
 
 app = Chalice(app_name="annals")
 app.api.binary_types = []  # every response is JSON or text
@@ -278,7 +279,7 @@ TABLE_STREAM_ARN = os.environ.get(
 def extract_worker(event) -> dict:
     """Partial batch failures: only the failed messages return to the queue (then the DLQ).
     The stack sets ReportBatchItemFailures on the event source; Chalice cannot."""
-    from chalicelib.idempotency import idempotent_extract_runner
+    from chalicelib.adapters.dynamodb.idempotency import idempotent_extract_runner
 
     records = [workers.QueueRecord(id=r.to_dict()["messageId"], body=r.body) for r in event]
     run = idempotent_extract_runner(services(), lambda_context=event.context)

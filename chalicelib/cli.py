@@ -9,11 +9,11 @@ from pathlib import Path
 
 import click
 
-from .config import Settings
+from chalicelib.config import Settings
 
 
 def _services():
-    from .services import build_services
+    from chalicelib.wiring import build_services
 
     return build_services(Settings())
 
@@ -44,7 +44,7 @@ def main() -> None:
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=int)
 def serve(host: str, port: int) -> None:
-    from .local.server import serve as run
+    from chalicelib.local.server import serve as run
 
     run(host, port)
 
@@ -56,7 +56,7 @@ def serve(host: str, port: int) -> None:
 def when(text: str, now_: str | None, tz: str | None) -> None:
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-    from .timeparse import when_json
+    from chalicelib.domain.timeparse import when_json
 
     now = _parse_now(now_)
     try:
@@ -72,7 +72,7 @@ def when(text: str, now_: str | None, tz: str | None) -> None:
 @click.option("--space", required=True)
 @click.option("--session", default=None)
 def extract(space: str, session: str | None) -> None:
-    from .extract import run_extraction
+    from chalicelib.usecases.extract import run_extraction
 
     events = run_extraction(_services(), space, session)
     _echo_json({"events": [e.model_dump(mode="json") for e in events]})
@@ -96,9 +96,9 @@ def import_(file: Path, space: str, fmt: str, session: str | None, start_: str |
 
     from pydantic import ValidationError
 
-    from . import importers
-    from .ingest import put_messages
-    from .models import PutMessagesRequest, check_id
+    from chalicelib.domain.models import PutMessagesRequest, check_id
+    from chalicelib.usecases import importing as importers
+    from chalicelib.usecases.ingest import put_messages
 
     zone = ZoneInfo(tz) if tz else UTC
     start = _parse_now(start_) or datetime.now(zone)
@@ -123,7 +123,7 @@ def import_(file: Path, space: str, fmt: str, session: str | None, start_: str |
             report.append(totals)
     events = 0
     if extract_now:
-        from .extract import run_extraction
+        from chalicelib.usecases.extract import run_extraction
 
         events = len(run_extraction(services, space))
     _echo_json({"space": space, "sessions": report, "events_extracted": events})
@@ -141,8 +141,8 @@ def import_(file: Path, space: str, fmt: str, session: str | None, start_: str |
 @click.option("--json", "as_json", is_flag=True, help="print the whole response as JSON")
 def recall(query: str, space: str, now_: str | None, max_cards: int | None,
            time_hint: str | None, window: str | None, fmt: str, as_json: bool) -> None:
-    from .models import RecallRequest
-    from .recall import recall as run
+    from chalicelib.domain.models import RecallRequest
+    from chalicelib.usecases.recall import recall as run
 
     req = RecallRequest(query=query, now=_parse_now(now_), max_cards=max_cards,
                         time_hint=time_hint, window=window, format=fmt)
@@ -159,8 +159,7 @@ def recall(query: str, space: str, now_: str | None, max_cards: int | None,
 @click.option("--space", required=True)
 @click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown")
 def export(space: str, fmt: str) -> None:
-    from . import export as exp
-
+    from chalicelib.usecases import export as exp
     services = _services()
     if fmt == "json":
         _echo_json({"space": space, "events": exp.export_json(services, space)})
@@ -177,7 +176,7 @@ def jobs() -> None:
 @click.argument("name")
 @click.option("--now", "now_", help="pretend it is this time, ISO-8601 with offset")
 def jobs_run(name: str, now_: str | None) -> None:
-    from .jobs import JOBS, run_job
+    from chalicelib.usecases.jobs import JOBS, run_job
 
     if name not in JOBS:
         raise click.BadParameter(f"unknown job {name!r}; known: {', '.join(sorted(JOBS))}")
@@ -185,7 +184,7 @@ def jobs_run(name: str, now_: str | None) -> None:
 
 
 def _add_deploy() -> None:
-    from .deploy import deploy
+    from chalicelib.deploy import deploy
 
     main.add_command(deploy)
 

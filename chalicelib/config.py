@@ -73,7 +73,7 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("ANNALS_BEDROCK_MODEL_ID", "BEDROCK_MODEL_ID",
                                       "bedrock_model_id"))
 
-    # merge pass (chalicelib.merge): every `merge_every` new events, over `merge_window`
+    # merge pass (chalicelib.usecases.merge): every `merge_every` new events, over `merge_window`
     merge_every: int = Field(default=5, ge=1)
     merge_window: int = Field(default=20, ge=2)
     # Cosine of e5-small passage vectors: paraphrases of one fact score 0.96-0.99, but

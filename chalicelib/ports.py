@@ -13,7 +13,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from .models import Delivery, Event, EventDraft, IndexDoc, Message, SessionState
+from chalicelib.domain.models import Delivery, Event, EventDraft, IndexDoc, Message, SessionState
 
 
 class ConflictError(Exception):
@@ -102,7 +102,7 @@ class Hit:
 
 @runtime_checkable
 class KeywordIndex(Protocol):
-    """BM25 over text tokenized by chalicelib.textproc.tokenize (same on every adapter)."""
+    """BM25 over text tokenized by chalicelib.domain.textproc.tokenize (same on every adapter)."""
 
     def upsert(self, docs: Sequence[IndexDoc]) -> None: ...
     def delete(self, space: str, ids: Sequence[str]) -> None: ...

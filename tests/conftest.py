@@ -14,7 +14,7 @@ os.environ.setdefault("AWS_EC2_METADATA_DISABLED", "true")
 os.environ["ANNALS_SCHEDULE"] = "off"
 
 from chalicelib.config import Settings
-from chalicelib.services import Services, build_services, set_services
+from chalicelib.wiring import Services, build_services, set_services
 
 API_KEY = "test-key"
 AUTH = {"Authorization": f"Bearer {API_KEY}", "Content-Type": "application/json"}
@@ -52,8 +52,8 @@ def e5_embedder():
 @pytest.fixture
 def e5_services(tmp_path, e5_embedder) -> Iterator[Services]:
     svc = make_services(tmp_path, embedder="hash")
-    from chalicelib.adapters.embedded_index import NumpyVectorIndex
-    from chalicelib.adapters.sqlite_db import SQLiteDB
+    from chalicelib.adapters.sqlite.db import SQLiteDB
+    from chalicelib.adapters.sqlite.index import NumpyVectorIndex
 
     svc.embedder = e5_embedder
     svc.vectors = NumpyVectorIndex(SQLiteDB(svc.settings.db_path), e5_embedder.dim)

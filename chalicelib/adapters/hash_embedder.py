@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..textproc import tokenize
+from chalicelib.domain.textproc import tokenize
 
 
 class HashEmbedder:

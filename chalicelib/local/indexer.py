@@ -17,9 +17,9 @@ import logging
 import threading
 from dataclasses import replace
 
-from ..adapters.sqlite_db import SQLiteDB
-from ..indexing import message_docs, prepare_docs, write_docs
-from ..services import Services
+from chalicelib.adapters.sqlite.db import SQLiteDB
+from chalicelib.usecases.indexing import message_docs, prepare_docs, write_docs
+from chalicelib.wiring import Services
 
 log = logging.getLogger("annals.indexer")
 

@@ -1,5 +1,5 @@
 """In-process scheduler for `annals serve`: runs the same job functions that the
-`@app.schedule` Lambda handlers run in AWS (chalicelib.jobs.JOBS), on a timer thread."""
+`@app.schedule` Lambda handlers run in AWS (chalicelib.usecases.jobs.JOBS), on a timer thread."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import logging
 import threading
 from collections.abc import Callable
 
-from ..jobs import JOBS, run_job
-from ..services import Services
+from chalicelib.usecases.jobs import JOBS, run_job
+from chalicelib.wiring import Services
 
 log = logging.getLogger("annals.scheduler")
 

@@ -9,10 +9,10 @@ import threading
 from chalice.config import Config
 from chalice.local import create_local_server
 
-from ..auth import resolve_api_key
-from ..config import Settings
-from ..services import build_services, set_services
-from .scheduler import Scheduler
+from chalicelib.api.auth import resolve_api_key
+from chalicelib.config import Settings
+from chalicelib.local.scheduler import Scheduler
+from chalicelib.wiring import build_services, set_services
 
 log = logging.getLogger("annals.serve")
 

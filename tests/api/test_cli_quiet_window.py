@@ -10,9 +10,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from click.testing import CliRunner
 
-from chalicelib import ingest
 from chalicelib.cli import main
-from chalicelib.models import MessageIn, PutMessagesRequest
+from chalicelib.domain.models import MessageIn, PutMessagesRequest
+from chalicelib.usecases import ingest
 from tests.conftest import make_services
 
 T0 = datetime(2026, 6, 1, 20, 0, tzinfo=UTC)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from datetime import datetime, timedelta
 
-from chalicelib import jobs
+from chalicelib.usecases import jobs
 from tests.conftest import AUTH
 
 SP = "/v1/spaces/hs"
@@ -73,7 +73,7 @@ def test_delete_takes_the_fact_out_of_recall(client, services):
 
 
 def test_each_batch_is_journalled_and_rolls_back_exactly(client, services):
-    from chalicelib.extract import journal
+    from chalicelib.usecases.extract import journal
 
     services.settings.min_reply_packs = 3
     put(client, chat("我们约好周六去爬山"))

@@ -9,7 +9,7 @@ import atexit
 import threading
 import uuid
 
-from chalicelib.adapters.opensearch_index import OpenSearchIndex, connect
+from chalicelib.adapters.opensearch import OpenSearchIndex, connect
 from tests.opensearch_double import OpenSearchDouble
 
 from .conftest import DIM

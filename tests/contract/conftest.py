@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from chalicelib.adapters.embedded_index import FtsKeywordIndex, NumpyVectorIndex
-from chalicelib.adapters.sqlite_db import SQLiteDB
-from chalicelib.adapters.sqlite_store import SQLiteStore
+from chalicelib.adapters.sqlite.db import SQLiteDB
+from chalicelib.adapters.sqlite.index import FtsKeywordIndex, NumpyVectorIndex
+from chalicelib.adapters.sqlite.store import SQLiteStore
 
 DIM = 8
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from chalicelib.models import IndexDoc
+from chalicelib.domain.models import IndexDoc
 from chalicelib.ports import KeywordIndex, SearchFilter, VectorIndex
 
 from .conftest import DIM

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from chalicelib.models import Event, Message, MessageIn, Source, When
+from chalicelib.domain.models import Event, Message, MessageIn, Source, When
 from chalicelib.ports import ConflictError, Store
 
 T0 = datetime(2026, 6, 14, 9, 0, tzinfo=UTC)

@@ -19,10 +19,10 @@ from chalice.test import Client
 from moto import mock_aws
 
 from app import app
-from chalicelib import workers
 from chalicelib.adapters.dynamodb.table import create_table
 from chalicelib.config import Settings
-from chalicelib.services import build_services, set_services
+from chalicelib.usecases import workers
+from chalicelib.wiring import build_services, set_services
 from tests.conftest import API_KEY, AUTH
 from tests.opensearch_double import running_server
 

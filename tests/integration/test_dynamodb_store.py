@@ -14,9 +14,9 @@ import pytest
 
 from chalicelib.adapters.dynamodb import Backoff, DynamoDBStore, UnprocessedItemsError
 from chalicelib.adapters.dynamodb import create_table as create_table_fn
-from chalicelib.adapters.sqlite_db import SQLiteDB
-from chalicelib.adapters.sqlite_store import SQLiteStore
-from chalicelib.models import Event, Message, MessageIn, Source, When
+from chalicelib.adapters.sqlite.db import SQLiteDB
+from chalicelib.adapters.sqlite.store import SQLiteStore
+from chalicelib.domain.models import Event, Message, MessageIn, Source, When
 from chalicelib.ports import ConflictError
 from tests.contract.adapters_dynamodb import TABLE, SerializedClient, mocked_dynamodb
 

@@ -9,14 +9,14 @@ from datetime import timedelta
 
 import pytest
 
-from chalicelib import events as events_uc
-from chalicelib import jobs
-from chalicelib.extract import extract_session
-from chalicelib.extract.llm import LLMExtractor
-from chalicelib.extract.offline import OfflineExtractor
-from chalicelib.merge import merge_space
 from chalicelib.ports import ExtractionContext
-from chalicelib.stats import space_stats
+from chalicelib.usecases import events as events_uc
+from chalicelib.usecases import jobs
+from chalicelib.usecases.extract import extract_session
+from chalicelib.usecases.extract.llm import LLMExtractor
+from chalicelib.usecases.extract.offline import OfflineExtractor
+from chalicelib.usecases.merge import merge_space
+from chalicelib.usecases.stats import space_stats
 from tests.conftest import make_services
 from tests.llm_double import ChatDouble, Reply
 from tests.unit.conftest import SPACE, T0
@@ -39,8 +39,8 @@ def llm_services(tmp_path, double):
 
 def put_batch(services, day: int, items):
     """Batch `day` (1…6) is sent on 2026-06-(14+day) from 10:00, a minute per message."""
-    from chalicelib import ingest
-    from chalicelib.models import MessageIn, PutMessagesRequest
+    from chalicelib.domain.models import MessageIn, PutMessagesRequest
+    from chalicelib.usecases import ingest
 
     base = T0 + timedelta(days=day - 1)
     ingest.put_messages(services, SPACE, SESSION, PutMessagesRequest(messages=[

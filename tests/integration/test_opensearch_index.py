@@ -16,18 +16,18 @@ from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 from opensearchpy import NotFoundError, OpenSearch, RequestError, TransportError
 
-from chalicelib.adapters import opensearch_index
-from chalicelib.adapters.embedded_index import FtsKeywordIndex
-from chalicelib.adapters.opensearch_index import (
+from chalicelib.adapters import opensearch as opensearch_index
+from chalicelib.adapters.opensearch import (
     OpenSearchBulkError,
     OpenSearchIndex,
     connect,
     score_to_cosine,
 )
-from chalicelib.adapters.sqlite_db import SQLiteDB
-from chalicelib.models import IndexDoc
+from chalicelib.adapters.sqlite.db import SQLiteDB
+from chalicelib.adapters.sqlite.index import FtsKeywordIndex
+from chalicelib.domain.models import IndexDoc
+from chalicelib.domain.textproc import index_text, query_terms
 from chalicelib.ports import SearchFilter
-from chalicelib.textproc import index_text, query_terms
 from tests.contract.test_index_contract import unit
 from tests.opensearch_double import OpenSearchDouble, running_double, running_server
 from tests.opensearch_double.analysis import cjk, norm_length

@@ -11,9 +11,9 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from chalicelib import ingest
-from chalicelib.models import Message, MessageIn, PutMessagesRequest, PutMessagesResponse
-from chalicelib.services import Services
+from chalicelib.domain.models import Message, MessageIn, PutMessagesRequest, PutMessagesResponse
+from chalicelib.usecases import ingest
+from chalicelib.wiring import Services
 from tests.conftest import FixedClock
 
 CST = timezone(timedelta(hours=8))
@@ -61,11 +61,11 @@ def put(services: Services) -> PutFn:
 
 @pytest.fixture
 def timeparse_or_stub(monkeypatch):
-    """Recall imports chalicelib.timeparse.parse_time, which is being written elsewhere. Until it
+    """Recall imports chalicelib.domain.timeparse.parse_time, which is being written elsewhere. Until it
     exists, stand in a parser that finds no time in any text, so the tests exercise recall's
     no-time path (verdict "none"), which is what they are about. Once the real module is
     there, this does nothing: the queries in these tests name no time anyway."""
-    import chalicelib.timeparse as timeparse
+    import chalicelib.domain.timeparse as timeparse
 
     if not hasattr(timeparse, "parse_time"):
         monkeypatch.setattr(timeparse, "parse_time", lambda text, now, tz=None: None,

@@ -1,4 +1,4 @@
-"""chalicelib.auth: which API key is in force, and the bearer check."""
+"""chalicelib.api.auth: which API key is in force, and the bearer check."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import stat
 
 import pytest
 
-from chalicelib.auth import check_bearer, resolve_api_key
+from chalicelib.api.auth import check_bearer, resolve_api_key
 from chalicelib.config import Settings
-from chalicelib.errors import Unauthorized
+from chalicelib.domain.errors import Unauthorized
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""chalicelib.recall.context: the text a chat host injects (typed blocks, timeline, compact)."""
+"""chalicelib.usecases.recall.context: the text a chat host injects (typed blocks, timeline, compact)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from chalicelib.models import Card, Source, When
-from chalicelib.recall.context import (
+from chalicelib.domain.models import Card, Source, When
+from chalicelib.usecases.recall.context import (
     FORMATS,
     compact,
     estimate_tokens,

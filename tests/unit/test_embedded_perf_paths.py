@@ -16,18 +16,18 @@ import numpy as np
 import pytest
 import snowballstemmer
 
-from chalicelib.adapters import embedded_index
-from chalicelib.adapters.embedded_index import (
+from chalicelib.adapters.sqlite import index as embedded_index
+from chalicelib.adapters.sqlite.db import SQLiteDB
+from chalicelib.adapters.sqlite.index import (
     KEYWORD_MIGRATIONS,
     VECTOR_MIGRATIONS,
     FtsKeywordIndex,
     NumpyVectorIndex,
 )
-from chalicelib.adapters.sqlite_db import SQLiteDB
-from chalicelib.adapters.sqlite_store import SQLiteStore
-from chalicelib.models import IndexDoc, Message, MessageIn
+from chalicelib.adapters.sqlite.store import SQLiteStore
+from chalicelib.domain.models import IndexDoc, Message, MessageIn
+from chalicelib.domain.textproc import query_terms, tokenize
 from chalicelib.ports import SearchFilter
-from chalicelib.textproc import query_terms, tokenize
 
 DAY = 86400.0
 T0 = datetime(2026, 6, 14, 9, 0, tzinfo=UTC)

@@ -1,4 +1,4 @@
-"""chalicelib.events: the timeline, evidence, manual saves, versioned edits, archive, history."""
+"""chalicelib.usecases.events: the timeline, evidence, manual saves, versioned edits, archive, history."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ from datetime import datetime, timedelta
 import pytest
 from pydantic import ValidationError
 
-from chalicelib import events
-from chalicelib.errors import AnnalsError, BadRequest, Conflict, NotFound
-from chalicelib.extract import extract_session
-from chalicelib.models import PatchEventRequest, RecallRequest, SaveEventRequest, When
+from chalicelib.domain.errors import AnnalsError, BadRequest, Conflict, NotFound
+from chalicelib.domain.models import PatchEventRequest, RecallRequest, SaveEventRequest, When
 from chalicelib.ports import ConflictError
-from chalicelib.recall import recall
+from chalicelib.usecases import events
+from chalicelib.usecases.extract import extract_session
+from chalicelib.usecases.recall import recall
 from tests.unit.conftest import CST, SPACE, T0
 
 

@@ -1,4 +1,4 @@
-"""chalicelib.export: the Markdown chronicle (seed 000) and the raw JSON export."""
+"""chalicelib.usecases.export: the Markdown chronicle (seed 000) and the raw JSON export."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from chalicelib import events, export
-from chalicelib.models import Event, SaveEventRequest, When
+from chalicelib.domain.models import Event, SaveEventRequest, When
+from chalicelib.usecases import events, export
 from tests.unit.conftest import CST, SPACE, T0
 
 MONTH_HEADING = re.compile(r"^#{2,3} (\d{4}-\d{2})$")

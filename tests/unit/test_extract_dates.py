@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta, timezone
 
-from chalicelib.extract.offline import OfflineExtractor
-from chalicelib.models import Message, MessageIn
+from chalicelib.domain.models import Message, MessageIn
 from chalicelib.ports import ExtractionContext
+from chalicelib.usecases.extract.offline import OfflineExtractor
 
 CST = timezone(timedelta(hours=8))
 

@@ -1,10 +1,10 @@
-"""chalicelib.extract.rules: sentence splitting, small talk, pronouns, titles, importance."""
+"""chalicelib.usecases.extract.rules: sentence splitting, small talk, pronouns, titles, importance."""
 
 from __future__ import annotations
 
 import pytest
 
-from chalicelib.extract import rules
+from chalicelib.usecases.extract import rules
 
 
 class TestSplitSentences:

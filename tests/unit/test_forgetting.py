@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from chalicelib import events as events_uc
-from chalicelib import export, forgetting
-from chalicelib.models import DeliveryRequest, Event, PatchEventRequest, RecallRequest, When
-from chalicelib.recall import recall
+from chalicelib.domain.models import DeliveryRequest, Event, PatchEventRequest, RecallRequest, When
+from chalicelib.usecases import events as events_uc
+from chalicelib.usecases import export, forgetting
+from chalicelib.usecases.recall import recall
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 NOW = T0 + timedelta(days=120)
@@ -31,8 +31,8 @@ def test_retention_halves_per_half_life_and_use_slows_it():
 
 
 def test_fading_archives_old_unused_events_and_keeps_the_rest(services):
-    from chalicelib.deliveries import record_deliveries
-    from chalicelib.indexing import index_events
+    from chalicelib.usecases.deliveries import record_deliveries
+    from chalicelib.usecases.indexing import index_events
 
     evs = [event("old", "Sam tried a new ramen place downtown", 3),
            event("key", "Sam's sister got married in Lisbon", 9),
@@ -63,8 +63,8 @@ def test_fading_archives_old_unused_events_and_keeps_the_rest(services):
 
 
 def test_the_cooldown_job_fades_and_compacts(services, put):
-    from chalicelib import jobs
-    from chalicelib.extract import extract_session
+    from chalicelib.usecases import jobs
+    from chalicelib.usecases.extract import extract_session
 
     put("c1", [(0, "user", "Sam", "I tried a new ramen place downtown."),
                (1, "assistant", "Aria", "Was it good?")])

@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 import pytest
 from click.testing import CliRunner
 
-from chalicelib import importers
 from chalicelib.cli import main
+from chalicelib.usecases import importing as importers
 
 T0 = datetime(2026, 6, 1, 20, 0, tzinfo=UTC)
 

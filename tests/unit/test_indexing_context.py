@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from chalicelib.indexing import message_docs
-from chalicelib.models import Message, MessageIn
+from chalicelib.domain.models import Message, MessageIn
+from chalicelib.usecases.indexing import message_docs
 
 T0 = datetime(2026, 6, 1, tzinfo=UTC)
 
@@ -34,8 +34,8 @@ def test_previous_turn_is_read_from_the_store_across_batches(services, put):
 
 
 def test_event_embedding_reads_the_turn_its_message_answered(services, put):
-    from chalicelib.indexing import event_docs
-    from chalicelib.models import Event, Source, When
+    from chalicelib.domain.models import Event, Source, When
+    from chalicelib.usecases.indexing import event_docs
 
     put("s1", [(1, "user", "Mel", "Any plans for the summer?"),
                (2, "assistant", "Caroline", "Researching adoption agencies.")])

@@ -1,4 +1,4 @@
-"""chalicelib.ingest: idempotent upsert of messages by seq, content hashes, delete, and the
+"""chalicelib.usecases.ingest: idempotent upsert of messages by seq, content hashes, delete, and the
 history-safety marks that a change leaves on an extracted session."""
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ from datetime import timedelta
 import numpy as np
 import pytest
 
-from chalicelib import ingest
-from chalicelib.errors import NotFound
-from chalicelib.extract import extract_session
-from chalicelib.models import MessageIn, PutMessagesRequest, content_hash
+from chalicelib.domain.errors import NotFound
+from chalicelib.domain.models import MessageIn, PutMessagesRequest, content_hash
 from chalicelib.ports import SearchFilter
+from chalicelib.usecases import ingest
+from chalicelib.usecases.extract import extract_session
 from tests.unit.conftest import SPACE, T0
 
 CONVO = [
@@ -162,7 +162,7 @@ class TestIndexing:
 
     def test_the_outbox_is_shared_across_processes(self, services, put, tmp_path):
         """A second process on the same data dir (the CLI beside a server) sees the queue."""
-        from chalicelib.services import build_services
+        from chalicelib.wiring import build_services
 
         put("c1", CONVO)
         other = build_services(services.settings)
@@ -265,7 +265,7 @@ def test_the_background_thread_drains_the_outbox(services, put):
 
 
 def test_switching_to_inline_drains_and_removes_the_outbox(services, put):
-    from chalicelib.services import build_services
+    from chalicelib.wiring import build_services
 
     put("c1", CONVO)  # background: queued, not indexed yet
     assert services.message_indexer.pending() == 3

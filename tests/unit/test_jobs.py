@@ -1,4 +1,4 @@
-"""chalicelib.jobs: the quiet-window extraction job, run_job, and the two ways it is scheduled
+"""chalicelib.usecases.jobs: the quiet-window extraction job, run_job, and the two ways it is scheduled
 (the `@app.schedule` Lambda handler and the in-process scheduler of `annals serve`)."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from datetime import UTC, timedelta
 
 import pytest
 
-from chalicelib import jobs
 from chalicelib.local.scheduler import Scheduler
+from chalicelib.usecases import jobs
 from tests.conftest import make_services
 from tests.unit.conftest import SPACE, T0
 
@@ -99,8 +99,8 @@ class TestQuietWindow:
 
     def test_quiet_minutes_is_a_setting(self, tmp_path):
         services = make_services(tmp_path, quiet_minutes=5, min_reply_packs=0)
-        from chalicelib import ingest
-        from chalicelib.models import MessageIn, PutMessagesRequest
+        from chalicelib.domain.models import MessageIn, PutMessagesRequest
+        from chalicelib.usecases import ingest
 
         ingest.put_messages(services, SPACE, "c1", PutMessagesRequest(messages=[
             MessageIn(seq=0, role="user", speaker="Mel", at=T0,

@@ -8,8 +8,11 @@ from datetime import datetime, timedelta
 
 import pytest
 
+from chalicelib.adapters.llm import Completion, JsonLLM, LLMTimeout, space_usage
 from chalicelib.config import Settings
-from chalicelib.extract.llm import (
+from chalicelib.domain.models import Event, Source, When
+from chalicelib.ports import ExtractionContext
+from chalicelib.usecases.extract.llm import (
     SYSTEM_PROMPT,
     DraftOut,
     ExtractionOut,
@@ -17,11 +20,8 @@ from chalicelib.extract.llm import (
     build_prompt,
     to_drafts,
 )
-from chalicelib.extract.offline import OfflineExtractor
-from chalicelib.llm import Completion, JsonLLM, LLMTimeout, space_usage
-from chalicelib.models import Event, Source, When
-from chalicelib.ports import ExtractionContext
-from chalicelib.services import make_extractor
+from chalicelib.usecases.extract.offline import OfflineExtractor
+from chalicelib.wiring import make_extractor
 from tests.unit.conftest import CST, SPACE, T0, message
 
 

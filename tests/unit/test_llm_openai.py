@@ -1,4 +1,4 @@
-"""chalicelib.llm + the OpenAI-compatible adapter, against the local HTTP double (real SDK,
+"""chalicelib.adapters.llm + the OpenAI-compatible adapter, against the local HTTP double (real SDK,
 real wire format): JSON validation with one stricter retry, transport errors, timeouts and
 usage accounting."""
 
@@ -12,8 +12,7 @@ import urllib.request
 import pytest
 from pydantic import BaseModel
 
-from chalicelib.config import Settings
-from chalicelib.llm import (
+from chalicelib.adapters.llm import (
     USAGE_JOB,
     LLMInvalidOutput,
     LLMTimeout,
@@ -25,8 +24,9 @@ from chalicelib.llm import (
     space_usage,
     track_usage,
 )
-from chalicelib.llm.bedrock import BedrockClient
-from chalicelib.llm.openai_compat import OpenAICompatClient
+from chalicelib.adapters.llm.bedrock import BedrockClient
+from chalicelib.adapters.llm.openai_compat import OpenAICompatClient
+from chalicelib.config import Settings
 from tests.llm_double import ChatDouble, Reply
 
 

@@ -1,4 +1,4 @@
-"""chalicelib.merge: the pure apply_instructions, the offline near-duplicate merger (with the
+"""chalicelib.usecases.merge: the pure apply_instructions, the offline near-duplicate merger (with the
 real e5 model for meaning) and the merge job's every-N trigger, versions and indexes."""
 
 from __future__ import annotations
@@ -9,10 +9,12 @@ import numpy as np
 import pytest
 from pydantic import ValidationError
 
-from chalicelib import events as events_uc
-from chalicelib import jobs
-from chalicelib.extract import extract_session
-from chalicelib.merge import (
+from chalicelib.domain.models import Event, Source, When
+from chalicelib.ports import SearchFilter
+from chalicelib.usecases import events as events_uc
+from chalicelib.usecases import jobs
+from chalicelib.usecases.extract import extract_session
+from chalicelib.usecases.merge import (
     MERGE_JOB,
     EventChanges,
     LLMMerger,
@@ -23,9 +25,7 @@ from chalicelib.merge import (
     merge_job,
     merge_space,
 )
-from chalicelib.models import Event, Source, When
-from chalicelib.ports import SearchFilter
-from chalicelib.stats import space_stats
+from chalicelib.usecases.stats import space_stats
 from tests.unit.conftest import SPACE, T0
 
 NOW = T0 + timedelta(hours=5)
@@ -282,8 +282,7 @@ class TestMergeJob:
         assert stats["llm"]["total"]["calls"] == 0 and stats["merge"]["runs"] == 1
 
     def test_an_unchanged_space_is_not_read_again(self, services, put, monkeypatch):
-        from chalicelib import merge as merge_mod
-
+        from chalicelib.usecases import merge as merge_mod
         self.put_facts(put, services, "s1", ["I started a pottery class downtown."], 9)
         assert merge_job(services, NOW).detail == {"spaces": {}}
         reads = []

@@ -1,7 +1,7 @@
-"""chalicelib.extract.offline: messages → event drafts, without an LLM.
+"""chalicelib.usecases.extract.offline: messages → event drafts, without an LLM.
 
 Date assertions use sentences that name no time, so they hold with or without
-chalicelib.timeparse; the one relative-date test accepts either resolution.
+chalicelib.domain.timeparse; the one relative-date test accepts either resolution.
 """
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from chalicelib.extract.offline import OfflineExtractor, message_day
-from chalicelib.models import EventDraft
+from chalicelib.domain.models import EventDraft
+from chalicelib.domain.textproc import is_cjk
 from chalicelib.ports import ExtractionContext
-from chalicelib.textproc import is_cjk
+from chalicelib.usecases.extract.offline import OfflineExtractor, message_day
 from tests.unit.conftest import CST, T0, message
 
 extractor = OfflineExtractor()

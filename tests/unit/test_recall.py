@@ -1,4 +1,4 @@
-"""chalicelib.recall, the no-time path (v0): keyword + vector candidates → reciprocal-rank
+"""chalicelib.usecases.recall, the no-time path (v0): keyword + vector candidates → reciprocal-rank
 fusion → cards loaded from the store → evidence dedup → limit → typed-block context.
 Time-layered recall is tested elsewhere; every query here names no time."""
 
@@ -9,15 +9,15 @@ from datetime import timedelta
 
 import pytest
 
-from chalicelib.errors import BadRequest
-from chalicelib.extract import extract_session
-from chalicelib.indexing import message_doc
-from chalicelib.models import RecallRequest
+from chalicelib.domain.errors import BadRequest
+from chalicelib.domain.models import RecallRequest
 from chalicelib.ports import Hit
-from chalicelib.recall import evidence_keys, recall, to_cards
-from chalicelib.recall.cards import parse_ref
-from chalicelib.recall.context import estimate_tokens, typed_blocks
-from chalicelib.recall.fusion import Candidate, reciprocal_rank_fusion
+from chalicelib.usecases.extract import extract_session
+from chalicelib.usecases.indexing import message_doc
+from chalicelib.usecases.recall import evidence_keys, recall, to_cards
+from chalicelib.usecases.recall.cards import parse_ref
+from chalicelib.usecases.recall.context import estimate_tokens, typed_blocks
+from chalicelib.usecases.recall.fusion import Candidate, reciprocal_rank_fusion
 from tests.unit.conftest import SPACE, T0, message
 
 pytestmark = pytest.mark.usefixtures("timeparse_or_stub")
@@ -247,8 +247,8 @@ class TestMeaning:
 
     @pytest.fixture
     def e5_memories(self, e5_services):
-        from chalicelib import ingest
-        from chalicelib.models import MessageIn, PutMessagesRequest
+        from chalicelib.domain.models import MessageIn, PutMessagesRequest
+        from chalicelib.usecases import ingest
         from tests.conftest import FixedClock
 
         e5_services.clock = FixedClock(T0)
@@ -279,7 +279,7 @@ class TestMeaning:
 def test_score_fusion_keeps_a_lone_keyword_hit():
     """A list with one hit (or all equal) must count as that list's best, not as zero."""
     from chalicelib.ports import Hit
-    from chalicelib.recall.fusion import score_fusion
+    from chalicelib.usecases.recall.fusion import score_fusion
 
     fused = score_fusion({
         "keyword": ([Hit("event:lisbon", 3.2)], 1.0),

@@ -1,10 +1,10 @@
-"""chalicelib.textproc: the tokenizer every keyword index shares."""
+"""chalicelib.domain.textproc: the tokenizer every keyword index shares."""
 
 from __future__ import annotations
 
 import pytest
 
-from chalicelib.textproc import index_text, is_cjk, query_terms, tokenize
+from chalicelib.domain.textproc import index_text, is_cjk, query_terms, tokenize
 
 
 class TestTokenize:

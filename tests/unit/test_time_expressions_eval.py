@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from chalicelib.timeparse import when_json
+from chalicelib.domain.timeparse import when_json
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "time_expressions.jsonl"
 MIN_PASS_RATE = 0.95

@@ -1,4 +1,4 @@
-"""Unit tests for chalicelib.timeparse: reference checks, both languages, no-time sentences,
+"""Unit tests for chalicelib.domain.timeparse: reference checks, both languages, no-time sentences,
 time zones and daylight-saving day boundaries. Expected windows are worked out by hand
 from the calendar (2026-10-28 is a Wednesday; weeks start on Monday)."""
 
@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from chalicelib.timeparse import TimeSpan, find_times, parse_time, when_json
+from chalicelib.domain.timeparse import TimeSpan, find_times, parse_time, when_json
 
 NOW = datetime.fromisoformat("2026-10-28T10:30:00+08:00")  # Wednesday
 SHANGHAI = "Asia/Shanghai"
@@ -407,7 +407,7 @@ def test_no_time_sentence_is_fast() -> None:
 def test_earlier_and_later_this_year_stay_in_this_year():
     from datetime import date, datetime
 
-    from chalicelib.timeparse import parse_time
+    from chalicelib.domain.timeparse import parse_time
 
     now = datetime(2023, 6, 9, 13, 0, tzinfo=UTC)
     early = parse_time("I moved earlier this year", now)

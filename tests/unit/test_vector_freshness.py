@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from chalicelib.adapters.embedded_index import NumpyVectorIndex
-from chalicelib.adapters.sqlite_db import SQLiteDB
-from chalicelib.models import IndexDoc
+from chalicelib.adapters.sqlite.db import SQLiteDB
+from chalicelib.adapters.sqlite.index import NumpyVectorIndex
+from chalicelib.domain.models import IndexDoc
 from chalicelib.ports import SearchFilter
 
 DIM = 8
@@ -135,9 +135,9 @@ def test_a_write_from_another_process_is_visible(tmp_path):
     here.upsert([doc("event:mine", 0)])
     assert ids(here, 0) == ["event:mine"]
     script = textwrap.dedent(f"""
-        from chalicelib.adapters.embedded_index import NumpyVectorIndex
-        from chalicelib.adapters.sqlite_db import SQLiteDB
-        from chalicelib.models import IndexDoc
+        from chalicelib.adapters.sqlite.index import NumpyVectorIndex
+        from chalicelib.adapters.sqlite.db import SQLiteDB
+        from chalicelib.domain.models import IndexDoc
         index = NumpyVectorIndex(SQLiteDB({str(path)!r}), {DIM})
         vec = [0.0] * {DIM}
         vec[5] = 1.0

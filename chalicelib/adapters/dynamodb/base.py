@@ -10,8 +10,8 @@ from typing import Any, Literal
 
 from botocore.exceptions import ClientError
 
-from ...ports import ConflictError
-from .table import Backoff, cancellation_codes, error_code
+from chalicelib.adapters.dynamodb.table import Backoff, cancellation_codes, error_code
+from chalicelib.ports import ConflictError
 
 TxResult = Literal["ok", "condition", "conflict"]
 

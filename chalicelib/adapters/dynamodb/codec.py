@@ -18,8 +18,8 @@ from typing import Any
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 
-from ...models import Delivery, Event, Message
-from . import keys
+from chalicelib.adapters.dynamodb import keys
+from chalicelib.domain.models import Delivery, Event, Message
 
 _ser = TypeSerializer()
 _deser = TypeDeserializer()

@@ -23,11 +23,11 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from ...models import Message, SessionState
-from ...ports import UpsertOutcome
-from . import codec, keys
-from .base import Retry, TableBase
-from .table import batch_get, error_code, query_all
+from chalicelib.adapters.dynamodb import codec, keys
+from chalicelib.adapters.dynamodb.base import Retry, TableBase
+from chalicelib.adapters.dynamodb.table import batch_get, error_code, query_all
+from chalicelib.domain.models import Message, SessionState
+from chalicelib.ports import UpsertOutcome
 
 TX_MAX_MESSAGES = 99  # + the session item = the 100-operation TransactWriteItems limit
 TX_MAX_BYTES = 3_500_000  # stay under the 4 MB transaction limit

@@ -14,12 +14,12 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from ...models import Delivery, Event
-from ...ports import ConflictError, Page
-from . import codec, keys
-from .base import Retry, utcnow
-from .messages import MessageOps
-from .table import Backoff, batch_write, error_code, query_all
+from chalicelib.adapters.dynamodb import codec, keys
+from chalicelib.adapters.dynamodb.base import Retry, utcnow
+from chalicelib.adapters.dynamodb.messages import MessageOps
+from chalicelib.adapters.dynamodb.table import Backoff, batch_write, error_code, query_all
+from chalicelib.domain.models import Delivery, Event
+from chalicelib.ports import ConflictError, Page
 
 MAX_QUERY_PAGE = 1000
 

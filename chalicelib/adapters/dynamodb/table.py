@@ -13,7 +13,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from . import keys
+from chalicelib.adapters.dynamodb import keys
 
 BATCH_WRITE_MAX = 25
 BATCH_GET_MAX = 100

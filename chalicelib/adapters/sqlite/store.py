@@ -1,0 +1,319 @@
+"""Embedded Store: messages, events with every version, deliveries and job state in SQLite."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Sequence
+from datetime import datetime
+
+from chalicelib.adapters.sqlite.db import SQLiteDB
+from chalicelib.domain.models import Delivery, Event, Message, SessionState
+from chalicelib.ports import ConflictError, Page, UpsertOutcome
+
+MIGRATIONS: list[tuple[str, list[str]]] = [
+    (
+        "store-001-initial",
+        [
+            """CREATE TABLE messages (
+                space TEXT NOT NULL, session TEXT NOT NULL, seq INTEGER NOT NULL,
+                role TEXT NOT NULL, speaker TEXT NOT NULL, content TEXT NOT NULL,
+                at TEXT NOT NULL, at_ts REAL NOT NULL, content_hash TEXT NOT NULL,
+                PRIMARY KEY (space, session, seq))""",
+            """CREATE TABLE sessions (
+                space TEXT NOT NULL, session TEXT NOT NULL,
+                extracted_upto INTEGER NOT NULL DEFAULT -1, dirty_from INTEGER,
+                PRIMARY KEY (space, session))""",
+            """CREATE TABLE events (
+                space TEXT NOT NULL, id TEXT NOT NULL, body TEXT NOT NULL,
+                start_ts REAL NOT NULL, end_ts REAL NOT NULL, status TEXT NOT NULL,
+                version INTEGER NOT NULL, PRIMARY KEY (space, id))""",
+            "CREATE INDEX events_by_time ON events (space, start_ts, id)",
+            """CREATE TABLE event_versions (
+                space TEXT NOT NULL, id TEXT NOT NULL, version INTEGER NOT NULL,
+                body TEXT NOT NULL, PRIMARY KEY (space, id, version))""",
+            """CREATE TABLE deliveries (
+                space TEXT NOT NULL, window TEXT NOT NULL, ref TEXT NOT NULL,
+                delivered_ts REAL NOT NULL, body TEXT NOT NULL,
+                PRIMARY KEY (space, window, ref, delivered_ts))""",
+            "CREATE INDEX deliveries_by_time ON deliveries (space, window, delivered_ts)",
+            """CREATE TABLE window_counters (
+                space TEXT NOT NULL, window TEXT NOT NULL, recalls INTEGER NOT NULL,
+                PRIMARY KEY (space, window))""",
+            """CREATE TABLE job_state (
+                job TEXT NOT NULL, key TEXT NOT NULL, state TEXT NOT NULL,
+                PRIMARY KEY (job, key))""",
+        ],
+    ),
+]
+
+
+def _encode_cursor(start_ts: float, event_id: str) -> str:
+    return base64.urlsafe_b64encode(json.dumps([start_ts, event_id]).encode()).decode()
+
+
+def decode_cursor(cursor: str) -> tuple[float, str]:
+    """Raises ValueError on anything that is not a cursor this adapter wrote."""
+    try:
+        start_ts, event_id = json.loads(base64.urlsafe_b64decode(cursor.encode()))
+        return float(start_ts), str(event_id)
+    except Exception as exc:  # any garbage is the caller's mistake, not ours
+        raise ValueError("invalid cursor") from exc
+
+
+class SQLiteStore:
+    def __init__(self, db: SQLiteDB):
+        self.db = db
+        db.migrate(MIGRATIONS)
+
+    # ------------------------------------------------------------ messages
+    def upsert_messages(self, space: str, session: str, messages: Sequence[Message],
+                        now: datetime) -> UpsertOutcome:
+        outcome = UpsertOutcome()
+        with self.db.tx() as con:
+            state = con.execute(
+                "SELECT extracted_upto, dirty_from FROM sessions WHERE space=? AND session=?",
+                (space, session),
+            ).fetchone()
+            extracted_upto = state["extracted_upto"] if state else -1
+            dirty_from = state["dirty_from"] if state else None
+            # One lookup for the batch, then decide in order as one-by-one upserts would (a
+            # seq given twice sees the first write), then one executemany.
+            stored: dict[int, str] = {}
+            seqs = list(dict.fromkeys(m.seq for m in messages))
+            for i in range(0, len(seqs), 500):
+                part = seqs[i : i + 500]
+                stored.update(con.execute(
+                    "SELECT seq, content_hash FROM messages WHERE space=? AND session=?"
+                    f" AND seq IN ({','.join('?' * len(part))})", (space, session, *part)))
+            rows = []
+            for msg in messages:
+                old_hash = stored.get(msg.seq)
+                if old_hash == msg.content_hash:
+                    outcome.unchanged.append(msg.seq)
+                    continue
+                rows.append((space, session, msg.seq, msg.role, msg.speaker, msg.content,
+                             msg.at.isoformat(), msg.at.timestamp(), msg.content_hash))
+                stored[msg.seq] = msg.content_hash
+                if old_hash is None:
+                    outcome.accepted.append(msg.seq)
+                else:
+                    outcome.changed.append(msg.seq)
+                if old_hash is not None and msg.seq <= extracted_upto:
+                    dirty_from = msg.seq if dirty_from is None else min(dirty_from, msg.seq)
+            con.executemany("INSERT OR REPLACE INTO messages VALUES (?,?,?,?,?,?,?,?,?)", rows)
+            con.execute(
+                "INSERT INTO sessions(space, session, extracted_upto, dirty_from) VALUES (?,?,?,?)"
+                " ON CONFLICT(space, session) DO UPDATE SET dirty_from=excluded.dirty_from",
+                (space, session, extracted_upto, dirty_from),
+            )
+        return outcome
+
+    def get_messages(self, space: str, session: str, seq_from: int | None = None,
+                     seq_to: int | None = None) -> list[Message]:
+        rows = self.db.connect().execute(
+            "SELECT * FROM messages WHERE space=? AND session=? AND seq>=? AND seq<=?"
+            " ORDER BY seq",
+            (space, session, -1 if seq_from is None else seq_from,
+             2**62 if seq_to is None else seq_to),
+        ).fetchall()
+        return [_message(r) for r in rows]
+
+    def get_message(self, space: str, session: str, seq: int) -> Message | None:
+        found = self.get_messages(space, session, seq, seq)
+        return found[0] if found else None
+
+    def delete_message(self, space: str, session: str, seq: int, now: datetime) -> Message | None:
+        with self.db.tx() as con:
+            row = con.execute(
+                "SELECT * FROM messages WHERE space=? AND session=? AND seq=?",
+                (space, session, seq),
+            ).fetchone()
+            if row is None:
+                return None
+            con.execute("DELETE FROM messages WHERE space=? AND session=? AND seq=?",
+                        (space, session, seq))
+            con.execute(
+                "UPDATE sessions SET dirty_from = CASE WHEN dirty_from IS NULL OR dirty_from > ?"
+                " THEN ? ELSE dirty_from END WHERE space=? AND session=? AND extracted_upto>=?",
+                (seq, seq, space, session, seq),
+            )
+            return _message(row)
+
+    # ------------------------------------------------------------ sessions
+    def get_session(self, space: str, session: str) -> SessionState | None:
+        found = self._sessions("WHERE s.space=? AND s.session=?", (space, session))
+        return found[0] if found else None
+
+    def list_sessions(self, space: str | None = None) -> list[SessionState]:
+        if space is None:
+            return self._sessions("", ())
+        return self._sessions("WHERE s.space=?", (space,))
+
+    def _sessions(self, where: str, params: tuple) -> list[SessionState]:
+        rows = self.db.connect().execute(
+            "SELECT s.space, s.session, s.extracted_upto, s.dirty_from,"
+            " (SELECT MAX(at_ts) FROM messages m WHERE m.space=s.space AND m.session=s.session)"
+            "   AS last_ts,"
+            " (SELECT MIN(at_ts) FROM messages m WHERE m.space=s.space AND m.session=s.session"
+            "   AND m.seq > s.extracted_upto) AS pending_ts,"
+            " (SELECT COUNT(*) FROM messages m WHERE m.space=s.space AND m.session=s.session)"
+            "   AS n"
+            f" FROM sessions s {where} ORDER BY s.space, s.session",
+            params,
+        ).fetchall()
+        return [
+            SessionState(
+                space=r["space"], session=r["session"], extracted_upto=r["extracted_upto"],
+                dirty_from=r["dirty_from"], message_count=r["n"],
+                last_message_at=_from_ts(r["last_ts"]), pending_since=_from_ts(r["pending_ts"]),
+            )
+            for r in rows
+        ]
+
+    def mark_extracted(self, space: str, session: str, upto: int) -> None:
+        with self.db.tx() as con:
+            con.execute(
+                "INSERT INTO sessions(space, session, extracted_upto, dirty_from)"
+                " VALUES (?,?,?,NULL) ON CONFLICT(space, session) DO UPDATE SET"
+                " extracted_upto=MAX(extracted_upto, excluded.extracted_upto), dirty_from=NULL",
+                (space, session, upto),
+            )
+
+    # ------------------------------------------------------------ events
+    def create_event(self, event: Event) -> Event:
+        body = event.model_dump_json()
+        with self.db.tx() as con:
+            if con.execute("SELECT 1 FROM events WHERE space=? AND id=?",
+                           (event.space, event.id)).fetchone():
+                raise ConflictError(f"event {event.id} already exists")
+            con.execute(
+                "INSERT INTO events VALUES (?,?,?,?,?,?,?)",
+                (event.space, event.id, body, event.when.start.timestamp(),
+                 event.when.end.timestamp(), event.status, event.version),
+            )
+            con.execute("INSERT INTO event_versions VALUES (?,?,?,?)",
+                        (event.space, event.id, event.version, body))
+        return event
+
+    def update_event(self, event: Event, expected_version: int) -> Event:
+        new = event.model_copy(update={"version": expected_version + 1})
+        body = new.model_dump_json()
+        with self.db.tx() as con:
+            cur = con.execute(
+                "UPDATE events SET body=?, start_ts=?, end_ts=?, status=?, version=?"
+                " WHERE space=? AND id=? AND version=?",
+                (body, new.when.start.timestamp(), new.when.end.timestamp(), new.status,
+                 new.version, new.space, new.id, expected_version),
+            )
+            if cur.rowcount != 1:
+                raise ConflictError(f"event {new.id} is not at version {expected_version}")
+            con.execute("INSERT INTO event_versions VALUES (?,?,?,?)",
+                        (new.space, new.id, new.version, body))
+        return new
+
+    def get_event(self, space: str, event_id: str) -> Event | None:
+        row = self.db.connect().execute(
+            "SELECT body FROM events WHERE space=? AND id=?", (space, event_id)
+        ).fetchone()
+        return Event.model_validate_json(row["body"]) if row else None
+
+    def list_events(self, space: str, *, start: datetime | None = None,
+                    end: datetime | None = None, statuses: Sequence[str] = ("active",),
+                    limit: int = 50, cursor: str | None = None) -> Page:
+        sql = ["SELECT body, start_ts, id FROM events WHERE space=?"]
+        params: list = [space]
+        if statuses:
+            sql.append(f"AND status IN ({','.join('?' * len(statuses))})")
+            params.extend(statuses)
+        if start is not None:
+            sql.append("AND end_ts > ?")
+            params.append(start.timestamp())
+        if end is not None:
+            sql.append("AND start_ts < ?")
+            params.append(end.timestamp())
+        if cursor:
+            after_ts, after_id = decode_cursor(cursor)
+            sql.append("AND (start_ts > ? OR (start_ts = ? AND id > ?))")
+            params.extend([after_ts, after_ts, after_id])
+        sql.append("ORDER BY start_ts, id LIMIT ?")
+        params.append(limit + 1)
+        rows = self.db.connect().execute(" ".join(sql), params).fetchall()
+        events = [Event.model_validate_json(r["body"]) for r in rows[:limit]]
+        next_cursor = None
+        if len(rows) > limit:
+            last = rows[limit - 1]
+            next_cursor = _encode_cursor(last["start_ts"], last["id"])
+        return Page(events=events, next_cursor=next_cursor)
+
+    def event_history(self, space: str, event_id: str) -> list[Event]:
+        rows = self.db.connect().execute(
+            "SELECT body FROM event_versions WHERE space=? AND id=? ORDER BY version",
+            (space, event_id),
+        ).fetchall()
+        return [Event.model_validate_json(r["body"]) for r in rows]
+
+    # ------------------------------------------------------------ deliveries
+    def add_deliveries(self, space: str, window: str, refs: Sequence[str],
+                       at: datetime) -> list[Delivery]:
+        with self.db.tx() as con:
+            row = con.execute("SELECT recalls FROM window_counters WHERE space=? AND window=?",
+                              (space, window)).fetchone()
+            count = row["recalls"] if row else 0
+            out = [Delivery(space=space, window=window, ref=ref, delivered_at=at,
+                            recall_count=count) for ref in dict.fromkeys(refs)]
+            con.executemany(
+                "INSERT OR REPLACE INTO deliveries VALUES (?,?,?,?,?)",
+                [(space, window, d.ref, at.timestamp(), d.model_dump_json()) for d in out],
+            )
+        return out
+
+    def recent_deliveries(self, space: str, window: str, since: datetime) -> list[Delivery]:
+        rows = self.db.connect().execute(
+            "SELECT body FROM deliveries WHERE space=? AND window=? AND delivered_ts>=?"
+            " ORDER BY delivered_ts",
+            (space, window, since.timestamp()),
+        ).fetchall()
+        return [Delivery.model_validate_json(r["body"]) for r in rows]
+
+    def bump_recall_count(self, space: str, window: str) -> int:
+        with self.db.tx() as con:
+            con.execute(
+                "INSERT INTO window_counters VALUES (?,?,1) ON CONFLICT(space, window)"
+                " DO UPDATE SET recalls = recalls + 1",
+                (space, window),
+            )
+            row = con.execute("SELECT recalls FROM window_counters WHERE space=? AND window=?",
+                              (space, window)).fetchone()
+        return int(row["recalls"])
+
+    def purge_deliveries(self, before: datetime) -> int:
+        with self.db.tx() as con:
+            return con.execute("DELETE FROM deliveries WHERE delivered_ts < ?",
+                               (before.timestamp(),)).rowcount
+
+    # ------------------------------------------------------------ job state
+    def get_job_state(self, job: str, key: str) -> dict | None:
+        row = self.db.connect().execute(
+            "SELECT state FROM job_state WHERE job=? AND key=?", (job, key)
+        ).fetchone()
+        return json.loads(row["state"]) if row else None
+
+    def put_job_state(self, job: str, key: str, state: dict) -> None:
+        with self.db.tx() as con:
+            con.execute("INSERT OR REPLACE INTO job_state VALUES (?,?,?)",
+                        (job, key, json.dumps(state, ensure_ascii=False)))
+
+
+def _message(row) -> Message:
+    return Message(
+        space=row["space"], session=row["session"], seq=row["seq"], role=row["role"],
+        speaker=row["speaker"], content=row["content"], at=datetime.fromisoformat(row["at"]),
+        content_hash=row["content_hash"],
+    )
+
+
+def _from_ts(ts: float | None) -> datetime | None:
+    from datetime import UTC
+
+    return None if ts is None else datetime.fromtimestamp(ts, UTC)

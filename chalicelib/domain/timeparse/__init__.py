@@ -1,0 +1,49 @@
+"""Find and resolve time expressions in Chinese and English text.
+
+    find_times("你还记得上周二我们去海边吗", now)  -> [TimeSpan(2026-10-20 .. 10-21, day)]
+    parse_time("yesterday afternoon", now)         -> TimeSpan(.. 12:00 .. 18:00, part_of_day)
+    when_json("上个月", now)                         -> {"start": ..., "end": ..., ...}
+
+Every window is [start, end) in the reference zone (`tz`, else the offset of `now`).
+Conventions and the full list of forms: docs/time-expressions.md.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, tzinfo
+from typing import Any
+
+from chalicelib.domain.timeparse.finder import find_atoms
+from chalicelib.domain.timeparse.span import TimeSpan, make_ctx
+
+__all__ = ["TimeSpan", "find_times", "parse_time", "when_json"]
+
+
+def find_times(text: str, now: datetime, tz: str | tzinfo | None = None) -> list[TimeSpan]:
+    """Every time expression in `text`, non-overlapping, in text order; neighbours that
+    belong together (昨天下午, last Friday evening, 10月1日到7日) come back as one span."""
+    if not text:
+        return []
+    ctx = make_ctx(now, tz, text)
+    spans: list[TimeSpan] = []
+    for atom in find_atoms(ctx):
+        assert atom.lo is not None and atom.hi is not None
+        spans.append(TimeSpan(start=atom.lo, end=atom.hi, granularity=atom.gran,
+                              matched=text[atom.start:atom.end], offset=atom.start,
+                              exact=atom.exact))
+    return spans
+
+
+def parse_time(text: str, now: datetime, tz: str | tzinfo | None = None) -> TimeSpan | None:
+    """The first time expression in `text` (merged with its neighbours), or None."""
+    spans = find_times(text, now, tz)
+    return spans[0] if spans else None
+
+
+def when_json(text: str, now: datetime, tz: str | tzinfo | None = None) -> dict[str, Any]:
+    """{"start", "end", "granularity", "matched"} of parse_time; all None if no time is named."""
+    span = parse_time(text, now, tz)
+    if span is None:
+        return {"start": None, "end": None, "granularity": None, "matched": None}
+    return {"start": span.start.isoformat(), "end": span.end.isoformat(),
+            "granularity": span.granularity, "matched": span.matched}

@@ -1,0 +1,329 @@
+"""Resolvers shared by the Chinese and English rules.
+
+Conventions (see docs/time-expressions.md): weeks start on Monday; what names no direction
+points to the past unless the sentence speaks of the future (Ctx.future); vague expressions
+get fixed-size windows defined here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import date, timedelta
+
+from chalicelib.domain.timeparse import atoms as A
+from chalicelib.domain.timeparse.atoms import Atom
+from chalicelib.domain.timeparse.cal import (
+    add_months,
+    first_after,
+    last_before,
+    last_on_or_before,
+    monday_of,
+    safe_date,
+    this_week_day,
+)
+from chalicelib.domain.timeparse.holidays import holiday_window
+from chalicelib.domain.timeparse.span import Ctx
+
+# A date or month named without a year is this year's, unless that is more than this far
+# ahead of now: "12月25日" said on 5 January is last Christmas, "11月5日" said on 28 October
+# is next week.
+YEARLESS_LOOKAHEAD = timedelta(days=60)
+
+# Parts of a month: day ranges [d0, d1) (None = to the end of the month).
+MONTH_PARTS: dict[str, tuple[int, int | None]] = {
+    "begin": (1, 11), "early": (1, 11), "mid": (11, 21), "late": (21, None),
+    "end": (21, None), "h1": (1, 16), "h2": (16, None),
+}
+# Parts of a year: month ranges [m0, m1).
+YEAR_PARTS: dict[str, tuple[int, int]] = {
+    "begin": (1, 3), "early": (1, 5), "mid": (5, 9), "late": (9, 13), "end": (11, 13),
+    "h1": (1, 7), "h2": (7, 13),
+}
+# Parts of a week: day offsets from Monday [d0, d1).
+WEEK_PARTS: dict[str, tuple[int, int]] = {
+    "begin": (0, 2), "early": (0, 2), "mid": (2, 4), "late": (4, 7), "end": (4, 7),
+}
+SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "winter": 12}  # first month; 3 months
+
+Build = Callable[[int], Atom | None]
+
+
+# --- relative to today -----------------------------------------------------------------
+
+def day_offset(ctx: Ctx, n: int) -> Atom:
+    return A.days(ctx, ctx.today + timedelta(days=n))
+
+
+def days_back(ctx: Ctx, oldest: int, newest: int, exact: bool = False) -> Atom:
+    """The days from `oldest` to `newest` days ago, both included."""
+    t = ctx.today
+    return A.days(ctx, t - timedelta(days=oldest), t - timedelta(days=newest - 1), exact=exact)
+
+
+def days_ahead(ctx: Ctx, nearest: int, farthest: int, exact: bool = False) -> Atom:
+    t = ctx.today
+    return A.days(ctx, t + timedelta(days=nearest), t + timedelta(days=farthest + 1),
+                  exact=exact)
+
+
+def last_days(ctx: Ctx, n: int, exact: bool = True) -> Atom:
+    """The last n days, today included (最近三天, the past week)."""
+    return days_back(ctx, n - 1, 0, exact)
+
+
+def recently(ctx: Ctx) -> Atom:
+    """最近 / recently / lately: the last 14 days, today included; vague."""
+    return last_days(ctx, 14, exact=False)
+
+
+def a_while_ago(ctx: Ctx) -> Atom:
+    """前阵子 / a while ago: 1 to 6 weeks back; vague."""
+    return days_back(ctx, 42, 7)
+
+
+def week_offset(ctx: Ctx, n: int) -> Atom:
+    return A.week(ctx, ctx.today + timedelta(days=7 * n))
+
+
+def weeks_back(ctx: Ctx, oldest: int, newest: int) -> Atom:
+    """Calendar weeks from `oldest` to `newest` weeks ago; vague."""
+    monday = monday_of(ctx.today)
+    return A.days(ctx, monday - timedelta(days=7 * oldest),
+                  monday - timedelta(days=7 * (newest - 1)), "week", exact=False)
+
+
+def weekend_offset(ctx: Ctx, n: int) -> Atom:
+    return A.weekend(ctx, ctx.today + timedelta(days=7 * n))
+
+
+def bare_weekend(ctx: Ctx) -> Atom:
+    """周末 / the weekend: the one under way on Sat/Sun, else last weekend (next in plans)."""
+    if ctx.today.weekday() >= 5 or ctx.future:
+        return weekend_offset(ctx, 0)
+    return weekend_offset(ctx, -1)
+
+
+def month_offset(ctx: Ctx, n: int) -> Atom:
+    return A.month(ctx, *add_months(ctx.today.year, ctx.today.month, n))
+
+
+def months_back(ctx: Ctx, oldest: int, newest: int) -> Atom:
+    """Calendar months from `oldest` to `newest` months ago; vague."""
+    y, m = add_months(ctx.today.year, ctx.today.month, -oldest)
+    return A.months(ctx, y, m, oldest - newest + 1, exact=False)
+
+
+def months_ahead(ctx: Ctx, nearest: int, farthest: int) -> Atom:
+    y, m = add_months(ctx.today.year, ctx.today.month, nearest)
+    return A.months(ctx, y, m, farthest - nearest + 1, exact=False)
+
+
+def year_offset(ctx: Ctx, n: int) -> Atom:
+    return A.year(ctx, ctx.today.year + n)
+
+
+def years_back(ctx: Ctx, oldest: int, newest: int) -> Atom:
+    y = ctx.today.year
+    return A.Atom(A.SPAN, ctx.at(date(y - oldest, 1, 1)), ctx.at(date(y - newest + 1, 1, 1)),
+                  "year", exact=False)
+
+
+def hours_ago(ctx: Ctx, n: int) -> Atom:
+    """The clock hour that was n hours ago."""
+    lo = ctx.now.replace(minute=0, second=0, microsecond=0) - timedelta(hours=n)
+    return A.Atom(A.SPAN, lo, lo + timedelta(hours=1), "hour")
+
+
+def minutes_ago(ctx: Ctx, n: int, exact: bool = True) -> Atom:
+    lo = ctx.now.replace(second=0, microsecond=0) - timedelta(minutes=n)
+    return A.Atom(A.SPAN, lo, lo + timedelta(minutes=1), "minute", exact)
+
+
+def just_now(ctx: Ctx) -> Atom:
+    """刚才 / just now: the last hour up to now; vague."""
+    hi = ctx.now.replace(second=0, microsecond=0) + timedelta(minutes=1)
+    return A.Atom(A.SPAN, hi - timedelta(hours=1), hi, "hour", exact=False)
+
+
+def during_this(ctx: Ctx, unit: str, earlier: bool) -> Atom:
+    """earlier this week/month/year (up to yesterday) or later this ... (from tomorrow)."""
+    t = ctx.today
+    first = {"week": monday_of(t), "month": t.replace(day=1), "year": t.replace(month=1, day=1)}[unit]
+    nxt = {"week": first + timedelta(days=7),
+           "month": date(*add_months(t.year, t.month, 1), 1),
+           "year": date(t.year + 1, 1, 1)}[unit]
+    if earlier:
+        return A.days(ctx, first, max(t, first + timedelta(days=1)), exact=False)
+    return A.days(ctx, min(t + timedelta(days=1), nxt - timedelta(days=1)), nxt, exact=False)
+
+
+# --- weekdays ----------------------------------------------------------------------------
+
+def weekday_in_week(ctx: Ctx, weekday: int, weeks: int) -> Atom:
+    """上周二 / last Tuesday (weeks=-1), 这周五 / this Friday (0), 下周五 (1)."""
+    return A.days(ctx, this_week_day(ctx.today, weekday, weeks))
+
+
+def bare_weekday(ctx: Ctx, weekday: int) -> Atom:
+    """周二 / on Tuesday: the most recent one on or before today; in a sentence about the
+    future, the first one on or after today."""
+    if ctx.future:
+        day = ctx.today + timedelta(days=(weekday - ctx.today.weekday()) % 7)
+    else:
+        day = last_on_or_before(ctx.today, weekday)
+    return A.days(ctx, day, weekday=weekday)
+
+
+def weekday_past(ctx: Ctx, weekday: int) -> Atom:
+    """this past Tuesday: the last one strictly before today."""
+    return A.days(ctx, last_before(ctx.today, weekday))
+
+
+def weekday_coming(ctx: Ctx, weekday: int) -> Atom:
+    """this coming Tuesday: the first one strictly after today."""
+    return A.days(ctx, first_after(ctx.today, weekday))
+
+
+# --- things named without a year ------------------------------------------------------------
+
+def pick_year(ctx: Ctx, build: Build, started_only: bool) -> Atom | None:
+    """Resolve something named without a year (10月3日, August, 春节).
+
+    Future wording: the first occurrence that has not ended. Otherwise the latest one that
+    has started (started_only: holidays, seasons) or that starts at most
+    YEARLESS_LOOKAHEAD after now (dates, months). Keeps `build` so a year named beside it
+    (去年 + 8月, May 1 - May 7 2023) can move it."""
+    y = ctx.today.year
+    found = [a for a in (build(y - 1), build(y), build(y + 1)) if a is not None]
+    chosen: Atom | None = None
+    if ctx.future:
+        chosen = next((a for a in found if a.hi is not None and a.hi > ctx.now), None)
+    else:
+        limit = ctx.now if started_only else ctx.now + YEARLESS_LOOKAHEAD
+        for a in found:
+            if a.lo is not None and a.lo <= limit:
+                chosen = a
+    if chosen is None:
+        return None
+    return replace(chosen, in_year=build)
+
+
+def in_year_or_default(ctx: Ctx, build: Build, y: int | None, started_only: bool
+                       ) -> Atom | None:
+    if y is not None:
+        return build(y)
+    return pick_year(ctx, build, started_only)
+
+
+def calendar_date(ctx: Ctx, y: int | None, m: int, d: int) -> Atom | None:
+    def build(year: int) -> Atom | None:
+        day = safe_date(year, m, d)
+        return A.days(ctx, day) if day else None
+
+    if safe_date(2000, m, d) is None:  # not a date in any year (leap 2000 allows 2月29日)
+        return None
+    return in_year_or_default(ctx, build, y, started_only=False)
+
+
+def month_of_year(ctx: Ctx, m: int, y: int | None = None) -> Atom | None:
+    if not 1 <= m <= 12:
+        return None
+    return in_year_or_default(ctx, lambda year: A.month(ctx, year, m), y, started_only=False)
+
+
+def relative_month(ctx: Ctx, m: int, mod: str) -> Atom | None:
+    """last / this / next August."""
+    if not 1 <= m <= 12:
+        return None
+    y = ctx.today.year
+    if mod == "this":
+        return A.month(ctx, y, m)
+    if mod == "last":  # the most recent August that has ended
+        return A.month(ctx, y if m < ctx.today.month else y - 1, m)
+    return A.month(ctx, y if m > ctx.today.month else y + 1, m)
+
+
+def day_of_month(ctx: Ctx, d: int) -> Atom | None:
+    """20号: this month's 20th (next month's in a sentence about the future, if past)."""
+    t = ctx.today
+    day = safe_date(t.year, t.month, d)
+    if ctx.future and (day is None or day < t):
+        day = safe_date(*add_months(t.year, t.month, 1), d)
+    if day is None:
+        return None
+    return A.days(ctx, day, dom=d)
+
+
+def day_in_month(ctx: Ctx, ymonth: tuple[int, int], d: int) -> Atom | None:
+    day = safe_date(ymonth[0], ymonth[1], d)
+    return A.days(ctx, day) if day else None
+
+
+# --- holidays and seasons -------------------------------------------------------------------
+
+def holiday(ctx: Ctx, key: str, y: int | None = None, mod: str | None = None) -> Atom | None:
+    """A holiday in year y; unnamed year: the latest that has started (future wording: the
+    next not yet over); mod last/this/next as in English."""
+    def build(year: int) -> Atom | None:
+        window = holiday_window(key, year)
+        return A.days(ctx, window[0], window[1], exact=window[2]) if window else None
+
+    return with_modifier(ctx, build, y, mod)
+
+
+def with_modifier(ctx: Ctx, build: Build, y: int | None, mod: str | None) -> Atom | None:
+    if y is not None:
+        return build(y)
+    if mod is None:
+        return pick_year(ctx, build, started_only=True)
+    found = [a for a in (build(ctx.today.year + k) for k in (-2, -1, 0, 1, 2)) if a]
+    if mod == "this":
+        found = [a for a in found if a.lo and a.lo.year == ctx.today.year]
+        return found[0] if found else None
+    if mod == "last":  # the latest one that is over
+        over = [a for a in found if a.hi and a.hi <= ctx.now]
+        return over[-1] if over else None
+    ahead = [a for a in found if a.lo and a.lo > ctx.now]
+    return ahead[0] if ahead else None
+
+
+def season(ctx: Ctx, name: str, y: int | None = None, mod: str | None = None) -> Atom | None:
+    """Spring Mar-May, summer Jun-Aug, autumn Sep-Nov, winter Dec-Feb (from December of the
+    year named); vague. Unnamed year: the latest that has started; "last summer" = the latest
+    that is over."""
+    def build(year: int) -> Atom:
+        return A.months(ctx, year, SEASONS[name], 3, exact=False)
+
+    atom = with_modifier(ctx, build, y, mod)
+    return replace(atom, in_year=build) if atom else None
+
+
+# --- parts of months, years and weeks ---------------------------------------------------------
+
+def apply_part(ctx: Ctx, op: str, span: Atom) -> Atom | None:
+    """Part (begin/early/mid/late/end/h1/h2) of a calendar month, year or week."""
+    if span.ymonth is not None and op in MONTH_PARTS:
+        y, m = span.ymonth
+        d0, d1 = MONTH_PARTS[op]
+        end = date(y, m, d1) if d1 else date(*add_months(y, m, 1), 1)
+        return A.days(ctx, date(y, m, d0), end, exact=op in ("h1", "h2"))
+    if span.year is not None and op in YEAR_PARTS:
+        m0, m1 = YEAR_PARTS[op]
+        return A.months(ctx, span.year, m0, m1 - m0, exact=op in ("h1", "h2"))
+    if span.gran == "week" and span.lo is not None and op in WEEK_PARTS:
+        d0, d1 = WEEK_PARTS[op]
+        monday = span.lo.date()
+        return A.days(ctx, monday + timedelta(days=d0), monday + timedelta(days=d1),
+                      exact=False)
+    return None
+
+
+def this_month_part(ctx: Ctx, op: str) -> Atom | None:
+    return apply_part(ctx, op, month_offset(ctx, 0))
+
+
+def this_year_part(ctx: Ctx, op: str) -> Atom | None:
+    return apply_part(ctx, op, year_offset(ctx, 0))
+
+

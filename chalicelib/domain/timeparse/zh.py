@@ -1,0 +1,375 @@
+"""Chinese rules: 昨天, 三天前, 上周二, 上个月底, 去年, 10月3日, 十月三号, 下午3点半, 国庆节 ...
+
+Guards in the patterns keep ordinary words out: 以前天天 (not 前天), 如今天气 (not 今天),
+一周一次 (not 周一), 每周二 (a habit, not a date), 有一点 (not one o'clock), 3号线 (a
+subway line, not the 3rd).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from chalicelib.domain.timeparse import atoms as A
+from chalicelib.domain.timeparse import resolve as R
+from chalicelib.domain.timeparse.atoms import Atom
+from chalicelib.domain.timeparse.numerals import ZH_NUM, ZH_VAGUE, zh_to_int, zh_vague
+from chalicelib.domain.timeparse.rules import RuleSet
+from chalicelib.domain.timeparse.span import Ctx
+
+RULES = RuleSet()
+
+DAY_WORDS = {"大前天": -3, "前天": -2, "昨天": -1, "昨日": -1, "昨儿": -1, "今天": 0, "今日": 0,
+             "今儿": 0, "明天": 1, "明日": 1, "明儿": 1, "后天": 2, "大后天": 3}
+YEAR_WORDS = {"大前年": -3, "前年": -2, "去年": -1, "今年": 0, "本年": 0, "明年": 1, "后年": 2,
+              "大后年": 3}
+WEEK_PREFIX = {"上上": -2, "上": -1, "这": 0, "本": 0, "下": 1, "下下": 2}
+WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+# Parts of the day: hours [h0, h1) on the day named (h1 past 24 runs into the next day).
+PODS = {"凌晨": (0, 6), "清晨": (5, 8), "早上": (6, 10), "早晨": (6, 10), "一早": (6, 10),
+        "上午": (8, 12), "中午": (11, 14), "午后": (13, 16), "下午": (12, 18), "傍晚": (17, 19),
+        "黄昏": (17, 19), "晚上": (18, 24), "晚间": (18, 24), "夜里": (21, 29), "夜间": (21, 29),
+        "半夜": (23, 27), "深夜": (23, 27), "午夜": (23, 27), "白天": (6, 18)}
+SHORT_PODS = {"今早": (0, "早上"), "今晨": (0, "早上"), "今晚": (0, "晚上"), "昨晚": (-1, "晚上"),
+              "昨夜": (-1, "晚上"), "前晚": (-2, "晚上"), "明早": (1, "早上"), "明晚": (1, "晚上")}
+PARTS = {"初": "begin", "中": "mid", "底": "end", "末": "end", "上旬": "early", "中旬": "mid",
+         "下旬": "late", "上半年": "h1", "下半年": "h2", "年初": "begin", "年中": "mid",
+         "年底": "end", "年末": "end", "月初": "begin", "月中": "mid", "月底": "end",
+         "月末": "end"}
+SEASONS = {"春": "spring", "夏": "summer", "秋": "autumn", "冬": "winter"}
+HOLIDAYS = {
+    "元旦": "new_year", "春节": "spring_festival", "大年初一": "spring_festival",
+    "农历新年": "spring_festival", "除夕": "new_year_eve_lunar", "大年三十": "new_year_eve_lunar",
+    "年三十": "new_year_eve_lunar", "元宵节": "lantern", "清明节": "qingming", "清明": "qingming",
+    "劳动节": "labour_day", "五一劳动节": "labour_day", "五一": "labour_day",
+    "端午节": "dragon_boat", "端午": "dragon_boat", "七夕节": "qixi", "七夕": "qixi",
+    "中秋节": "mid_autumn", "中秋": "mid_autumn", "国庆节": "national_day",
+    "国庆": "national_day", "十一": "national_day", "黄金周": "national_day",
+    "重阳节": "double_ninth", "情人节": "valentine", "圣诞节": "christmas", "圣诞": "christmas",
+    "平安夜": "christmas_eve", "万圣节": "halloween", "感恩节": "thanksgiving",
+    "母亲节": "mothers_day", "父亲节": "fathers_day", "儿童节": "childrens_day",
+    "六一儿童节": "childrens_day", "六一": "childrens_day", "妇女节": "womens_day",
+    "三八妇女节": "womens_day", "教师节": "teachers_day", "跨年夜": "new_year_eve",
+    "跨年": "new_year_eve", "复活节": "easter", "过年": "spring_festival",
+    # lunar dates said as such: 八月十五 is 中秋, not 15 August
+    "正月初一": "spring_festival", "正月十五": "lantern", "五月初五": "dragon_boat",
+    "七月初七": "qixi", "八月十五": "mid_autumn", "九月初九": "double_ninth",
+    "腊月三十": "new_year_eve_lunar",
+}
+
+WEEK_WORD_TAILS = set("围年期边岁刊报")  # 这周围, 上周年 ...: not a week
+CLOCK_TAILS = set("见到前后左开出去来回起睡吃了的在集准整钟多")
+NUMERAL_CHARS = "零〇一二两三四五六七八九十百几"
+MONTH = r"(?P<m>1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])"
+DAY = r"(?P<d>[12]\d|3[01]|0?[1-9]|[一二]?十[一二三四五六七八九]?|三十一?|[一二三四五六七八九])"
+YEAR = r"(?P<y>(?:19|20)\d\d|[一二][〇零○一二三四五六七八九]{3})"
+PART_SUFFIX = r"(?P<part>上旬|中旬|下旬|初|底|末)?"
+NO_DAY_AFTER = r"(?![楼线房床门车位机球台桌码字院厅馆口子游届期])"
+HABIT = re.compile(r"(?:每|那天|那日|当天|当日)[^，。,.!?！？；;\s]{0,4}$")
+
+
+def habitual(ctx: Ctx, start: int) -> bool:
+    """每天早上6点 / 每周三下午 (a habit) or 那天晚上 / 当天下午 (a day named elsewhere): the
+    part of day or clock time names no day of its own here."""
+    return HABIT.search(ctx.text, max(0, start - 5), start) is not None
+
+
+def _pod(ctx: Ctx, name: str, day_offset: int | None = None, standalone: bool = True) -> Atom:
+    day = None if day_offset is None else R.day_offset(ctx, day_offset).day
+    return A.pod(ctx, *PODS[name], day=day, standalone=standalone)
+
+
+def _with_part(ctx: Ctx, atom: Atom | None, part: str | None) -> Atom | None:
+    if atom is None or not part:
+        return atom
+    return R.apply_part(ctx, PARTS[part], atom)
+
+
+# --- days --------------------------------------------------------------------------------------
+
+@RULES.add(r"(?<![以之从提如至每当然最先])(?:大前天|前天|昨天|昨日|昨儿|今天|今日|今儿|明天|明日|明儿"
+           r"|大后天|后天)(?!天)", needs="天日儿")
+def day_word(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    return R.day_offset(ctx, DAY_WORDS[m[0]])
+
+
+@RULES.add(r"今早|今晨|今晚|昨晚|昨夜|前晚|明早|明晚", needs="早晨晚夜")
+def short_pod(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    offset, name = SHORT_PODS[m[0]]
+    return _pod(ctx, name, offset)
+
+
+@RULES.add(rf"(?<![\d{NUMERAL_CHARS}第])(?P<n>{ZH_VAGUE}|{ZH_NUM})(?:天|日)(?:之|以)?(?P<dir>前|后)"
+           r"(?![天面边])", needs="天日")
+def days_ago(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """三天前 / 十几天前 / 两天后."""
+    back = m["dir"] == "前"
+    vague = zh_vague(m["n"])
+    if vague:
+        lo, hi = vague
+        return R.days_back(ctx, hi, lo) if back else R.days_ahead(ctx, lo, hi)
+    n = zh_to_int(m["n"])
+    if n is None or n > 400:
+        return None
+    return R.day_offset(ctx, -n if back else n)
+
+
+@RULES.add(rf"(?<![\d{NUMERAL_CHARS}第])(?P<n>{ZH_VAGUE}|{ZH_NUM})个?(?:星期|礼拜|周)(?:之|以)?"
+           r"(?P<dir>前|后)(?![天面边])", needs="周期拜")
+def weeks_ago(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    vague = zh_vague(m["n"])
+    sign = -1 if m["dir"] == "前" else 1
+    if vague:
+        lo, hi = vague
+        return R.weeks_back(ctx, hi, lo) if sign < 0 else R.days_ahead(ctx, 7 * lo, 7 * hi)
+    n = zh_to_int(m["n"])
+    return R.week_offset(ctx, sign * n) if n is not None and n < 200 else None
+
+
+@RULES.add(rf"(?<![\d{NUMERAL_CHARS}第])(?P<n>{ZH_VAGUE}|{ZH_NUM}|半)个(?P<more>多)?(?P<half>半)?月"
+           r"(?:之|以)?(?P<dir>前|后)(?![天面边])", needs="月")
+def months_ago(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """三个月前 = the calendar month three back; 半个月前, 三个多月前, 几个月前 are vague."""
+    back = m["dir"] == "前"
+    if m["n"] == "半":
+        return R.days_back(ctx, 20, 10) if back else R.days_ahead(ctx, 10, 20)
+    vague = zh_vague(m["n"])
+    n = zh_to_int(m["n"])
+    if vague is None and n is not None and (m["more"] or m["half"]):
+        vague = (n, n + 1)
+    if vague:
+        lo, hi = vague
+        return R.months_back(ctx, hi, lo) if back else R.months_ahead(ctx, lo, hi)
+    if n is None or n > 600:
+        return None
+    return R.month_offset(ctx, -n if back else n)
+
+
+@RULES.add(rf"(?<![\d{NUMERAL_CHARS}第])(?P<n>{ZH_VAGUE}|{ZH_NUM}|半)(?P<more>多)?年(?P<more2>多)?"
+           r"(?:之|以)?(?P<dir>前|后)(?![天面边])", needs="年")
+def years_ago(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    back = m["dir"] == "前"
+    if m["n"] == "半":
+        return R.months_back(ctx, 7, 5) if back else R.months_ahead(ctx, 5, 7)
+    vague = zh_vague(m["n"])
+    n = zh_to_int(m["n"])
+    if vague is None and n is not None and (m["more"] or m["more2"]):
+        vague = (n, n + 1)
+    if vague:
+        lo, hi = vague
+        return R.years_back(ctx, hi, lo) if back else None
+    if n is None or n > 150:
+        return None
+    return R.year_offset(ctx, -n if back else n)
+
+
+@RULES.add(rf"(?<![\d{NUMERAL_CHARS}第])(?P<n>{ZH_NUM}|半)个?(?:小时|钟头)(?:之|以)?(?P<dir>前|后)",
+           needs="时头")
+def hours_ago(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    sign = -1 if m["dir"] == "前" else 1
+    if m["n"] == "半":
+        return R.minutes_ago(ctx, -30 * sign, exact=False)
+    n = zh_to_int(m["n"])
+    return R.hours_ago(ctx, -sign * n) if n is not None and n < 200 else None
+
+
+@RULES.add(rf"(?<![\d{NUMERAL_CHARS}第])(?P<n>{ZH_NUM})分钟(?:之|以)?(?P<dir>前|后)", needs="钟")
+def minutes_ago(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    n = zh_to_int(m["n"])
+    if n is None:
+        return None
+    return R.minutes_ago(ctx, n if m["dir"] == "前" else -n)
+
+
+@RULES.add(r"(?:最近|(?<![将接])近|过去|这)的?(?P<n>[一二两三四五六七八九十]|\d{1,2})"
+           r"(?P<u>天|日|周|个星期|个礼拜|个月|年)(?P<le>了)?"
+           r"(?:来|以来|里|内)?", needs="近去这")
+def last_n(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """最近三天 / 过去一周 / 近一个月: rolling windows ending today."""
+    if m[0].startswith("这") and m["u"] not in ("天", "日"):
+        return None  # 这一周 / 这个月 are calendar units, read by other rules
+    if m["le"]:
+        return None  # 过去三年了: three years have passed, a duration
+    n = zh_to_int(m["n"]) or 1
+    unit_days = {"天": 1, "日": 1, "周": 7, "个星期": 7, "个礼拜": 7, "个月": 30, "年": 365}
+    return R.last_days(ctx, n * unit_days[m["u"]])
+
+
+@RULES.add(r"最近(?![的一点处地])|近来|近期|近日|这阵子|这段时间|这些天|这些日子|不久前|前不久", needs="近段些久阵")
+def recently(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    return R.recently(ctx)
+
+
+@RULES.add(r"(?<!之)(?:前几天|前两天|前些天|前一两天)", needs="前")
+def few_days_ago(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """前几天 / 前两天: a few days ago (2-6 days back); after a date it shifts it instead."""
+    return replace(R.days_back(ctx, 6, 2), op="shift", arg=(2, -1))
+
+
+@RULES.add(r"这几天|这两天", needs="几两")
+def these_days(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    return R.last_days(ctx, 5, exact=False)
+
+
+@RULES.add(r"前阵子|前段时间|前些日子|前一阵子?|之前一段时间", needs="阵段些")
+def while_ago(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    return R.a_while_ago(ctx)
+
+
+@RULES.add(r"刚才|刚刚", needs="刚")
+def just_now(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    return R.just_now(ctx)
+
+
+@RULES.add(r"(?P<de>的)?(?P<dir>前|后)(?P<n>[一二两三四五六七八九十]|\d{1,2})天", needs="前后")
+def shift(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """国庆 + 前一天 / 春节 + 后三天: only meaningful right after a date."""
+    n = zh_to_int(m["n"])
+    return A.rel("shift", (n, -1 if m["dir"] == "前" else 1)) if n else None
+
+
+# --- weeks and weekdays ------------------------------------------------------------------------
+
+@RULES.add(rf"(?<![每{NUMERAL_CHARS}\d])(?:(?P<pre>上上|上|这|本|下下|下)(?:个|一)?)?"
+           r"(?P<w>周|星期|礼拜)(?P<d>[一二三四五六日天末])?", needs="周期拜")
+def week_rule(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """上周 / 上周二 / 这周五 / 周二 / 周末 / 上周末."""
+    pre, wday = m["pre"], m["d"]
+    if wday is None:
+        if pre is None or ctx.text[m.end():m.end() + 1] in WEEK_WORD_TAILS:
+            return None
+        return R.week_offset(ctx, WEEK_PREFIX[pre])
+    if wday == "天" and m["w"] == "周" and pre is None:
+        return None  # 周天 alone is rare for Sunday and often part of other words
+    if wday == "末":
+        return R.weekend_offset(ctx, WEEK_PREFIX[pre]) if pre else R.bare_weekend(ctx)
+    if pre is None:
+        return R.bare_weekday(ctx, WEEKDAYS[wday])
+    return R.weekday_in_week(ctx, WEEKDAYS[wday], WEEK_PREFIX[pre])
+
+
+# --- months, days of the month, years ------------------------------------------------------------
+
+@RULES.add(r"(?<!每)(?P<pre>上上个|上个|上|这个|这|本|下下个|下个|下)月(?![饼亮光球台])" + PART_SUFFIX, needs="月")
+def month_word(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    offsets = {"上上个": -2, "上个": -1, "上": -1, "这个": 0, "这": 0, "本": 0, "下下个": 2,
+               "下个": 1, "下": 1}
+    return _with_part(ctx, R.month_offset(ctx, offsets[m["pre"]]), m["part"])
+
+
+@RULES.add(rf"(?<![\d{NUMERAL_CHARS}第.\-/])(?:{YEAR}年)?{MONTH}月份?"
+           rf"(?:{DAY}(?P<ds>日|号|號){NO_DAY_AFTER}|(?P<bd>[12]\d|3[01]|0?[1-9])"
+           r"(?![\d个人次天年岁%.:点]))?" + PART_SUFFIX, needs="月")
+def month_date(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """2026年10月20日 / 10月3号 / 8月15 / 十月三号 / 8月 / 8月份 / 8月底 / 2025年3月."""
+    year = zh_to_int(m["y"]) if m["y"] else None
+    month = zh_to_int(m["m"])
+    if month is None or (year is not None and not 1900 <= year <= 2100):
+        return None
+    if m["d"] or m["bd"]:
+        day = zh_to_int(m["d"] or m["bd"])
+        return R.calendar_date(ctx, year, month, day) if day else None
+    return _with_part(ctx, R.month_of_year(ctx, month, year), m["part"])
+
+
+@RULES.add(rf"(?<![\d{NUMERAL_CHARS}第.\-/]){DAY}(?P<ds>号|號|日){NO_DAY_AFTER}", needs="号號日")
+def day_of_month(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """20号: this month's 20th. 20日 alone is too often not a date (七日游): it only counts
+    next to a month or as a range end (10月1日至7日)."""
+    day = zh_to_int(m["d"])
+    atom = R.day_of_month(ctx, day) if day else None
+    if atom is None:
+        return None
+    return replace(atom, kind=A.DOM, standalone=m["ds"] != "日")
+
+
+@RULES.add(rf"(?<![\d第]){YEAR}年(?!代|纪|级|前|后|多|来|内|里)(?P<part>初|底|末|上半年|下半年)?", needs="年")
+def year_number(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    year = zh_to_int(m["y"])
+    if year is None or not 1900 <= year <= 2100:
+        return None
+    return _with_part(ctx, A.year(ctx, year), m["part"])
+
+
+@RULES.add(r"(?<![以之从提然每])(?P<w>大前年|前年|去年|今年|本年|明年|大后年|后年)"
+           r"(?P<part>初|底|末|上半年|下半年)?(?!纪|级|代)", needs="年")
+def year_word(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    return _with_part(ctx, R.year_offset(ctx, YEAR_WORDS[m["w"]]), m["part"])
+
+
+@RULES.add(rf"(?<![每个{NUMERAL_CHARS}\d])(?P<p>年初|年中|年底|年末|上半年|下半年)", needs="年")
+def year_part(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """年底 alone: this year's; after a year (2025年年底) it applies to that year."""
+    return replace(R.this_year_part(ctx, PARTS[m["p"]]) or A.part(PARTS[m["p"]]),
+                   kind=A.PART, op=PARTS[m["p"]])
+
+
+@RULES.add(rf"(?<![每个{NUMERAL_CHARS}\d])(?P<p>月初|月中|月底|月末|上旬|中旬|下旬)", needs="月旬")
+def month_part(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    return replace(R.this_month_part(ctx, PARTS[m["p"]]) or A.part(PARTS[m["p"]]),
+                   kind=A.PART, op=PARTS[m["p"]])
+
+
+@RULES.add(r"(?<!每年)(?<!每个)(?P<s>[春夏秋冬])(?:天|季)", needs="春夏秋冬")
+def season(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    return R.season(ctx, SEASONS[m["s"]])
+
+
+# --- holidays ---------------------------------------------------------------------------------
+
+HOLIDAY_RE = "|".join(sorted((k for k in HOLIDAYS if k not in ("十一", "五一", "六一", "过年")),
+                             key=len, reverse=True))
+
+
+@RULES.add(rf"(?:{HOLIDAY_RE}|(?<![\d{NUMERAL_CHARS}])(?:十一|五一|六一)(?![\d{NUMERAL_CHARS}个号日月点次岁楼])"
+           r"|过年(?!好)(?:的时候|那几天|期间|时)?)(?:假期|长假|黄金周|期间|节)?", needs="旦节年夕宵明午秋庆一诞夜跨周月")
+def holiday(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    name = m[0]
+    for suffix in ("假期", "长假", "黄金周", "期间", "的时候", "那几天", "时", "节"):
+        if name.endswith(suffix) and name[: -len(suffix)] in HOLIDAYS:
+            name = name[: -len(suffix)]
+            break
+    if name.startswith("过年"):
+        name = "过年"
+    key = HOLIDAYS.get(name)
+    if key is None or (name == "十一" and m[0] == "十一"):
+        return None  # 十一 alone is the number eleven; 十一假期 / 十一长假 is the holiday
+    atom = R.holiday(ctx, key)
+    return replace(atom, exact=False) if atom is not None and name == "过年" else atom
+
+
+# --- parts of the day and clock times ------------------------------------------------------------
+
+@RULES.add(r"(?<!每天)(?<!每)(?P<p>凌晨|清晨|早上|早晨|一早|上午|中午|午后|下午|傍晚|黄昏|晚上|晚间|夜里"
+           r"|夜间|半夜|深夜|午夜|白天)(?!好)", needs="晨早午晚夜昏天")
+def part_of_day(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    return None if habitual(ctx, m.start()) else _pod(ctx, m["p"])
+
+
+@RULES.add(rf"(?<![\d.第{NUMERAL_CHARS}])(?P<h>\d{{1,2}}|[零一二两三四五六七八九十]{{1,3}})(?:点|點|时)"
+           rf"(?:(?P<half>半)|(?P<q>一刻|三刻)|(?P<m>\d{{1,2}}|[零一二三四五六七八九十]{{1,3}})分?)?"
+           r"(?P<z>钟|整|多|左右)?(?![点儿])", needs="点點时")
+def clock(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    hour = zh_to_int(m["h"])
+    minute = 30 if m["half"] else {"一刻": 15, "三刻": 45}.get(m["q"] or "")
+    if m["m"]:
+        minute = zh_to_int(m["m"])
+    if hour is None or hour > 24 or (minute is not None and minute > 59):
+        return None
+    if habitual(ctx, m.start()):
+        return None
+    # 两点 / 三点 in words may be "two points"; alone they need a clock-like word next to them
+    tail = ctx.text[m.end():m.end() + 1]
+    standalone = m["h"].isdigit() or len(m["h"]) > 1 or m["h"] in "十零" \
+        or bool(m["half"] or m["q"] or m["m"] or m["z"]) or tail in CLOCK_TAILS
+    return A.clock(ctx, hour, minute, hour > 12 or hour == 0, standalone=standalone)
+
+
+@RULES.add(r"(?P<y>(?:19|20)?\d0|[二三四五六七八九]十)年代", needs="代")
+def decade(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """90年代 / 八十年代 / 1990年代: the decade (two digits: the 1900s)."""
+    value = zh_to_int(m["y"])
+    if value is None:
+        return None
+    first = value if value >= 1900 else 1900 + value
+    return Atom(A.SPAN, A.year(ctx, first).lo, A.year(ctx, first + 9).hi, "year")

@@ -1,0 +1,138 @@
+"""Event use-cases: the timeline, reading with evidence, saving by hand, editing, archiving."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timedelta
+
+from pydantic import ValidationError
+
+from chalicelib.api.http import validation_error
+from chalicelib.domain.errors import BadRequest, Conflict, NotFound
+from chalicelib.domain.models import (
+    Event,
+    EventList,
+    Message,
+    PatchEventRequest,
+    SaveEventRequest,
+    When,
+)
+from chalicelib.domain.textproc import is_cjk
+from chalicelib.ports import ConflictError
+from chalicelib.usecases.indexing import index_events, unindex
+from chalicelib.usecases.recall.cards import parse_ref
+from chalicelib.wiring import Services
+
+
+def list_events(services: Services, space: str, *, start: datetime | None = None,
+                end: datetime | None = None, limit: int = 50, cursor: str | None = None,
+                statuses: tuple[str, ...] = ("active",)) -> EventList:
+    try:
+        page = services.store.list_events(space, start=start, end=end, statuses=statuses,
+                                          limit=limit, cursor=cursor)
+    except ValueError as exc:
+        raise BadRequest(str(exc), code="invalid_cursor") from None
+    return EventList(events=page.events, next_cursor=page.next_cursor)
+
+
+def get_event(services: Services, space: str, event_id: str) -> Event:
+    event = services.store.get_event(space, event_id)
+    if event is None:
+        raise NotFound(f"no event {event_id!r} in space {space!r}")
+    return event
+
+
+def evidence(services: Services, event: Event) -> list[Message]:
+    """The source messages an event cites, verbatim (some may have been deleted since)."""
+    out: list[Message] = []
+    for source in event.sources:
+        out.extend(services.store.get_messages(event.space, source.session, source.seq_start,
+                                               source.seq_end))
+    return out
+
+
+def save_event(services: Services, space: str, request: SaveEventRequest) -> Event:
+    """memory_save: pin a memory to a day by hand."""
+    now = services.clock()
+    at = request.happened_at or now
+    if request.happened_at is not None:
+        start = at.replace(hour=0, minute=0, second=0, microsecond=0)
+        when = When(start=start, end=start + timedelta(days=1), granularity="day")
+    else:
+        when = When(start=at, end=at + timedelta(minutes=1), granularity="minute")
+    summary = request.summary if not request.details else f"{request.summary}\n{request.details}"
+    title = request.title or _title_from(request.summary)
+    event = Event(
+        id="ev_" + uuid.uuid4().hex[:20], space=space, title=title, summary=summary, when=when,
+        importance=request.importance, participants=request.participants, tags=request.tags,
+        kind="note", created_at=now, updated_at=now,
+    )
+    services.store.create_event(event)
+    index_events(services, [event])
+    return event
+
+
+def _title_from(summary: str) -> str:
+    limit = 24 if is_cjk(summary) else 60
+    first = summary.strip().splitlines()[0]
+    return first if len(first) <= limit else first[: limit - 1] + "…"
+
+
+def patch_event(services: Services, space: str, event_id: str,
+                request: PatchEventRequest) -> Event:
+    current = get_event(services, space, event_id)
+    if current.version != request.version:
+        raise Conflict(f"event {event_id} is at version {current.version}, not {request.version}",
+                       details={"current_version": current.version})
+    changes = request.model_dump(exclude_unset=True, exclude={"version"})
+    if not changes:
+        raise BadRequest("nothing to change: give at least one field besides version",
+                         code="empty_patch")
+    # Merge as plain data and validate once, so nested fields (when) become models again.
+    merged = {**current.model_dump(), **changes, "updated_at": services.clock()}
+    try:
+        updated = Event.model_validate(merged)
+    except ValidationError as exc:
+        raise validation_error(exc) from None
+    try:
+        saved = services.store.update_event(updated, request.version)
+    except ConflictError as exc:
+        raise Conflict(str(exc)) from None
+    reindex(services, saved)
+    return saved
+
+
+def archive_event(services: Services, space: str, event_id: str) -> Event:
+    current = get_event(services, space, event_id)
+    if current.status == "archived":
+        return current
+    archived = current.model_copy(update={"status": "archived", "updated_at": services.clock()})
+    try:
+        saved = services.store.update_event(archived, current.version)
+    except ConflictError as exc:
+        raise Conflict(str(exc)) from None
+    reindex(services, saved)
+    return saved
+
+
+def reindex(services: Services, event: Event) -> None:
+    if event.status == "active":
+        index_events(services, [event])
+    else:
+        unindex(services, event.space, [event.ref])
+
+
+def history(services: Services, space: str, event_id: str) -> list[Event]:
+    versions = services.store.event_history(space, event_id)
+    if not versions:
+        raise NotFound(f"no event {event_id!r} in space {space!r}")
+    return versions
+
+
+def validate_refs(refs: list[str]) -> list[str]:
+    for ref in refs:
+        try:
+            parse_ref(ref)
+        except ValueError as exc:
+            raise BadRequest(str(exc), code="invalid_ref") from None
+    return refs

@@ -1,0 +1,62 @@
+"""Export the chronicle: a Markdown timeline for prompts (seed 000) or raw JSON."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from chalicelib.domain.models import Event
+from chalicelib.domain.textproc import is_cjk
+from chalicelib.usecases.recall.context import one_line
+from chalicelib.wiring import Services
+
+
+def all_events(services: Services, space: str,
+               statuses: tuple[str, ...] = ("active",)) -> Iterator[Event]:
+    cursor = None
+    while True:
+        page = services.store.list_events(space, statuses=statuses, limit=500, cursor=cursor)
+        yield from page.events
+        if not page.next_cursor:
+            return
+        cursor = page.next_cursor
+
+
+def export_json(services: Services, space: str) -> list[dict]:
+    return [e.model_dump(mode="json") for e in all_events(services, space)]
+
+
+EXPORT_STATUSES = {"active": ("active",), "archived": ("archived",),
+                   "all": ("active", "archived")}
+
+
+def export_markdown(services: Services, space: str, highlight_threshold: int = 7,
+                    status: str = "active") -> str:
+    """# Annals — space · summary line · key events · the timeline grouped by month.
+    `status` all / archived brings in archived (faded) events, marked as such."""
+    events = sorted(all_events(services, space, EXPORT_STATUSES[status]),
+                    key=lambda e: (e.when.start, e.id))
+    zh = sum(is_cjk(e.summary) for e in events) * 2 > len(events)
+    lines = [f"# Annals — {space}", "", "## Summary" if not zh else "## 概要"]
+    if not events:
+        lines.append("还没有记忆。" if zh else "No memories yet.")
+        return "\n".join(lines) + "\n"
+    lo, hi = min(e.importance for e in events), max(e.importance for e in events)
+    lines.append(f"{len(events)} 条事件 · 重要度 {lo}–{hi}" if zh
+                 else f"{len(events)} events · importance range {lo}–{hi}")
+    key = [e for e in events if e.importance >= highlight_threshold]
+    if key:
+        lines += ["", f"## 关键事件（重要度 ≥ {highlight_threshold}）" if zh
+                  else f"## Key events (importance ≥ {highlight_threshold})"]
+        lines += [f"- {e.when.label} {one_line(e.summary)}" for e in key]
+    lines += ["", "## 时间线" if zh else "## Timeline"]
+    month = None
+    for event in events:
+        label = event.when.start.strftime("%Y-%m")
+        if label != month:
+            month = label
+            lines += ["", f"### {label}"]
+        star = " ★" if event.importance >= highlight_threshold else ""
+        plan = (" （计划）" if zh else " (plan)") if event.plan else ""
+        faded = (" （已归档）" if zh else " (archived)") if event.status == "archived" else ""
+        lines.append(f"├─ {event.when.label} {one_line(event.summary)}{plan}{star}{faded}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,393 @@
+"""The LLM extractor: Event Chronicle's extraction prompt (seed 000), checked before saving.
+
+The model sees the batch's messages with their seqs, speakers and times, each followed by the
+time expressions it contains already resolved against that message's own time
+("昨天 → 2026-06-14"), plus the nearby events already in the chronicle. It answers one JSON
+object {"events": [...]}. What comes back is validated, never trusted:
+
+Sources
+  Only seqs of the batch's messages count. Other seqs are dropped. An event left citing
+  nothing is repaired to the batch message sharing the most content terms with its
+  title + summary (at least 2), else dropped: an event that cites nothing is invented.
+  Cited seqs become ranges of neighbouring messages, each with a preview.
+
+Dates (lo / hi = the earliest / latest cited message time; spans = the time expressions in
+the cited messages, resolved against each message's own time; floor = the earlier of lo's
+day and the earliest span start)
+  1. a missing or unreadable date is re-dated;
+  2. an event starting more than 1 day after hi that is not a plan is re-dated;
+  3. an event starting before floor (earlier than anything the messages can name) is
+     re-dated;
+  4. re-dating takes the span the event's own text mentions (its `matched` words appear in
+     the title or summary), else the first span of the cited messages, else the day of the
+     earliest cited message; `plan` is then whether that time is after the message;
+  5. an accepted day that a finer span covers (昨天下午 → part of day) takes the span's
+     precision; a day only a coarser span covers (上周, last month) takes the coarser span,
+     unless it is a cited message's own day: no invented precision.
+
+Everything else: importance rounded and clamped to 1-10, title from the summary when empty,
+participants / tags stripped and de-duplicated, a plan tagged "plan".
+
+Failure: a timeout, HTTP error or a reply invalid twice (see chalicelib.adapters.llm) makes this batch
+fall back to the offline extractor; the client counts the failure. Usage of every batch is
+persisted per space (job state "llm-usage", task "extract").
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from datetime import date, datetime, timedelta
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from chalicelib.adapters.llm import LLMClient, LLMError, persist_usage, track_usage
+from chalicelib.domain.models import Event, EventDraft, Message, Source, When
+from chalicelib.domain.textproc import query_terms
+from chalicelib.domain.timeparse import TimeSpan, find_times
+from chalicelib.ports import ExtractionContext, Extractor
+from chalicelib.usecases.extract import rules
+from chalicelib.usecases.extract.offline import PREVIEW_CHARS, OfflineExtractor, message_day
+
+log = logging.getLogger("annals.extract.llm")
+
+MAX_BATCH_CHARS = 12_000  # one prompt's worth of messages; longer batches are split
+NEARBY_EVENTS = 20
+NEARBY_DAYS = 30
+MIN_REPAIR_TERMS = 2
+CONTEXT_MESSAGES = 6  # earlier messages shown to a later part of a split batch
+_WEEKDAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+_FINE = {"minute", "hour", "part_of_day"}
+_COARSE = {"week", "month", "year"}
+
+SYSTEM_PROMPT = """\
+You are the annalist of a conversation. You record history; you never create, guess or \
+complete facts.
+
+From the Messages, extract EVENTS: things that happened, were decided, or clearly moved \
+forward, as the messages state them. A summary of the chat is not an event.
+Rules:
+1. Nothing invented. Record only what the messages explicitly say. Greetings, small talk, \
+questions, reactions, advice and opinions are not events.
+2. Write title and summary in the language of the chat (a Chinese chat gets Chinese).
+3. Name people by name (the speaker names given), never "I", "you", "the user". \
+participants lists the names involved.
+4. One event per distinct fact. Do not repeat the Existing events; when the messages add \
+something to one, record only what is new.
+5. date: the day it happened, "YYYY-MM-DD". When a message names a time, use its resolved \
+value from "time:" (e.g. 昨天 → 2026-06-14); otherwise the date of the message. Use \
+date_end (inclusive) only for a stated range; "YYYY-MM" when only the month is known.
+6. A plan, appointment or intention for the future: its planned date and "plan": true.
+7. importance 1-10: 1-3 trivial, 4-6 ordinary, 7-8 significant (life events, decisions, \
+commitments), 9-10 life-changing.
+8. sources: the seq numbers of the Messages that state the event. Never cite Earlier \
+messages.
+9. title: a short heading (at most ~12 words or 20 characters of Chinese); summary: one or \
+two sentences.
+
+Reply with one JSON object and nothing else:
+{"events": [{"title": "...", "summary": "...", "date": "YYYY-MM-DD", "date_end": null, \
+"plan": false, "importance": 5, "participants": ["..."], "location": null, "tags": ["..."], \
+"sources": [3, 4]}]}
+Reply {"events": []} when nothing happened."""
+
+
+class DraftOut(BaseModel):
+    """One event as the model writes it (lenient; to_drafts repairs and checks it)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    title: str = ""
+    summary: str
+    date: str | None = None
+    date_end: str | None = None
+    plan: bool = False
+    importance: float = 5
+    participants: list[str] = Field(default_factory=list)
+    location: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    sources: list[int] = Field(default_factory=list)
+
+
+class ExtractionOut(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    events: list[DraftOut]
+
+
+# ------------------------------------------------------------------ prompt
+
+
+def span_label(span: TimeSpan | When) -> str:
+    gran = span.granularity
+    if gran in _FINE:
+        return f"{span.start:%Y-%m-%d %H:%M}–{span.end:%H:%M}"
+    if gran == "month":
+        return f"{span.start:%Y-%m}"
+    if gran == "year":
+        return f"{span.start:%Y}"
+    last = (span.end - timedelta(seconds=1)).date()
+    if last == span.start.date():
+        return f"{span.start:%Y-%m-%d}"
+    return f"{span.start:%Y-%m-%d} .. {last:%Y-%m-%d}"
+
+
+def message_times(msg: Message) -> list[TimeSpan]:
+    """The time expressions of a message, resolved against the message's own time."""
+    try:
+        return find_times(msg.content, msg.at)
+    except Exception:  # a parser bug must not lose the batch; the message day still works
+        log.exception("timeparse failed on %s", msg.ref)
+        return []
+
+
+def _stamp(at: datetime) -> str:
+    return f"{at:%Y-%m-%d %H:%M} {_WEEKDAYS[at.weekday()]}"
+
+
+def format_message(msg: Message, *, hints: bool) -> str:
+    line = f"[seq {msg.seq}] {_stamp(msg.at)} | {msg.speaker} ({msg.role}): {msg.content}"
+    if hints:
+        spans = message_times(msg)
+        if spans:
+            line += "\n    time: " + "; ".join(f"{s.matched} → {span_label(s)}" for s in spans)
+    return line
+
+
+def format_event(event: Event) -> str:
+    people = f" | {', '.join(event.participants)}" if event.participants else ""
+    return f"- {span_label(event.when)} | {event.title} | {event.summary}{people}"
+
+
+def build_prompt(messages: Sequence[Message], earlier: Sequence[Message],
+                 nearby: Sequence[Event]) -> str:
+    parts = ["Existing events (already in the chronicle; do not repeat them):"]
+    parts += [format_event(e) for e in nearby] or ["(none)"]
+    if earlier:
+        parts += ["", "Earlier messages (context only; do not cite):"]
+        parts += [format_message(m, hints=False) for m in earlier]
+    parts += ["", "Messages (cite these seqs):"]
+    parts += [format_message(m, hints=True) for m in messages]
+    return "\n".join(parts)
+
+
+# ------------------------------------------------------------------ validation
+
+_DATE_RE = re.compile(r"^\s*(\d{4})(?:-(\d{1,2}))?(?:-(\d{1,2}))?")
+
+
+def parse_date(text: str | None, end_text: str | None, tz) -> When | None:
+    """"2026-06-14" (day), "2026-06" (month), "2026" (year); date_end (inclusive) makes a
+    day range. None when unreadable."""
+    if not text:
+        return None
+    m = _DATE_RE.match(text)
+    if not m:
+        return None
+    try:
+        year, month, day = int(m.group(1)), m.group(2), m.group(3)
+        if month is None:
+            start = datetime(year, 1, 1, tzinfo=tz)
+            return When(start=start, end=start.replace(year=year + 1), granularity="year")
+        if day is None:
+            start = datetime(year, int(month), 1, tzinfo=tz)
+            nxt = (start + timedelta(days=32)).replace(day=1)
+            return When(start=start, end=nxt, granularity="month")
+        first = date(year, int(month), int(day))
+        last = first
+        end_m = _DATE_RE.match(end_text or "")
+        if end_m and end_m.group(3):
+            cand = date(int(end_m.group(1)), int(end_m.group(2)), int(end_m.group(3)))
+            if first <= cand <= first + timedelta(days=366):
+                last = cand
+    except ValueError:
+        return None
+    start = datetime(first.year, first.month, first.day, tzinfo=tz)
+    end = datetime(last.year, last.month, last.day, tzinfo=tz) + timedelta(days=1)
+    return When(start=start, end=end, granularity="day")
+
+
+def _when(span: TimeSpan) -> When:
+    return When(start=span.start, end=span.end, granularity=span.granularity)
+
+
+def _day_start(at: datetime) -> datetime:
+    return at.replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def check_when(out: DraftOut, cited: Sequence[Message]) -> tuple[When, bool, str]:
+    """The event's `when` and `plan` after the date rules (module docstring); the last item
+    names the rule applied ("kept", "precise", "coarse", "missing", "late", "early")."""
+    first = min(cited, key=lambda m: m.at)
+    lo, hi = first.at, max(m.at for m in cited)
+    spans = [(m, s) for m in cited for s in message_times(m)]
+    floor = min([_day_start(lo), *(s.start for _, s in spans)])
+    proposed = parse_date(out.date, out.date_end, first.at.tzinfo)
+
+    def redate(reason: str) -> tuple[When, bool, str]:
+        text = f"{out.title} {out.summary}"
+        mentioned = [(m, s) for m, s in spans if s.matched and s.matched in text]
+        chosen = (mentioned or spans or [None])[0]
+        if chosen is None:
+            return message_day(first.at), False, reason
+        msg, span = chosen
+        return _when(span), span.start > msg.at, reason
+
+    if proposed is None:
+        return redate("missing")
+    if proposed.start > hi + timedelta(days=1) and not out.plan:
+        return redate("late")
+    if proposed.start < floor:
+        return redate("early")
+    if proposed.granularity == "day" and proposed.end - proposed.start == timedelta(days=1):
+        day = proposed.start.date()
+        for msg, span in spans:
+            if span.granularity in _FINE and span.start.date() == day:
+                return _when(span), span.start > msg.at, "precise"
+        own_days = {m.at.date() for m in cited}
+        covering = [(m, s) for m, s in spans if s.start <= proposed.start < s.end]
+        if covering and day not in own_days and all(s.granularity in _COARSE
+                                                    for _, s in covering):
+            msg, span = min(covering, key=lambda c: c[1].end - c[1].start)
+            return _when(span), span.start > msg.at, "coarse"
+    # A time still ahead of every cited message cannot have happened yet: it is a plan.
+    return proposed, out.plan or proposed.start > hi, "kept"
+
+
+def repair_sources(out: DraftOut, messages: Sequence[Message]) -> list[Message]:
+    """The batch messages an event cites (module docstring: Sources)."""
+    by_seq = {m.seq: m for m in messages}
+    cited = [by_seq[q] for q in dict.fromkeys(out.sources) if q in by_seq]
+    if cited:
+        return sorted(cited, key=lambda m: m.seq)
+    terms = set(query_terms(f"{out.title} {out.summary}"))
+    best, best_score = None, 0
+    for msg in messages:
+        if msg.role == "system":
+            continue
+        score = len(terms & set(query_terms(msg.content)))
+        if score > best_score:
+            best, best_score = msg, score
+    return [best] if best is not None and best_score >= MIN_REPAIR_TERMS else []
+
+
+def source_ranges(cited: Sequence[Message], messages: Sequence[Message]) -> list[Source]:
+    """Cited messages that are neighbours in the batch become one range."""
+    order = {m.seq: i for i, m in enumerate(sorted(messages, key=lambda m: m.seq))}
+    groups: list[list[Message]] = []
+    for msg in sorted(cited, key=lambda m: m.seq):
+        if groups and order[msg.seq] == order[groups[-1][-1].seq] + 1:
+            groups[-1].append(msg)
+        else:
+            groups.append([msg])
+    return [Source(session=g[0].session, seq_start=g[0].seq, seq_end=g[-1].seq,
+                   preview=g[0].content[:PREVIEW_CHARS]) for g in groups]
+
+
+def _names(values: Sequence[str], limit: int = 20) -> list[str]:
+    return list(dict.fromkeys(v.strip() for v in values if v and v.strip()))[:limit]
+
+
+def to_draft(out: DraftOut, messages: Sequence[Message]) -> EventDraft | None:
+    summary = out.summary.strip()[:4000]
+    if not summary:
+        return None
+    cited = repair_sources(out, messages)
+    if not cited:
+        log.info("dropped an event citing no message of the batch: %s", summary[:80])
+        return None
+    when, plan, rule = check_when(out, cited)
+    if rule not in ("kept", "precise"):
+        log.info("re-dated (%s) %r to %s", rule, summary[:60], span_label(when))
+    title = out.title.strip()[:200] or rules.make_title(summary)
+    tags = _names(out.tags, 10)
+    if plan and "plan" not in tags:
+        tags.append("plan")
+    return EventDraft(
+        title=title, summary=summary, when=when,
+        importance=max(1, min(10, round(out.importance))),
+        participants=_names(out.participants), location=(out.location or "").strip() or None,
+        tags=tags, sources=source_ranges(cited, messages), plan=plan,
+    )
+
+
+def to_drafts(result: ExtractionOut, messages: Sequence[Message]) -> list[EventDraft]:
+    drafts = []
+    for out in result.events:
+        try:
+            draft = to_draft(out, messages)
+        except (ValidationError, ValueError) as exc:
+            log.warning("dropped an unusable event from the LLM: %s", exc)
+            continue
+        if draft is not None:
+            drafts.append(draft)
+    return drafts
+
+
+# ------------------------------------------------------------------ the extractor
+
+
+def split_batches(messages: Sequence[Message], max_chars: int) -> list[list[Message]]:
+    batches: list[list[Message]] = [[]]
+    size = 0
+    for msg in messages:
+        if batches[-1] and size + len(msg.content) > max_chars:
+            batches.append([])
+            size = 0
+        batches[-1].append(msg)
+        size += len(msg.content)
+    return [b for b in batches if b]
+
+
+class LLMExtractor:
+    name = "llm"
+
+    def __init__(self, llm: LLMClient, *, store=None, fallback: Extractor | None = None,
+                 max_tokens: int = 4000, max_batch_chars: int = MAX_BATCH_CHARS):
+        self.llm = llm
+        self.store = store  # for nearby events and per-space usage; optional
+        self.fallback = fallback or OfflineExtractor()
+        self.max_tokens = max_tokens
+        self.max_batch_chars = max_batch_chars
+
+    def extract(self, messages: Sequence[Message], ctx: ExtractionContext) -> list[EventDraft]:
+        if not messages:
+            return []
+        nearby = list(ctx.nearby_events) or self.nearby_events(ctx.space, messages)
+        drafts: list[EventDraft] = []
+        earlier = list(ctx.earlier)
+        with track_usage() as usage:
+            try:
+                for batch in split_batches(messages, self.max_batch_chars):
+                    drafts.extend(self.extract_batch(batch, earlier, nearby, ctx))
+                    earlier = [*earlier, *batch][-CONTEXT_MESSAGES:]
+            finally:
+                if self.store is not None and (usage.calls or usage.failures):
+                    persist_usage(self.store, ctx.space, usage, "extract", self.llm.model)
+        return drafts
+
+    def extract_batch(self, batch: Sequence[Message], earlier: Sequence[Message],
+                      nearby: Sequence[Event], ctx: ExtractionContext) -> list[EventDraft]:
+        prompt = build_prompt(batch, earlier, nearby)
+        try:
+            result = self.llm.complete_json(SYSTEM_PROMPT, prompt, ExtractionOut,
+                                            max_tokens=self.max_tokens)
+        except LLMError as exc:
+            log.warning("LLM extraction failed for %s/%s seq %d-%d (%s); offline fallback",
+                        ctx.space, ctx.session, batch[0].seq, batch[-1].seq, exc)
+            sub = ExtractionContext(space=ctx.space, session=ctx.session,
+                                    earlier=list(earlier), nearby_events=list(nearby))
+            return self.fallback.extract(batch, sub)
+        return to_drafts(result, batch)
+
+    def nearby_events(self, space: str, messages: Sequence[Message]) -> list[Event]:
+        """Active events around the batch's time (the chronicle the model must not repeat)."""
+        if self.store is None:
+            return []
+        lo = min(m.at for m in messages)
+        hi = max(m.at for m in messages)
+        page = self.store.list_events(space, start=lo - timedelta(days=NEARBY_DAYS),
+                                      end=hi + timedelta(days=NEARBY_DAYS), limit=500)
+        nearest = sorted(page.events, key=lambda e: abs((e.when.start - lo).total_seconds()))
+        return sorted(nearest[:NEARBY_EVENTS], key=lambda e: (e.when.start, e.id))

@@ -1,0 +1,147 @@
+"""Language rules for the offline extractor: sentence splitting, small talk, pronouns, importance.
+
+Hand-written because they are product rules, not NLP: which sentences are worth a memory and
+how a first-person sentence is retold in the third person with the speaker named.
+"""
+
+from __future__ import annotations
+
+import re
+
+from chalicelib.domain.textproc import is_cjk, query_terms
+
+_SENTENCE_SPLIT = re.compile(r"(?<=[。！？!?；;…])\s*|\n+|(?<=[.])\s+(?=[\"'“A-Z0-9])")
+
+_EN_SMALL_TALK = re.compile(
+    r"^(hi|hey|hello|yo|good (morning|afternoon|evening|night)|bye|goodbye|see (you|ya)"
+    r"|thanks?( you)?( so much| a lot)?|thx|ty|ok(ay)?|sure|yeah|yep|yes|no|nope|wow|cool|nice"
+    r"|great|awesome|lol|haha+|hmm+|got it|sounds good|me too|same|absolutely|definitely"
+    r"|totally|exactly|of course|you too|take care|no problem|np|welcome|you're welcome"
+    r"|that's (great|awesome|cool|amazing|nice|so cool|wonderful|lovely)|congrats"
+    r"|congratulations|good luck|agreed|right|true|oh|ah|aw+|omg)"
+    r"[\s,!.~]*(\w+)?[\s,!.~]*$",
+    re.IGNORECASE,
+)
+_ZH_SMALL_TALK = re.compile(
+    r"^(你好|您好|嗨|哈喽|早上好|早安|早|午安|晚上好|晚安|谢谢|多谢|感谢|好的|好吧|好|嗯+|哦+|噢|啊+"
+    r"|哈+|嘿嘿|收到|明白|了解|知道了|没问题|是的|对|对的|没错|拜拜|再见|回头见|不客气|没事|辛苦了"
+    r"|太好了|真棒|厉害|加油|好呀|好啊|行|可以)(你|您|你们|大家|宝贝|亲)?"
+    r"[\s，,。！!~～呀啊呢吧哦啦哈嘛喔]*$"
+)
+# Short exclamations that only react to what the other side said ("好可爱的名字！",
+# "So cute!", "What a lovely name!") carry no new fact about anyone.
+_ZH_REACTION = re.compile(
+    r"^(好|真|太|超|很|多么?|这么|那么)?(可爱|棒|好看|漂亮|厉害|酷|帅|美|有趣|好玩|温暖|暖心|贴心|感人"
+    r"|有意思|开心|羡慕|不错)(的\w{0,4})?(了|啊|呀|哦|呢)?[\s，,。！!~～]*$"
+)
+_EN_REACTION = re.compile(
+    r"^(so|how|what an?|such an?|that'?s|that is|it'?s|it is|sounds)?\s*(so |really |very )?"
+    r"(cute|sweet|lovely|adorable|amazing|awesome|wonderful|beautiful|great|cool|fun|nice"
+    r"|exciting|fantastic|impressive|incredible|inspiring)(\s+\w+)?[\s,!.~]*$",
+    re.IGNORECASE,
+)
+_QUESTION_END = re.compile(r"[?？]\s*$|[吗呢么]\s*[。.]?$")
+
+_EN_PRONOUNS = [
+    (re.compile(r"\bI'm\b|\bI am\b"), "{me} is"),
+    (re.compile(r"\bI've\b|\bI have\b"), "{me} has"),
+    (re.compile(r"\bI'll\b"), "{me} will"),
+    (re.compile(r"\bI'd\b"), "{me} would"),
+    (re.compile(r"\bI was\b"), "{me} was"),
+    (re.compile(r"\bI\b"), "{me}"),
+    (re.compile(r"\b[Mm]yself\b"), "{me}"),
+    (re.compile(r"\b[Mm]y\b|\b[Mm]ine\b"), "{me}'s"),
+    (re.compile(r"\b[Mm]e\b"), "{me}"),
+]
+_EN_SECOND = [
+    (re.compile(r"\b[Yy]our\b|\b[Yy]ours\b"), "{you}'s"),
+    (re.compile(r"\b[Yy]ou're\b"), "{you} is"),
+    (re.compile(r"\b[Yy]ou\b"), "{you}"),
+]
+
+LIFE_WORDS = re.compile(
+    r"adopt|born|birth|married|marry|wedding|divorc|died|passed away|funeral|graduat|new job"
+    r"|hired|fired|promot|moved|pregnan|engaged|accident|hospital|surgery|diagnos|bought|birthday"
+    r"|anniversary|broke up|started|quit|won|lost|injur|sick|vet|check-?up|trip|travel|vacation"
+    r"|养|生日|结婚|离婚|去世|毕业|入职|辞职|搬家|怀孕|订婚|医院|手术|体检|确诊|买了|纪念日|分手|表白"
+    r"|开始|旅行|旅游|出差|生病|受伤|比赛|考试|面试|领养|收养",
+    re.IGNORECASE,
+)
+PLAN_WORDS = re.compile(
+    r"\b(decided?|plan(ning|ned)?|promise[ds]?|going to|gonna|will|agreed|intend|schedul)"
+    r"|决定|打算|计划|约好|约了|答应|承诺|准备|要去|将要|会去|想去",
+    re.IGNORECASE,
+)
+
+
+def split_sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_SPLIT.split(text) if s and s.strip()]
+
+
+def content_size(sentence: str) -> int:
+    """Content-bearing tokens: stop words and function bigrams don't count."""
+    return len(query_terms(sentence))
+
+
+def is_small_talk(sentence: str) -> bool:
+    s = sentence.strip()
+    if any(p.match(s) for p in (_EN_SMALL_TALK, _ZH_SMALL_TALK, _ZH_REACTION, _EN_REACTION)):
+        return True
+    return content_size(s) < 2
+
+
+def is_question(sentence: str) -> bool:
+    return bool(_QUESTION_END.search(sentence.strip()))
+
+
+def is_meaningful(sentence: str) -> bool:
+    """A statement worth a memory: not small talk, and not a question with little content."""
+    if is_small_talk(sentence):
+        return False
+    if is_question(sentence):
+        return content_size(sentence) >= (8 if is_cjk(sentence) else 4)
+    return True
+
+
+def third_person(sentence: str, me: str, you: str | None) -> str:
+    """Retell a sentence with the speaker named: "I adopted a cat" → "Mel adopted a cat"."""
+    if is_cjk(sentence):
+        out = sentence.replace("我们", f"{me}和{you}" if you else f"{me}他们")
+        out = out.replace("咱们", f"{me}和{you}" if you else f"{me}他们")
+        if you:
+            out = out.replace("你们", f"{you}他们").replace("你", you).replace("您", you)
+        return out.replace("我", me)
+    out = sentence
+    if you:
+        for pattern, repl in _EN_SECOND:
+            out = pattern.sub(repl.format(you=you), out)
+    for pattern, repl in _EN_PRONOUNS:
+        out = pattern.sub(repl.format(me=me), out)
+    return out
+
+
+def make_title(summary: str) -> str:
+    """The first clause, kept short: a heading, not a sentence."""
+    if is_cjk(summary):
+        clause = re.split(r"[，,。！？!?；;：:]", summary, maxsplit=1)[0].strip()
+        return clause if len(clause) <= 24 else clause[:23] + "…"
+    clause = re.split(r"[,;:.!?](?:\s|$)| - | — ", summary, maxsplit=1)[0].strip()
+    words = clause.split()
+    return " ".join(words) if len(words) <= 10 else " ".join(words[:9]) + "…"
+
+
+def importance(sentence: str, has_time: bool) -> int:
+    score = 3
+    if LIFE_WORDS.search(sentence):
+        score += 2
+    if PLAN_WORDS.search(sentence):
+        score += 1
+    if has_time:
+        score += 1
+    if content_size(sentence) >= 10:
+        score += 1
+    if re.search(r"\d", sentence):
+        score += 1
+    if is_question(sentence):
+        score -= 2
+    return max(1, min(10, score))

@@ -1,0 +1,120 @@
+"""Scheduled jobs. `@app.schedule` handlers in AWS and the in-process scheduler of
+`annals serve` both call exactly these functions, looked up by name in JOBS."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from chalicelib.domain.models import Message, SessionState
+from chalicelib.usecases.extract import extract_session, pending_sessions
+from chalicelib.usecases.merge import merge_job
+from chalicelib.wiring import Services
+
+log = logging.getLogger("annals.jobs")
+
+
+@dataclass(frozen=True)
+class JobResult:
+    job: str
+    sessions: int
+    events: int
+    detail: dict
+
+    def as_dict(self) -> dict:
+        return {"job": self.job, "sessions": self.sessions, "events": self.events,
+                **self.detail}
+
+
+def count_reply_packs(messages: Sequence[Message]) -> int:
+    """Completed reply packs (seed 004): user turn(s) answered by the assistant. A user
+    message still waiting for its answer is not a pack yet."""
+    packs, asked = 0, False
+    for msg in messages:
+        if msg.role == "user":
+            asked = True
+        elif msg.role == "assistant" and asked:
+            packs, asked = packs + 1, False
+    return packs
+
+
+def session_readiness(services: Services, state: SessionState, now: datetime) -> str | None:
+    """Why a session should be extracted now, or None to keep waiting. Ready when it has gone
+    quiet with enough completed packs (or was edited), or has waited too long regardless."""
+    settings = services.settings
+    if state.pending_since and now - state.pending_since >= timedelta(
+            hours=settings.max_wait_hours):
+        return "max_wait"
+    if state.last_message_at is None or now - state.last_message_at < timedelta(
+            minutes=settings.quiet_minutes):
+        return None
+    if state.dirty_from is not None:
+        return "edited"
+    pending = services.store.get_messages(state.space, state.session,
+                                          seq_from=state.extracted_upto + 1)
+    if count_reply_packs(pending) >= settings.min_reply_packs:
+        return "quiet"
+    return None
+
+
+def quiet_window(services: Services, now: datetime | None = None) -> JobResult:
+    """Extract every session that is ready (see session_readiness); sessions never combine."""
+    now = now or services.clock()
+    done, reasons, events = [], {}, 0
+    for state in pending_sessions(services):
+        reason = session_readiness(services, state, now)
+        if reason is None:
+            continue
+        key = f"{state.space}/{state.session}"
+        done.append(key)
+        reasons[key] = reason
+        if services.queue is not None:  # AWS: the SQS worker extracts, with retries and a DLQ
+            services.queue.send({"kind": "extract-session", "space": state.space,
+                                 "session": state.session})
+            continue
+        events += len(extract_session(services, state.space, state.session, now))
+    if done:
+        log.info("quiet-window extracted %d events from %s", events, ", ".join(done))
+    return JobResult("quiet-window", len(done), events, {"extracted": done, "reasons": reasons})
+
+
+def cooldown(services: Services, now: datetime | None = None) -> JobResult:
+    """Bookkeeping: purge deliveries older than every cooldown (DynamoDB's TTL does it there;
+    its purge is a no-op), compact extraction journals past their retention, and let
+    low-retention events fade into the archive (chalicelib.usecases.forgetting)."""
+    from chalicelib.usecases import forgetting
+    from chalicelib.usecases.extract import journal
+
+    now = now or services.clock()
+    settings = services.settings
+    keep = timedelta(minutes=settings.cooldown_minutes) + timedelta(days=1)
+    purged = services.store.purge_deliveries(now - keep)
+    retention = timedelta(days=settings.journal_retention_days)
+    sessions = services.store.list_sessions()
+    compacted = sum(journal.compact(services, s.space, s.session, now, retention)
+                    for s in sessions)
+    faded = {}
+    for space in sorted({s.space for s in sessions}):
+        archived = forgetting.fade_space(services, space, now)
+        if archived:
+            faded[space] = [e.id for e in archived]
+    return JobResult("cooldown", 0, 0, {"purged_deliveries": purged,
+                                        "compacted_journal_batches": compacted,
+                                        "faded": faded})
+
+
+JOBS: dict[str, Callable[[Services, datetime | None], JobResult]] = {
+    "quiet-window": quiet_window,
+    "merge": merge_job,  # chalicelib.usecases.merge; after quiet-window, so a tick merges what it just extracted
+    "cooldown": cooldown,
+}
+
+
+def run_job(name: str, services: Services, now: datetime | None = None) -> JobResult:
+    try:
+        job = JOBS[name]
+    except KeyError:
+        raise KeyError(f"unknown job {name!r}; known: {', '.join(sorted(JOBS))}") from None
+    return job(services, now)

@@ -1,0 +1,221 @@
+"""Recall use-case: a query → a few cards, the text to inject, and a trace of why.
+
+Pipeline (each step a small function, every knob in a RecallRecipe):
+  candidates (keyword + vector over events and messages, inside a time window if one is named)
+  → reciprocal-rank fusion → cards loaded from the store (the truth) → limit → context text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from chalicelib.domain.errors import BadRequest
+from chalicelib.domain.models import Card, Layer, RecallRequest, RecallResponse
+from chalicelib.domain.textproc import is_cjk, query_terms
+from chalicelib.ports import SearchFilter
+from chalicelib.usecases.people import known_people, named_people, strip_names
+from chalicelib.usecases.recall.cards import load_card
+from chalicelib.usecases.recall.context import estimate_tokens, render
+from chalicelib.usecases.recall.cooldown import cooled_refs
+from chalicelib.usecases.recall.fusion import Candidate, reciprocal_rank_fusion, score_fusion
+from chalicelib.usecases.recall.recipes import RecallRecipe, get_recipe
+from chalicelib.usecases.recall.rerank import rerank
+from chalicelib.usecases.recall.timewindow import (
+    Anchor,
+    find_anchor,
+    is_hit,
+    layer_windows,
+    window_filter,
+    window_label,
+)
+from chalicelib.wiring import Services
+
+
+@dataclass
+class Trace:
+    """Recall steps in the language of the query."""
+
+    zh: bool
+    lines: list[str]
+
+    def add(self, zh: str, en: str) -> None:
+        self.lines.append(zh if self.zh else en)
+
+
+def search_candidates(services: Services, space: str, query: str, qvec: np.ndarray,
+                      recipe: RecallRecipe, flt: SearchFilter) -> list[Candidate]:
+    ranked = {}
+    flt = SearchFilter(kinds=recipe.kinds, statuses=flt.statuses, start=flt.start,
+                       end=flt.end, exclude_ids=flt.exclude_ids)
+    if recipe.keyword_k:
+        ranked["keyword"] = (services.keywords.keyword_search(space, query, recipe.keyword_k, flt),
+                             recipe.keyword_weight)
+    if recipe.vector_k:
+        ranked["vector"] = (services.vectors.vector_search(space, qvec, recipe.vector_k, flt),
+                            recipe.vector_weight)
+    if recipe.fusion == "score":
+        return score_fusion(ranked)
+    return reciprocal_rank_fusion(ranked, k=recipe.rrf_k)
+
+
+def evidence_keys(card: Card) -> set[tuple[str, int]]:
+    return {(s.session, q) for s in card.sources for q in range(s.seq_start, s.seq_end + 1)}
+
+
+def to_cards(services: Services, space: str, candidates: list[Candidate], limit: int) -> list[Card]:
+    """Load cards best first, skipping any whose evidence a better card already shows."""
+    return dedupe_evidence([card for card, _ in zip_cards(services, space, candidates)])[:limit]
+
+
+def resolve_recipe(services: Services, request: RecallRequest) -> RecallRecipe:
+    try:
+        return get_recipe(request.recipe or services.settings.recipe)
+    except KeyError as exc:
+        raise BadRequest(str(exc.args[0]), code="unknown_recipe") from None
+
+
+def recall(services: Services, space: str, request: RecallRequest) -> RecallResponse:
+    """Recall by time when a time is named, otherwise by meaning and keywords."""
+    recipe = resolve_recipe(services, request)
+    if services.message_indexer is not None:  # every message stored before this recall
+        services.message_indexer.flush()
+    now = request.now or services.clock()
+    trace = Trace(zh=is_cjk(request.query), lines=[])
+    trace.add(f"[记忆检索] 线索：{request.query}", f"[recall] query: {request.query}")
+    anchor, understood = None, True
+    if recipe.time_layers:
+        anchor, understood = find_anchor(request.query, request.time_hint, now,
+                                         services.settings.tz)
+    if not understood:
+        trace.add(f"[记忆检索] 看不懂时间「{request.time_hint}」，请改用 2026-10-20 这类写法再试",
+                  f"[recall] could not read the time {request.time_hint!r}; "
+                  "retry with a date like 2026-10-20")
+        return respond(request, "unparsed", [], [], trace)
+    cooled = cooled_refs(services, space, request.window, now)
+    if anchor is None:
+        result = recall_plain(services, space, request, recipe, trace)
+    else:
+        result = recall_by_time(services, space, request, recipe, anchor, trace)
+    result = apply_cooldown(request, result, cooled, trace)
+    if request.format == "timeline" and result.cards:  # key events by the space's threshold
+        context = render(result.cards, "timeline", services.settings.highlight_threshold)
+        result = result.model_copy(update={"context": context,
+                                           "context_tokens": estimate_tokens(context)})
+    return result
+
+
+def apply_cooldown(request: RecallRequest, result: RecallResponse, cooled: set[str],
+                   trace: Trace) -> RecallResponse:
+    """Drop cooling cards after selection, so a weaker card never takes their place."""
+    kept = [c for c in result.cards if c.ref not in cooled]
+    if len(kept) == len(result.cards):
+        return result
+    skipped = [c.ref for c in result.cards if c.ref in cooled]
+    trace.add(f"[冷却] 窗口 {request.window} 刚用过 {len(skipped)} 条，本轮跳过且不补位：{', '.join(skipped)}",
+              f"[cooldown] window {request.window} recently injected {len(skipped)}; skipped, "
+              f"not backfilled: {', '.join(skipped)}")
+    return respond(request, result.verdict, result.layers, kept, trace)
+
+
+def recall_plain(services: Services, space: str, request: RecallRequest, recipe: RecallRecipe,
+                 trace: Trace) -> RecallResponse:
+    limit = request.card_limit or services.settings.max_cards
+    named = named_people(request.query, known_people(services, space))
+    query = request.query
+    if named and recipe.strip_names:
+        query = strip_names(query, named) or query
+    qvec = services.embedder.embed_query(query)
+    candidates = search_candidates(services, space, query, qvec, recipe, SearchFilter())
+    ranked = rerank(zip_cards(services, space, candidates[: recipe.rerank_depth]), named, recipe)
+    cards = dedupe_evidence(ranked)[:limit]
+    trace.add(f"[记忆检索] 未指定时间 · 候选 {len(candidates)} 条 · 选出 {len(cards)} 条"
+              f"（{recipe.name}）",
+              f"[recall] no time named · {len(candidates)} candidates · {len(cards)} chosen "
+              f"({recipe.name})")
+    return respond(request, "none", [], cards, trace)
+
+
+def recall_by_time(services: Services, space: str, request: RecallRequest,
+                   recipe: RecallRecipe, anchor: Anchor, trace: Trace) -> RecallResponse:
+    """Seed 003's layers: the named window, then ×factor around its centre, then forgot."""
+    settings = services.settings
+    limit = request.card_limit or settings.time_max_results
+    topic = anchor.topic or request.query
+    terms = query_terms(anchor.topic)
+    qvec = services.embedder.embed_query(topic)
+    trace.add(f"[时间回忆] 锚点「{anchor.matched}」→ {window_label(anchor.start, anchor.end)}"
+              f"（{anchor.granularity}）· 关键词 {' '.join(terms) or '（无，取整段时间）'}",
+              f"[time recall] anchor {anchor.matched!r} → "
+              f"{window_label(anchor.start, anchor.end)} ({anchor.granularity}) · "
+              f"keywords {' '.join(terms) or '(none: the whole window)'}")
+    layers: list[Layer] = []
+    windows = layer_windows(anchor.start, anchor.end, settings.expand_factor,
+                            settings.max_expansions)
+    for index, (start, end) in enumerate(windows):
+        flt = window_filter(SearchFilter(), start, end)
+        in_window = services.keywords.count(space, flt)
+        candidates = search_candidates(services, space, topic, qvec, recipe, flt)
+        cards = [card for card, cand in zip_cards(services, space, candidates)
+                 if is_hit(card, cand, terms, settings.min_score, recipe)]
+        cards = dedupe_evidence(cards)[:limit]
+        layers.append(Layer(layer=index, start=start, end=end, candidates=in_window,
+                            hits=len(cards)))
+        trace.add(f"[时间回忆] 第 {index} 层 {window_label(start, end)}：候选 {in_window} 条，"
+                  f"命中 {len(cards)} 条",
+                  f"[time recall] layer {index} {window_label(start, end)}: "
+                  f"{in_window} candidates, {len(cards)} hits")
+        if cards:
+            verdict = "hit" if index == 0 else "expanded"
+            trace.add(f"[时间回忆] 结论：{'命中' if index == 0 else f'扩大 {index} 次后命中'}",
+                      f"[time recall] verdict: {verdict}"
+                      + (f" after {index} expansion(s)" if index else ""))
+            return respond(request, verdict, layers, cards, trace)
+    trace.add("[时间回忆] 结论：我忘记了（扩大后仍无记忆，不要编造）",
+              "[time recall] verdict: forgot (nothing even after widening; do not invent)")
+    first, last = windows[0], windows[-1]
+    note = forgot_note(trace.zh, anchor.matched, window_label(*first), window_label(*last))
+    return respond(request, "forgot", layers, [], trace, note=note)
+
+
+def forgot_note(zh: bool, matched: str, named: str, widest: str) -> str:
+    """What to inject when nothing is remembered: an instruction not to invent."""
+    if zh:
+        return (f"[记忆] 关于「{matched}」（{named}，已查到 {widest}）没有任何记忆。"
+                "如被问起，请如实回答“我不记得了”，不要编造。")
+    return (f"[memory] Nothing is remembered about {matched!r} ({named}; searched {widest}). "
+            "If asked, say you don't remember; do not invent.")
+
+
+def zip_cards(services: Services, space: str,
+              candidates: list[Candidate]) -> list[tuple[Card, Candidate]]:
+    pairs = []
+    for cand in candidates:
+        card = load_card(services.store, space, cand)
+        if card is not None:
+            pairs.append((card, cand))
+    return pairs
+
+
+def dedupe_evidence(cards: list[Card]) -> list[Card]:
+    """Drop a card whose evidence a better card already shows in full."""
+    kept: list[Card] = []
+    shown: set[tuple[str, int]] = set()
+    for card in cards:
+        keys = evidence_keys(card)
+        if keys and keys <= shown:
+            continue
+        kept.append(card)
+        shown |= keys
+    return kept
+
+
+def respond(request: RecallRequest, verdict: str, layers: list[Layer], cards: list[Card],
+            trace: Trace, note: str = "") -> RecallResponse:
+    context = note or render(cards, request.format)
+    return RecallResponse(
+        verdict=verdict, layers=layers, cards=cards, context=context,
+        context_tokens=estimate_tokens(context), recalled_ids=[c.ref for c in cards],
+        injected=False, trace=trace.lines,
+    )

@@ -1,0 +1,81 @@
+"""Reranking loaded cards: query understanding that needs the memories themselves.
+
+Names: a query that names exactly one of the people in the candidate memories ("What did
+Caroline research?") is about that person's own memories, so theirs are lifted.
+"""
+
+from __future__ import annotations
+
+from chalicelib.domain.models import Card
+from chalicelib.domain.textproc import tokenize
+from chalicelib.usecases.recall.fusion import Candidate
+from chalicelib.usecases.recall.recipes import RecallRecipe
+
+Pair = tuple[Card, Candidate]
+
+
+def boost_named(pairs: list[Pair], named: set[str], boost: float) -> list[Pair]:
+    if boost <= 0 or len(named) != 1:
+        return pairs
+    for card, _ in pairs:
+        if card.speaker in named:
+            card.score *= 1 + boost
+            card.score_parts["name_boost"] = boost
+    return pairs
+
+
+def prefer_events(cards: list[Card]) -> list[Card]:
+    """Where a raw message and an event distilled from it are both candidates, show the event
+    at the better of the two places: it is shorter, names the speaker and carries the date
+    the message meant (昨天 → the day before), while citing the same evidence."""
+    best_event: dict[tuple[str, int], Card] = {}
+    for card in cards:  # best first, so the first event per turn is its best
+        if card.kind == "event":
+            for s in card.sources:
+                for seq in range(s.seq_start, s.seq_end + 1):
+                    best_event.setdefault((s.session, seq), card)
+    out: list[Card] = []
+    used: set[str] = set()
+    for card in cards:
+        if card.kind == "message" and len(card.sources) == 1:
+            s = card.sources[0]
+            event = best_event.get((s.session, s.seq_start))
+            if event is not None:
+                card = event.model_copy(update={"score": max(event.score, card.score)})
+        if card.ref not in used:
+            used.add(card.ref)
+            out.append(card)
+    return out
+
+
+def jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
+def diversify(cards: list[Card], weight: float, duplicate: float) -> list[Card]:
+    """Maximal marginal relevance over word overlap: each next card is the best by
+    score − weight × (its largest overlap with a card already chosen) × top score; a card
+    overlapping a chosen one by `duplicate` or more is a near-duplicate and dropped."""
+    if not cards or (weight <= 0 and duplicate >= 1):
+        return cards
+    tokens = {c.ref: set(tokenize(c.text)) for c in cards}
+    scale = max(c.score for c in cards) or 1.0
+    left, chosen = list(cards), []
+    while left:
+        def marginal(card: Card) -> float:
+            overlap = max((jaccard(tokens[card.ref], tokens[c.ref]) for c in chosen), default=0.0)
+            return card.score - weight * overlap * scale
+        best = max(left, key=marginal)
+        left.remove(best)
+        if any(jaccard(tokens[best.ref], tokens[c.ref]) >= duplicate for c in chosen):
+            continue
+        chosen.append(best)
+    return chosen
+
+
+def rerank(pairs: list[Pair], named: set[str], recipe: RecallRecipe) -> list[Card]:
+    pairs = boost_named(pairs, named, recipe.name_boost)
+    cards = [card for card, _ in sorted(pairs, key=lambda p: (-p[0].score, p[0].ref))]
+    if recipe.prefer_events:
+        cards = prefer_events(cards)
+    return diversify(cards, recipe.diversity, recipe.duplicate_overlap)

@@ -1,0 +1,96 @@
+"""Layered time-window recall (seed 003): search the window the user named, widen it ×factor
+around its centre at most `max_expansions` times, and otherwise say "forgot" — never invent.
+
+A memory is in a window when its `when` overlaps it. A candidate in the window is a *hit* when
+it shares content words with the query (keyword points ≥ min_score, a CJK bigram or an
+English word = 2 points, as in seed 003) or its meaning is very close
+(cosine ≥ recipe.time_min_similarity). A query that names only a time ("上周二聊了什么")
+has no content words, and then everything in the window is a hit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from chalicelib.domain.models import Card
+from chalicelib.domain.textproc import tokenize
+from chalicelib.ports import SearchFilter
+from chalicelib.usecases.recall.fusion import Candidate
+from chalicelib.usecases.recall.recipes import RecallRecipe
+
+POINTS_PER_TERM = 2
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """The time a recall names: where it came from and the window it resolves to."""
+
+    matched: str
+    start: datetime
+    end: datetime
+    granularity: str
+    topic: str  # the query with the time expression removed
+
+
+def find_anchor(query: str, time_hint: str | None, now: datetime,
+                tz: str | None) -> tuple[Anchor | None, bool]:
+    """(anchor, hint_understood). A time_hint wins over a time named in the query."""
+    from chalicelib.domain.timeparse import parse_time
+
+    if time_hint:
+        span = parse_time(time_hint, now, tz)
+        if span is None:
+            return None, False
+        return Anchor(span.matched, span.start, span.end, span.granularity,
+                      strip_span(query, span.matched)), True
+    span = parse_time(query, now, tz)
+    if span is None:
+        return None, True
+    return Anchor(span.matched, span.start, span.end, span.granularity,
+                  strip_span(query, span.matched)), True
+
+
+def strip_span(query: str, matched: str) -> str:
+    return query.replace(matched, " ", 1).strip() if matched else query
+
+
+def layer_windows(start: datetime, end: datetime, factor: float,
+                  expansions: int) -> list[tuple[datetime, datetime]]:
+    """Layer 0 is the named window; each later layer is `factor` times longer, same centre."""
+    length = end - start
+    centre = start + length / 2
+    windows = [(start, end)]
+    for i in range(1, expansions + 1):
+        half = length * (factor**i) / 2
+        windows.append((centre - half, centre + half))
+    return windows
+
+
+def keyword_points(terms: list[str], card: Card) -> int:
+    tokens = set(tokenize(f"{card.title} {card.text}"))
+    return POINTS_PER_TERM * sum(1 for t in terms if t in tokens)
+
+
+def is_hit(card: Card, cand: Candidate, terms: list[str], min_score: float,
+           recipe: RecallRecipe) -> bool:
+    if not terms:
+        return True
+    if keyword_points(terms, card) >= min_score:
+        return True
+    return cand.parts.get("vector", 0.0) >= recipe.time_min_similarity
+
+
+def window_filter(base: SearchFilter, start: datetime, end: datetime) -> SearchFilter:
+    return SearchFilter(kinds=base.kinds, statuses=base.statuses, start=start.timestamp(),
+                        end=end.timestamp(), exclude_ids=base.exclude_ids)
+
+
+def end_label(end: datetime) -> str:
+    """An exclusive end shown as the last day it covers (seed 003 writes 10-19~10-21)."""
+    return f"{end - timedelta(microseconds=1):%Y-%m-%d}"
+
+
+def window_label(start: datetime, end: datetime) -> str:
+    first, last = f"{start:%Y-%m-%d}", end_label(end)
+    return first if first == last else f"{first}~{last}"
