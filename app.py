@@ -41,7 +41,6 @@ from chalicelib.usecases import ingest as ingest_uc
 from chalicelib.usecases import jobs as jobs_uc
 from chalicelib.usecases import merge as merge_uc
 from chalicelib.usecases import stats as stats_uc
-from chalicelib.usecases import workers
 from chalicelib.usecases.extract import run_extraction
 from chalicelib.usecases.recall import recall as recall_uc
 from chalicelib.wiring import get_services
@@ -279,24 +278,19 @@ TABLE_STREAM_ARN = os.environ.get(
 def extract_worker(event) -> dict:
     """Partial batch failures: only the failed messages return to the queue (then the DLQ).
     The stack sets ReportBatchItemFailures on the event source; Chalice cannot."""
-    from chalicelib.adapters.dynamodb.idempotency import idempotent_extract_runner
+    from chalicelib.usecases.jobs import QueueRecord, handle_extract_batch
+    from chalicelib.wiring import extract_job_runner
 
-    records = [workers.QueueRecord(id=r.to_dict()["messageId"], body=r.body) for r in event]
-    run = idempotent_extract_runner(services(), lambda_context=event.context)
-    failed = workers.handle_extract_batch(services(), records, run)
+    records = [QueueRecord(id=r.to_dict()["messageId"], body=r.body) for r in event]
+    run = extract_job_runner(services(), lambda_context=event.context)
+    failed = handle_extract_batch(services(), records, run)
     return {"batchItemFailures": [{"itemIdentifier": i} for i in failed]}
 
 
 @app.on_dynamodb_record(stream_arn=TABLE_STREAM_ARN, batch_size=100, name="index_stream")
 def index_stream(event) -> dict:
-    from chalicelib.adapters.dynamodb.codec import from_item
+    from chalicelib.adapters.dynamodb.stream import change_records
+    from chalicelib.usecases.indexing import apply_changes
 
-    records = [
-        workers.StreamRecord(
-            id=r.sequence_number, event_name=r.event_name,
-            new_image=from_item(r.new_image) if r.new_image else None,
-            old_image=from_item(r.old_image) if r.old_image else None)
-        for r in event
-    ]
-    failed = workers.handle_stream_batch(services(), records)
+    failed = apply_changes(services(), change_records(event))
     return {"batchItemFailures": [{"itemIdentifier": i} for i in failed]}

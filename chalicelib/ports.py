@@ -1,23 +1,64 @@
-"""Ports: the interfaces every use-case talks to.
+"""Ports: the interfaces every use-case talks to, and `Services`, which bundles one adapter per
+port. `chalicelib.wiring` picks the adapters once; a use-case never knows which it talks to.
 
-Each port has an embedded adapter (SQLite / numpy / bundled e5) and, later, an AWS one
-(DynamoDB / OpenSearch / Bedrock). One contract test suite runs against every adapter.
+Each port has an embedded adapter (SQLite / numpy / bundled e5 / in-memory) and an AWS one
+(DynamoDB / OpenSearch / SQS / Bedrock). One contract test suite runs against every adapter.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Protocol, runtime_checkable
+import contextvars
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field, fields
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
 
-import numpy as np
+from chalicelib.config import Settings
+from chalicelib.domain.models import (
+    Delivery,
+    Event,
+    EventDraft,
+    IndexDoc,
+    Message,
+    SessionState,
+)
+from chalicelib.domain.records import Record
 
-from chalicelib.domain.models import Delivery, Event, EventDraft, IndexDoc, Message, SessionState
+if TYPE_CHECKING:  # numpy and pydantic types only for annotations: no import cost at start
+    import numpy as np
+    from pydantic import BaseModel
+
+    from chalicelib.domain.merge import MergeInstruction
+
+R = TypeVar("R", bound=Record)
+M = TypeVar("M", bound="BaseModel")
+
+
+# ------------------------------------------------------------------ errors
 
 
 class ConflictError(Exception):
-    """An optimistic-concurrency check failed (stale `version`)."""
+    """An optimistic-concurrency check failed (stale `version`, or the id exists)."""
+
+
+class LLMError(Exception):
+    """The model could not give a usable answer; callers fall back to the offline path."""
+
+
+class LLMTimeout(LLMError):
+    """The provider did not answer within the timeout."""
+
+
+class LLMUnavailable(LLMError):
+    """Transport or HTTP error (after the SDK's own retries), e.g. 429, 5xx, refused."""
+
+
+class LLMInvalidOutput(LLMError):
+    """The reply was not valid JSON for the schema, twice."""
+
+
+# ------------------------------------------------------------------ store
 
 
 @dataclass(frozen=True)
@@ -35,7 +76,7 @@ class Page:
 
 @runtime_checkable
 class Store(Protocol):
-    """Messages, events with versions, deliveries and job state for many spaces."""
+    """Messages, events with versions, deliveries and typed records for many spaces."""
 
     # messages --------------------------------------------------------------
     def upsert_messages(self, space: str, session: str, messages: Sequence[Message],
@@ -43,6 +84,10 @@ class Store(Protocol):
     def get_messages(self, space: str, session: str, seq_from: int | None = None,
                      seq_to: int | None = None) -> list[Message]: ...
     def get_message(self, space: str, session: str, seq: int) -> Message | None: ...
+    def load_messages(self, space: str, keys: Sequence[tuple[str, int]]) -> list[Message]:
+        """The messages at (session, seq) keys that exist, in one read where the backend
+        allows; order is not guaranteed."""
+        ...
     def delete_message(self, space: str, session: str, seq: int, now: datetime) -> Message | None: ...
 
     # sessions --------------------------------------------------------------
@@ -58,6 +103,9 @@ class Store(Protocol):
         """Write `event` as version expected_version + 1; ConflictError if stale."""
         ...
     def get_event(self, space: str, event_id: str) -> Event | None: ...
+    def load_events(self, space: str, ids: Sequence[str]) -> list[Event]:
+        """The events with these ids that exist, in one read where the backend allows."""
+        ...
     def list_events(self, space: str, *, start: datetime | None = None,
                     end: datetime | None = None, statuses: Sequence[str] = ("active",),
                     limit: int = 50, cursor: str | None = None) -> Page: ...
@@ -74,9 +122,30 @@ class Store(Protocol):
         """Delete deliveries made before `before`; returns how many (0 where TTL does it)."""
         ...
 
-    # job state -------------------------------------------------------------
-    def get_job_state(self, job: str, key: str) -> dict | None: ...
-    def put_job_state(self, job: str, key: str, state: dict) -> None: ...
+    # typed records (chalicelib.domain.records) -----------------------------
+    def put_record(self, record: Record) -> None: ...
+    def get_record(self, kind: type[R], scope: str, key: str = "") -> R | None: ...
+    def list_records(self, kind: type[R], scope: str) -> list[R]:
+        """Every record of this kind in the scope, ordered by key."""
+        ...
+    def delete_records(self, kind: type[R], scope: str, keys: Sequence[str]) -> int: ...
+
+
+def iter_events(store: Store, space: str, statuses: Sequence[str] = ("active",), *,
+                start: datetime | None = None, end: datetime | None = None,
+                page_size: int = 500) -> Iterator[Event]:
+    """Every event of a space in timeline order, page by page."""
+    cursor = None
+    while True:
+        page = store.list_events(space, start=start, end=end, statuses=statuses,
+                                 limit=page_size, cursor=cursor)
+        yield from page.events
+        if not page.next_cursor:
+            return
+        cursor = page.next_cursor
+
+
+# ------------------------------------------------------------------ search indexes
 
 
 @dataclass(frozen=True)
@@ -123,6 +192,9 @@ class VectorIndex(Protocol):
 
 @runtime_checkable
 class Embedder(Protocol):
+    """Passages and queries to L2-normalised float32 vectors. A query longer than the model's
+    window is cut to it by the adapter (the model would only average windows of it)."""
+
     name: str
     dim: int
 
@@ -134,11 +206,82 @@ class Embedder(Protocol):
         ...
 
 
+# ------------------------------------------------------------------ getting memories indexed
+
+Lane = Literal["keyword", "vector"]
+
+
+@dataclass(frozen=True)
+class Freshness:
+    """How far the search indexes are behind the store for one space: messages stored but not
+    yet searchable by keyword, and not yet by meaning (embedded)."""
+
+    keyword_pending: int = 0
+    vector_pending: int = 0
+    indexed_now: int = 0  # entries the caller's own budget indexed
+
+
+@dataclass(frozen=True)
+class OutboxEntry:
+    id: int
+    space: str
+    session: str
+    seq: int
+
+
+@runtime_checkable
+class IndexOutbox(Protocol):
+    """Messages stored but not yet indexed, queued by the store in the same transaction as the
+    message (SQLite: a trigger), per lane: keyword and vector."""
+
+    def take(self, lane: Lane, limit: int, space: str | None = None) -> list[OutboxEntry]:
+        """The oldest entries not yet done in `lane` (of one space, or any)."""
+        ...
+    def done(self, lane: Lane, ids: Sequence[int]) -> None:
+        """Mark entries done in a lane; an entry done in both lanes leaves the queue."""
+        ...
+    def pending(self, space: str | None = None) -> Freshness: ...
+
+
+@runtime_checkable
+class IndexWriter(Protocol):
+    """How memories reach the search indexes, chosen once at wiring: inline (in the request),
+    through the local outbox (after the write, by lanes), or by the AWS table stream."""
+
+    name: str
+
+    def put_messages(self, space: str, session: str, messages: Sequence[Message],
+                     now: datetime) -> UpsertOutcome:
+        """Store messages (idempotently by seq) and see to their indexing."""
+        ...
+    def index_events(self, events: Sequence[Event]) -> None:
+        """Index active events; take the others (archived, superseded) out."""
+        ...
+    def remove(self, space: str, refs: Sequence[str]) -> None: ...
+    def freshen(self, space: str, budget_seconds: float) -> Freshness:
+        """Before a search: spend at most `budget_seconds` catching the space's keyword index
+        up, and say what is still pending. Never waits for the backlog as a whole."""
+        ...
+
+
+@dataclass(frozen=True)
+class ChangeRecord:
+    """One change of the AWS table, as its stream delivers it (images already decoded)."""
+
+    id: str  # stream sequence number
+    event_name: str  # INSERT | MODIFY | REMOVE
+    new_image: dict[str, Any] | None
+    old_image: dict[str, Any] | None
+
+
 @runtime_checkable
 class WorkQueue(Protocol):
     """Background work (AWS: SQS). Jobs are small JSON objects; delivery is at least once."""
 
     def send(self, job: dict, delay_seconds: int = 0) -> None: ...
+
+
+# ------------------------------------------------------------------ extraction and merging
 
 
 @dataclass(frozen=True)
@@ -156,3 +299,95 @@ class Extractor(Protocol):
     name: str
 
     def extract(self, messages: Sequence[Message], ctx: ExtractionContext) -> list[EventDraft]: ...
+
+
+@runtime_checkable
+class Merger(Protocol):
+    """Instructions that tidy a window of events (oldest first; `new_ids` were just added).
+    May raise LLMError; the merge pass then falls back to the offline merger."""
+
+    name: str
+
+    def instructions(self, window: Sequence[Event],
+                     new_ids: set[str] | frozenset[str] = frozenset()) -> list[MergeInstruction]: ...
+
+
+# ------------------------------------------------------------------ LLM
+
+
+@dataclass
+class LLMUsage:
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    failures: int = 0
+
+    def add(self, other: LLMUsage) -> None:
+        for f in fields(self):
+            setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def as_dict(self) -> dict[str, int]:
+        return {**asdict(self), "total_tokens": self.total_tokens}
+
+
+_usage_scopes: contextvars.ContextVar[tuple[LLMUsage, ...]] = contextvars.ContextVar(
+    "annals_llm_usage_scopes", default=())
+
+
+@contextmanager
+def track_usage() -> Iterator[LLMUsage]:
+    """Collect the usage of every LLM call made inside the block (in this thread/context),
+    e.g. to attribute one extraction batch to its space. Scopes nest."""
+    scope = LLMUsage()
+    token = _usage_scopes.set((*_usage_scopes.get(), scope))
+    try:
+        yield scope
+    finally:
+        _usage_scopes.reset(token)
+
+
+def count_usage(delta: LLMUsage) -> None:
+    """Adapters call this for every completion (and failure): every open scope counts it."""
+    for scope in _usage_scopes.get():
+        scope.add(delta)
+
+
+@runtime_checkable
+class LLMClient(Protocol):
+    """One call that returns a validated pydantic model (chalicelib.adapters.llm.base)."""
+
+    name: str
+    model: str
+    usage: LLMUsage  # process-wide totals of this client
+
+    def complete_json(self, system: str, user: str, schema: type[M], *,
+                      max_tokens: int = 4000) -> M: ...
+
+
+# ------------------------------------------------------------------ services
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass
+class Services:
+    """One adapter per port, chosen by chalicelib.wiring."""
+
+    settings: Settings
+    store: Store
+    keywords: KeywordIndex
+    vectors: VectorIndex
+    embedder: Embedder
+    extractor: Extractor
+    merger: Merger
+    # Set by wiring right after construction: a writer indexes through these same services.
+    index: IndexWriter = field(default=None)  # type: ignore[assignment]
+    queue: WorkQueue | None = None  # AWS: extraction work goes through SQS
+    llm: LLMClient | None = None  # ANNALS_LLM=openai|bedrock; None: offline extractor/merger
+    clock: Callable[[], datetime] = field(default=utcnow)

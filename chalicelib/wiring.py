@@ -1,40 +1,18 @@
-"""Wires adapters to ports from Settings. Handlers, the local server and the CLI all get their
-collaborators here, so a use-case never knows which adapter it talks to."""
+"""The composition root: Settings → one adapter per port → `Services`.
+
+Handlers, the local server, the CLI and the benchmarks all get their collaborators here, so a
+use-case never knows which adapter it talks to. Heavy adapters are imported only when chosen.
+"""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import Any
+from typing import Literal
 
-from chalicelib.adapters.llm import LLMClient, make_llm
 from chalicelib.config import Settings
-from chalicelib.ports import Embedder, Extractor, KeywordIndex, Store, VectorIndex, WorkQueue
+from chalicelib.ports import Embedder, Extractor, LLMClient, Merger, Services, Store
 
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
-@dataclass
-class Services:
-    settings: Settings
-    store: Store
-    keywords: KeywordIndex
-    vectors: VectorIndex
-    embedder: Embedder
-    extractor: Extractor
-    clock: Callable[[], datetime] = field(default=utcnow)
-    # Local: use-cases write the search indexes themselves. AWS: the DynamoDB stream handler
-    # does (index_inline False), so a request never waits for embeddings or OpenSearch.
-    index_inline: bool = True
-    queue: WorkQueue | None = None  # AWS: extraction work goes through SQS
-    # Local: messages are indexed from a durable outbox after the write (local/indexer.py);
-    # a recall drains it first. None: ingest indexes messages inline.
-    message_indexer: Any = None
-    llm: LLMClient | None = None  # ANNALS_LLM=openai|bedrock; None: offline extractor/merger
+IndexMode = Literal["background", "inline", "stream"]
 
 
 def make_embedder(settings: Settings) -> Embedder:
@@ -47,14 +25,35 @@ def make_embedder(settings: Settings) -> Embedder:
     return E5LocalEmbedder()
 
 
-def make_extractor(settings: Settings, *, llm: LLMClient | None = None,
-                   store: Store | None = None) -> Extractor:
-    """The offline extractor (default), or the LLM extractor when ANNALS_LLM names a provider
-    (it falls back to the offline one per batch when the LLM fails). `store` lets it read
-    nearby events and record usage per space."""
+def make_llm(settings: Settings) -> LLMClient | None:
+    """The LLM client named by ANNALS_LLM, or None for "none" (the offline default)."""
+    if settings.llm == "none":
+        return None
+    if settings.llm == "openai":
+        from chalicelib.adapters.llm.openai_compat import OpenAICompatClient
+
+        return OpenAICompatClient(
+            base_url=settings.llm_base_url, api_key=settings.llm_api_key,
+            model=settings.llm_model, timeout=settings.llm_timeout_seconds,
+            max_retries=settings.llm_max_retries)
+    if settings.llm == "bedrock":
+        from chalicelib.adapters.llm.bedrock import BedrockClient
+
+        model_id = settings.bedrock_model_id or settings.llm_model
+        if not model_id:
+            raise RuntimeError("ANNALS_LLM=bedrock needs ANNALS_BEDROCK_MODEL_ID "
+                               "(e.g. anthropic.claude-3-5-haiku-20241022-v1:0)")
+        return BedrockClient(model_id=model_id, region=settings.region,
+                             timeout=settings.llm_timeout_seconds,
+                             max_retries=settings.llm_max_retries)
+    raise RuntimeError(f"unknown ANNALS_LLM={settings.llm!r}")
+
+
+def make_extractor(llm: LLMClient | None, store: Store | None = None) -> Extractor:
+    """The offline extractor, or the LLM extractor when an LLM is configured (it falls back
+    to the offline one per batch when the LLM fails). `store` lets it read nearby events."""
     from chalicelib.usecases.extract.offline import OfflineExtractor
 
-    llm = llm if llm is not None else make_llm(settings)
     if llm is None:
         return OfflineExtractor()
     from chalicelib.usecases.extract.llm import LLMExtractor
@@ -62,37 +61,77 @@ def make_extractor(settings: Settings, *, llm: LLMClient | None = None,
     return LLMExtractor(llm, store=store)
 
 
-def build_services(settings: Settings | None = None) -> Services:
+def make_merger(settings: Settings, embedder: Embedder, llm: LLMClient | None) -> Merger:
+    """The LLM merger when an LLM is configured (the merge pass falls back to the offline
+    merger when it fails), else the offline near-duplicate merger."""
+    if llm is not None:
+        from chalicelib.usecases.merge.llm import LLMMerger
+
+        return LLMMerger(llm)
+    from chalicelib.usecases.merge.offline import OfflineMerger
+
+    return OfflineMerger(embedder, settings.merge_similarity)
+
+
+def build_services(settings: Settings | None = None, *, embedder: Embedder | None = None,
+                   llm: LLMClient | None = None, index: IndexMode | None = None,
+                   store: Literal["sqlite", "memory"] | None = None) -> Services:
+    """Services for `settings`. Keyword arguments replace one choice (tests, benchmarks):
+    another embedder or LLM, how messages get indexed, or the in-memory store and indexes."""
     settings = settings or Settings()
     if settings.backend == "aws":
-        return build_aws_services(settings)
+        return build_aws_services(settings, embedder=embedder, llm=llm)
+    embedder = embedder or make_embedder(settings)
+    llm = llm if llm is not None else make_llm(settings)
+    if store == "memory":
+        return _memory_services(settings, embedder, llm)
     from chalicelib.adapters.sqlite.db import SQLiteDB
     from chalicelib.adapters.sqlite.index import FtsKeywordIndex, NumpyVectorIndex
     from chalicelib.adapters.sqlite.store import SQLiteStore
 
     db = SQLiteDB(settings.db_path)
-    embedder = make_embedder(settings)
-    store = SQLiteStore(db)
-    llm = make_llm(settings)
+    sqlite_store = SQLiteStore(db)
     services = Services(
-        settings=settings,
-        store=store,
-        keywords=FtsKeywordIndex(db),
-        vectors=NumpyVectorIndex(db, embedder.dim),
-        embedder=embedder,
-        extractor=make_extractor(settings, llm=llm, store=store),
-        llm=llm,
-    )
-    from chalicelib.local.indexer import OutboxIndexer
-
-    if settings.index_messages == "background":
-        services.message_indexer = OutboxIndexer(services, db)
-    else:
-        OutboxIndexer.retire(services, db)
+        settings=settings, store=sqlite_store, keywords=FtsKeywordIndex(db),
+        vectors=NumpyVectorIndex(db, embedder.dim), embedder=embedder,
+        extractor=make_extractor(llm, sqlite_store),
+        merger=make_merger(settings, embedder, llm), llm=llm)
+    _wire_local_index(services, db, index or settings.index_messages)
     return services
 
 
-def build_aws_services(settings: Settings) -> Services:
+def _wire_local_index(services: Services, db, mode: IndexMode) -> None:
+    from chalicelib.adapters.sqlite.outbox import SqliteOutbox
+    from chalicelib.usecases.indexing import Indexer, InlineIndexWriter, OutboxIndexWriter
+
+    indexer = Indexer(services)
+    if mode == "background":
+        services.index = OutboxIndexWriter(indexer, SqliteOutbox(db))
+        return
+    if SqliteOutbox.exists(db):  # leaving background mode: finish what is queued, then drop
+        outbox = OutboxIndexWriter(indexer, SqliteOutbox(db))
+        outbox.drain_all("keyword")
+        outbox.drain_all("vector")
+        SqliteOutbox.drop(db)
+    services.index = InlineIndexWriter(indexer)
+
+
+def _memory_services(settings: Settings, embedder: Embedder, llm: LLMClient | None) -> Services:
+    from chalicelib.adapters.memory import MemoryKeywordIndex, MemoryStore, MemoryVectorIndex
+    from chalicelib.usecases.indexing import Indexer, InlineIndexWriter
+
+    store = MemoryStore()
+    services = Services(
+        settings=settings, store=store, keywords=MemoryKeywordIndex(),
+        vectors=MemoryVectorIndex(embedder.dim), embedder=embedder,
+        extractor=make_extractor(llm, store), merger=make_merger(settings, embedder, llm),
+        llm=llm)
+    services.index = InlineIndexWriter(Indexer(services))
+    return services
+
+
+def build_aws_services(settings: Settings, *, embedder: Embedder | None = None,
+                       llm: LLMClient | None = None) -> Services:
     """DynamoDB + OpenSearch + SQS, named by the stack's environment variables."""
     missing = [name for name in ("table", "queue_url", "opensearch_endpoint")
                if not getattr(settings, name)]
@@ -102,26 +141,32 @@ def build_aws_services(settings: Settings) -> Services:
     from chalicelib.adapters.dynamodb import DynamoDBStore
     from chalicelib.adapters.opensearch import OpenSearchIndex, connect
     from chalicelib.adapters.sqs import SqsQueue
+    from chalicelib.usecases.indexing import StreamIndexWriter
 
-    embedder = make_embedder(settings)
+    embedder = embedder or make_embedder(settings)
+    llm = llm if llm is not None else make_llm(settings)
     service = None if settings.opensearch_service == "none" else settings.opensearch_service
     client = connect(settings.opensearch_endpoint, region=settings.region, service=service)
-    index = OpenSearchIndex(client, embedder.dim, index=settings.opensearch_index,
-                            serverless=settings.opensearch_service == "aoss",
-                            replicas=settings.opensearch_replicas)
+    search = OpenSearchIndex(client, embedder.dim, index=settings.opensearch_index,
+                             serverless=settings.opensearch_service == "aoss",
+                             replicas=settings.opensearch_replicas)
     store = DynamoDBStore(settings.table, region_name=settings.region)
-    llm = make_llm(settings)
-    return Services(
-        settings=settings,
-        store=store,
-        keywords=index,
-        vectors=index,
-        embedder=embedder,
-        extractor=make_extractor(settings, llm=llm, store=store),
-        llm=llm,
-        index_inline=False,
-        queue=SqsQueue(settings.queue_url, region_name=settings.region),
-    )
+    services = Services(
+        settings=settings, store=store, keywords=search, vectors=search, embedder=embedder,
+        extractor=make_extractor(llm, store), merger=make_merger(settings, embedder, llm),
+        llm=llm, queue=SqsQueue(settings.queue_url, region_name=settings.region))
+    services.index = StreamIndexWriter(services)
+    return services
+
+
+def extract_job_runner(services: Services, lambda_context=None):
+    """The SQS worker's `run`: each job recorded by its message id (Powertools idempotency,
+    in the stack's table), so a redelivered message returns the stored result."""
+    from chalicelib.adapters.dynamodb.idempotency import idempotent
+    from chalicelib.usecases.jobs import run_extract_job
+
+    return idempotent(lambda job: run_extract_job(services, job),
+                      table=services.settings.table or "annals", lambda_context=lambda_context)
 
 
 _services: Services | None = None

@@ -14,7 +14,8 @@ os.environ.setdefault("AWS_EC2_METADATA_DISABLED", "true")
 os.environ["ANNALS_SCHEDULE"] = "off"
 
 from chalicelib.config import Settings
-from chalicelib.wiring import Services, build_services, set_services
+from chalicelib.ports import Services
+from chalicelib.wiring import build_services, set_services
 
 API_KEY = "test-key"
 AUTH = {"Authorization": f"Bearer {API_KEY}", "Content-Type": "application/json"}
@@ -28,10 +29,13 @@ class FixedClock:
         return self.now
 
 
-def make_services(tmp_path, embedder: str = "hash", **overrides) -> Services:
+def make_services(tmp_path, embedder: str = "hash", *, index: str = "inline",
+                  embedder_obj=None, store: str | None = None, **overrides) -> Services:
+    """Services on a fresh data dir. Messages are indexed inline (in the call) unless a test
+    asks for the background outbox; `store="memory"` uses the in-memory adapters."""
     settings = Settings(data_dir=tmp_path / "data", embedder=embedder, api_key=API_KEY,
                         schedule="off", _env_file=None, **overrides)
-    return build_services(settings)
+    return build_services(settings, index=index, embedder=embedder_obj, store=store)
 
 
 @pytest.fixture
@@ -51,12 +55,7 @@ def e5_embedder():
 
 @pytest.fixture
 def e5_services(tmp_path, e5_embedder) -> Iterator[Services]:
-    svc = make_services(tmp_path, embedder="hash")
-    from chalicelib.adapters.sqlite.db import SQLiteDB
-    from chalicelib.adapters.sqlite.index import NumpyVectorIndex
-
-    svc.embedder = e5_embedder
-    svc.vectors = NumpyVectorIndex(SQLiteDB(svc.settings.db_path), e5_embedder.dim)
+    svc = make_services(tmp_path, embedder_obj=e5_embedder)
     set_services(svc)
     yield svc
     set_services(None)

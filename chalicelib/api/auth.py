@@ -39,21 +39,13 @@ def resolve_api_key(settings: Settings, announce: bool = True) -> str:
     return key
 
 
-_secret_cache: dict[str, str] = {}
-
-
 def key_from_secret(settings: Settings) -> str:
-    """The API key stored as a plain secret string in Secrets Manager, read once per
-    Lambda container (a rotation takes effect on the next cold start)."""
+    """The API key stored as a plain secret string in Secrets Manager."""
     if not settings.api_key_secret:
         raise RuntimeError("ANNALS_BACKEND=aws needs ANNALS_API_KEY_SECRET or ANNALS_API_KEY")
-    if settings.api_key_secret not in _secret_cache:
-        import boto3
+    from chalicelib.adapters.secrets import read_secret
 
-        client = boto3.client("secretsmanager", region_name=settings.region)
-        value = client.get_secret_value(SecretId=settings.api_key_secret)["SecretString"]
-        _secret_cache[settings.api_key_secret] = value.strip()
-    return _secret_cache[settings.api_key_secret]
+    return read_secret(settings.api_key_secret, region=settings.region)
 
 
 def check_bearer(header: str | None, key: str) -> None:

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 from chalice.app import Request, Response
 from pydantic import BaseModel, ValidationError
 
-from chalicelib.domain.errors import AnnalsError, BadRequest, PayloadTooLarge, Unprocessable
+from chalicelib.domain.errors import AnnalsError, BadRequest, PayloadTooLarge, validation_error
 
 MAX_BODY_BYTES = 2 * 1024 * 1024
 JSON = "application/json; charset=utf-8"
@@ -31,16 +31,6 @@ def json_response(body: Any, status: int = 200) -> Response:
 
 def error_response(err: AnnalsError) -> Response:
     return json_response(err.body(), err.status)
-
-
-def validation_error(exc: ValidationError) -> Unprocessable:
-    details = [
-        {"loc": ".".join(str(p) for p in e["loc"]), "msg": e["msg"], "type": e["type"]}
-        for e in exc.errors(include_url=False, include_context=False, include_input=False)
-    ]
-    first = details[0] if details else {"loc": "", "msg": "invalid"}
-    where = f"{first['loc']}: " if first["loc"] else ""
-    return Unprocessable(f"{where}{first['msg']}", details=details)
 
 
 def parse_body(request: Request, model: type[M], *, optional: bool = False) -> M:

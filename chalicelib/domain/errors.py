@@ -43,3 +43,14 @@ class PayloadTooLarge(AnnalsError):
 
 class Unprocessable(AnnalsError):
     status, code = 422, "validation_error"
+
+
+def validation_error(exc) -> Unprocessable:
+    """A pydantic ValidationError as a 422 with every problem listed in `details`."""
+    details = [
+        {"loc": ".".join(str(p) for p in e["loc"]), "msg": e["msg"], "type": e["type"]}
+        for e in exc.errors(include_url=False, include_context=False, include_input=False)
+    ]
+    first = details[0] if details else {"loc": "", "msg": "invalid"}
+    where = f"{first['loc']}: " if first["loc"] else ""
+    return Unprocessable(f"{where}{first['msg']}", details=details)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -20,14 +20,15 @@ from pydantic import (
     model_validator,
 )
 
+from chalicelib.domain.dates import when_label
 from chalicelib.domain.errors import BadRequest
+from chalicelib.domain.refs import event_ref, message_ref
 
 Role = Literal["user", "assistant", "system"]
 Granularity = Literal["minute", "hour", "part_of_day", "day", "week", "month", "year"]
 EventKind = Literal["event", "note", "summary"]
 EventStatus = Literal["active", "archived", "superseded"]
 Verdict = Literal["hit", "expanded", "forgot", "unparsed", "none"]
-_ONE_SECOND = timedelta(seconds=1)
 
 # Space, session and window ids appear in URLs and in index keys; keep them to a safe set.
 IdStr = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.:@-]+$")]
@@ -103,7 +104,7 @@ class Message(BaseModel):
 
     @property
     def ref(self) -> str:
-        return f"message:{self.session}:{self.seq}"
+        return message_ref(self.session, self.seq)
 
 
 def default_speaker(role: str) -> str:
@@ -158,19 +159,8 @@ class When(BaseModel):
 
     @property
     def label(self) -> str:
-        """Human date label: a day, a month, or a range."""
-        if self.granularity == "year":
-            return f"{self.start:%Y}"
-        if self.granularity == "month":
-            last_month = f"{self.end - _ONE_SECOND:%Y-%m}"
-            first = f"{self.start:%Y-%m}"
-            return first if first == last_month else f"{first}~{last_month}"
-        if self.granularity in ("minute", "hour"):
-            return f"{self.start:%Y-%m-%d %H:%M}"
-        last = (self.end - _ONE_SECOND).date()
-        if last == self.start.date():
-            return f"{self.start:%Y-%m-%d}"
-        return f"{self.start:%Y-%m-%d}~{last:%Y-%m-%d}"
+        """Human date label: a day, a month, or a range (chalicelib.domain.dates)."""
+        return when_label(self)
 
 
 class Source(BaseModel):
@@ -203,7 +193,7 @@ class Event(BaseModel):
 
     @property
     def ref(self) -> str:
-        return f"event:{self.id}"
+        return event_ref(self.id)
 
 
 class EventDraft(BaseModel):

@@ -7,8 +7,8 @@ import logging
 import threading
 from collections.abc import Callable
 
+from chalicelib.ports import Services
 from chalicelib.usecases.jobs import JOBS, run_job
-from chalicelib.wiring import Services
 
 log = logging.getLogger("annals.scheduler")
 

@@ -11,7 +11,9 @@ from chalice.local import create_local_server
 
 from chalicelib.api.auth import resolve_api_key
 from chalicelib.config import Settings
+from chalicelib.local.indexer import BackgroundIndexer
 from chalicelib.local.scheduler import Scheduler
+from chalicelib.usecases.indexing import OutboxIndexWriter
 from chalicelib.wiring import build_services, set_services
 
 log = logging.getLogger("annals.serve")
@@ -28,8 +30,10 @@ def serve(host: str = "127.0.0.1", port: int = 8000, settings: Settings | None =
     from app import app  # the same Chalice object that Lambda runs
 
     server = create_local_server(app, Config(chalice_stage="local"), host, port)
-    if services.message_indexer is not None:
-        services.message_indexer.start()
+    indexer = None
+    if isinstance(services.index, OutboxIndexWriter):
+        indexer = BackgroundIndexer(services.index)
+        indexer.start()
     scheduler = None
     if settings.schedule == "on":
         scheduler = Scheduler(services, settings.sweep_seconds)
@@ -43,6 +47,6 @@ def serve(host: str = "127.0.0.1", port: int = 8000, settings: Settings | None =
     finally:
         if scheduler:
             scheduler.stop()
-        if services.message_indexer is not None:
-            services.message_indexer.stop()
+        if indexer is not None:
+            indexer.stop()
         server.server.server_close()

@@ -4,9 +4,9 @@ prepares cards (`injected: false`); the host reports what it actually sent, per 
 from __future__ import annotations
 
 from chalicelib.domain.models import Delivery, DeliveryRequest
+from chalicelib.ports import Services
 from chalicelib.usecases.events import validate_refs
 from chalicelib.usecases.forgetting import record_use
-from chalicelib.wiring import Services
 
 
 def record_deliveries(services: Services, space: str, request: DeliveryRequest) -> list[Delivery]:

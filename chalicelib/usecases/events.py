@@ -7,8 +7,7 @@ from datetime import datetime, timedelta
 
 from pydantic import ValidationError
 
-from chalicelib.api.http import validation_error
-from chalicelib.domain.errors import BadRequest, Conflict, NotFound
+from chalicelib.domain.errors import BadRequest, Conflict, NotFound, validation_error
 from chalicelib.domain.models import (
     Event,
     EventList,
@@ -17,11 +16,9 @@ from chalicelib.domain.models import (
     SaveEventRequest,
     When,
 )
+from chalicelib.domain.refs import parse_ref
 from chalicelib.domain.textproc import is_cjk
-from chalicelib.ports import ConflictError
-from chalicelib.usecases.indexing import index_events, unindex
-from chalicelib.usecases.recall.cards import parse_ref
-from chalicelib.wiring import Services
+from chalicelib.ports import ConflictError, Services
 
 
 def list_events(services: Services, space: str, *, start: datetime | None = None,
@@ -68,7 +65,7 @@ def save_event(services: Services, space: str, request: SaveEventRequest) -> Eve
         kind="note", created_at=now, updated_at=now,
     )
     services.store.create_event(event)
-    index_events(services, [event])
+    services.index.index_events([event])
     return event
 
 
@@ -98,7 +95,7 @@ def patch_event(services: Services, space: str, event_id: str,
         saved = services.store.update_event(updated, request.version)
     except ConflictError as exc:
         raise Conflict(str(exc)) from None
-    reindex(services, saved)
+    services.index.index_events([saved])
     return saved
 
 
@@ -111,15 +108,8 @@ def archive_event(services: Services, space: str, event_id: str) -> Event:
         saved = services.store.update_event(archived, current.version)
     except ConflictError as exc:
         raise Conflict(str(exc)) from None
-    reindex(services, saved)
+    services.index.index_events([saved])
     return saved
-
-
-def reindex(services: Services, event: Event) -> None:
-    if event.status == "active":
-        index_events(services, [event])
-    else:
-        unindex(services, event.space, [event.ref])
 
 
 def history(services: Services, space: str, event_id: str) -> list[Event]:

@@ -4,21 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from chalicelib.domain.dates import when_label
 from chalicelib.domain.models import Event
 from chalicelib.domain.textproc import is_cjk
+from chalicelib.ports import Services, iter_events
 from chalicelib.usecases.recall.context import one_line
-from chalicelib.wiring import Services
 
 
 def all_events(services: Services, space: str,
                statuses: tuple[str, ...] = ("active",)) -> Iterator[Event]:
-    cursor = None
-    while True:
-        page = services.store.list_events(space, statuses=statuses, limit=500, cursor=cursor)
-        yield from page.events
-        if not page.next_cursor:
-            return
-        cursor = page.next_cursor
+    return iter_events(services.store, space, statuses)
 
 
 def export_json(services: Services, space: str) -> list[dict]:
@@ -47,7 +42,7 @@ def export_markdown(services: Services, space: str, highlight_threshold: int = 7
     if key:
         lines += ["", f"## 关键事件（重要度 ≥ {highlight_threshold}）" if zh
                   else f"## Key events (importance ≥ {highlight_threshold})"]
-        lines += [f"- {e.when.label} {one_line(e.summary)}" for e in key]
+        lines += [f"- {when_label(e.when)} {one_line(e.summary)}" for e in key]
     lines += ["", "## 时间线" if zh else "## Timeline"]
     month = None
     for event in events:
@@ -58,5 +53,5 @@ def export_markdown(services: Services, space: str, highlight_threshold: int = 7
         star = " ★" if event.importance >= highlight_threshold else ""
         plan = (" （计划）" if zh else " (plan)") if event.plan else ""
         faded = (" （已归档）" if zh else " (archived)") if event.status == "archived" else ""
-        lines.append(f"├─ {event.when.label} {one_line(event.summary)}{plan}{star}{faded}")
+        lines.append(f"├─ {when_label(event.when)} {one_line(event.summary)}{plan}{star}{faded}")
     return "\n".join(lines) + "\n"

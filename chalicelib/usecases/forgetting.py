@@ -11,49 +11,34 @@ keep_importance) and plans still ahead never fade.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import datetime
 
 from chalicelib.domain.models import Event
-from chalicelib.usecases.indexing import unindex
-from chalicelib.wiring import Services
-
-USAGE_JOB = "usage"
-MAX_TRACKED = 5000  # refs kept per space in the usage record (the least recently used drop)
+from chalicelib.domain.records import MemoryUse
+from chalicelib.ports import Services, iter_events
 
 
-@dataclass(frozen=True)
-class Usage:
-    count: int = 0
-    last: datetime | None = None
-
-
-def usage(services: Services, space: str) -> dict[str, Usage]:
-    raw = services.store.get_job_state(USAGE_JOB, space) or {}
-    return {ref: Usage(u["count"], datetime.fromisoformat(u["last"]))
-            for ref, u in raw.get("refs", {}).items()}
+def usage(services: Services, space: str) -> dict[str, MemoryUse]:
+    return {u.key: u for u in services.store.list_records(MemoryUse, space)}
 
 
 def record_use(services: Services, space: str, refs: Iterable[str], at: datetime) -> None:
-    """Count real injections of event cards (called when a host reports a delivery)."""
-    current = usage(services, space)
-    for ref in refs:
-        if ref.startswith("event:"):
-            before = current.get(ref, Usage())
-            current[ref] = Usage(before.count + 1, max(filter(None, [before.last, at])))
-    recent = sorted(current.items(), key=lambda kv: kv[1].last, reverse=True)[:MAX_TRACKED]
-    services.store.put_job_state(USAGE_JOB, space, {"refs": {
-        ref: {"count": u.count, "last": u.last.isoformat()} for ref, u in recent}})
+    """Count real injections of event cards (called when a host reports a delivery): one
+    small record per memory, so concurrent deliveries of other memories never collide."""
+    for ref in dict.fromkeys(r for r in refs if r.startswith("event:")):
+        before = services.store.get_record(MemoryUse, space, ref)
+        count, last = (before.count, max(before.last, at)) if before else (0, at)
+        services.store.put_record(MemoryUse(scope=space, key=ref, count=count + 1, last=last))
 
 
-def retention(event: Event, now: datetime, use: Usage, half_life_days: float) -> float:
-    anchor = max(filter(None, [event.when.end, use.last]))
+def retention(event: Event, now: datetime, use: MemoryUse | None, half_life_days: float) -> float:
+    anchor = max(filter(None, [event.when.end, use.last if use else None]))
     age_days = max(0.0, (now - anchor).total_seconds() / 86400)
-    half_life = half_life_days * max(event.importance, 1) / 5 * (1 + use.count)
+    half_life = half_life_days * max(event.importance, 1) / 5 * (1 + (use.count if use else 0))
     return 0.5 ** (age_days / half_life)
 
 
-def should_fade(event: Event, now: datetime, use: Usage, settings) -> bool:
+def should_fade(event: Event, now: datetime, use: MemoryUse | None, settings) -> bool:
     if event.importance >= settings.forget_keep_importance:
         return False
     if event.plan and event.when.end > now:
@@ -64,17 +49,10 @@ def should_fade(event: Event, now: datetime, use: Usage, settings) -> bool:
 def fade_space(services: Services, space: str, now: datetime) -> list[Event]:
     """Archive the active events of a space whose retention fell below the threshold."""
     used = usage(services, space)
-    archived: list[Event] = []
-    cursor = None
-    while True:
-        page = services.store.list_events(space, limit=200, cursor=cursor)
-        for event in page.events:
-            if should_fade(event, now, used.get(event.ref, Usage()), services.settings):
-                tags = sorted({*event.tags, "faded"})
-                archived.append(services.store.update_event(event.model_copy(update={
-                    "status": "archived", "tags": tags, "updated_at": now}), event.version))
-        if not page.next_cursor:
-            break
-        cursor = page.next_cursor
-    unindex(services, space, [e.ref for e in archived])  # as for any archived event
+    fading = [e for e in iter_events(services.store, space)
+              if should_fade(e, now, used.get(e.ref), services.settings)]
+    archived = [services.store.update_event(event.model_copy(update={
+        "status": "archived", "tags": sorted({*event.tags, "faded"}), "updated_at": now}),
+        event.version) for event in fading]
+    services.index.index_events(archived)  # archived events leave the indexes
     return archived

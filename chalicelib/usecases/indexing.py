@@ -1,15 +1,43 @@
-"""What each memory looks like to the search indexes, and keeping them in step with the store."""
+"""How memories reach the search indexes.
+
+- What each memory looks like to the indexes (`message_doc`, `event_doc`); an embedding also
+  reads the other party's turn before it, keywords stay on the memory's own words.
+- `Indexer`: build, embed and write documents through the ports.
+- Three `IndexWriter`s, one chosen at wiring (chalicelib.wiring):
+  * `InlineIndexWriter` (tests, bench, `ANNALS_INDEX_MESSAGES=inline`): everything in the call;
+  * `OutboxIndexWriter` (local default): a message write only queues its indexing (the
+    store's own transaction adds an outbox entry); background lanes index keywords first,
+    then vectors; a recall spends a small budget catching up its own space's keywords;
+  * `StreamIndexWriter` (AWS): the table stream indexes; `apply_changes` is its worker.
+"""
 
 from __future__ import annotations
 
+import logging
+import threading
+import time
 from collections.abc import Sequence
+from datetime import datetime
 
 from chalicelib.domain.models import Event, IndexDoc, Message
-from chalicelib.wiring import Services
+from chalicelib.domain.refs import event_ref, message_ref
+from chalicelib.ports import (
+    ChangeRecord,
+    Freshness,
+    IndexOutbox,
+    Lane,
+    OutboxEntry,
+    Services,
+    UpsertOutcome,
+)
+
+log = logging.getLogger("annals.indexing")
+
+CONTEXT_CHARS = 300
 
 
 def message_text(msg: Message) -> str:
-    """Speaker and day are part of the searchable text: people ask "what did Mel say in May"."""
+    """Speaker and words are the searchable text: people ask "what did Mel say"."""
     return f"{msg.speaker}: {msg.content}"
 
 
@@ -24,85 +52,285 @@ def message_doc(msg: Message) -> IndexDoc:
                     start=ts, end=ts + 1)
 
 
-CONTEXT_CHARS = 300
-
-
-def message_docs(services: Services, messages: Sequence[Message]) -> list[IndexDoc]:
-    """Message docs whose embedding also reads the other party's turn just before: a reply
-    ("Researching adoption agencies") means what it answers ("Any plans for the summer?"). Keywords stay on
-    the message's own words, so a card is never found for text it does not contain."""
-    by_key = {(m.session, m.seq): m for m in messages}
-    docs = []
-    for msg in messages:
-        prev = by_key.get((msg.session, msg.seq - 1))
-        if prev is None and msg.seq > 0:
-            prev = services.store.get_message(msg.space, msg.session, msg.seq - 1)
-        docs.append(with_context(message_doc(msg), msg, prev))
-    return docs
-
-
-def with_context(doc: IndexDoc, msg: Message | None, prev: Message | None) -> IndexDoc:
-    """Only the other party's turn explains a reply; a speaker's own previous message is
-    usually a different topic and would lend this one meaning it does not have."""
-    if msg is None or prev is None or prev.speaker == msg.speaker:
-        return doc
-    context = f"{prev.speaker}: {prev.content[:CONTEXT_CHARS]}"
-    return doc.model_copy(update={"embed_text": f"{context}\n{doc.text}"})
-
-
-def event_docs(services: Services, events: Sequence[Event]) -> list[IndexDoc]:
-    """Event docs; an event's embedding reads the turn its message answered, as messages do
-    (measured on LoCoMo: R@10 0.773 → 0.789)."""
-    docs = []
-    for event in events:
-        doc = event_doc(event)
-        if event.sources:
-            first = event.sources[0]
-            msg = services.store.get_message(event.space, first.session, first.seq_start)
-            prev = (services.store.get_message(event.space, first.session, first.seq_start - 1)
-                    if first.seq_start > 0 else None)
-            doc = with_context(doc, msg, prev)
-        docs.append(doc)
-    return docs
-
-
 def event_doc(event: Event) -> IndexDoc:
     return IndexDoc(id=event.ref, space=event.space, kind="event", text=event_text(event),
                     start=event.when.start.timestamp(), end=event.when.end.timestamp(),
                     status=event.status, importance=event.importance)
 
 
-def embed_docs(services: Services, docs: Sequence[IndexDoc]) -> list[IndexDoc]:
-    """Embed first, write later: if the embedder fails nothing has been written yet."""
-    vectors = services.embedder.embed_passages([d.embed_text or d.text for d in docs])
-    return [d.model_copy(update={"vector": v.tolist()}) for d, v in zip(docs, vectors, strict=True)]
+def with_context(doc: IndexDoc, msg: Message | None, prev: Message | None) -> IndexDoc:
+    """A reply ("Researching adoption agencies") means what it answers ("Any plans for the
+    summer?"), so its embedding reads the other party's turn before it. Only the other
+    party's: a speaker's own previous message is usually another topic."""
+    if msg is None or prev is None or prev.speaker == msg.speaker:
+        return doc
+    context = f"{prev.speaker}: {prev.content[:CONTEXT_CHARS]}"
+    return doc.model_copy(update={"embed_text": f"{context}\n{doc.text}"})
 
 
-def prepare_docs(services: Services, docs: Sequence[IndexDoc]) -> list[IndexDoc]:
-    """Embedded docs ready to write inline, or none when the stream handler indexes (AWS)."""
-    return embed_docs(services, docs) if services.index_inline and docs else []
+class Indexer:
+    """Documents for messages and events, embedded and written through `services`' ports."""
+
+    def __init__(self, services: Services):
+        self.services = services
+
+    # ------------------------------------------------------------ documents
+    def _turns(self, space: str, keys: set[tuple[str, int]],
+               known: dict[tuple[str, int], Message]) -> dict[tuple[str, int], Message]:
+        """`known` plus the stored messages at the other keys, in one read."""
+        missing = [k for k in keys if k not in known and k[1] >= 0]
+        found = dict(known)
+        if missing:
+            found.update(((m.session, m.seq), m)
+                         for m in self.services.store.load_messages(space, missing))
+        return found
+
+    def message_docs(self, messages: Sequence[Message]) -> list[IndexDoc]:
+        docs: list[IndexDoc] = []
+        for space in dict.fromkeys(m.space for m in messages):
+            mine = [m for m in messages if m.space == space]
+            turns = self._turns(space, {(m.session, m.seq - 1) for m in mine},
+                                {(m.session, m.seq): m for m in mine})
+            docs += [with_context(message_doc(m), m, turns.get((m.session, m.seq - 1)))
+                     for m in mine]
+        return docs
+
+    def event_docs(self, events: Sequence[Event]) -> list[IndexDoc]:
+        """An event's embedding reads the turn its first message answered, as messages do
+        (measured on LoCoMo: R@10 0.773 → 0.789)."""
+        docs: list[IndexDoc] = []
+        for space in dict.fromkeys(e.space for e in events):
+            mine = [e for e in events if e.space == space]
+            firsts = {(e.sources[0].session, e.sources[0].seq_start) for e in mine if e.sources}
+            turns = self._turns(space, firsts | {(s, q - 1) for s, q in firsts}, {})
+            for event in mine:
+                doc = event_doc(event)
+                if event.sources:
+                    s = event.sources[0]
+                    doc = with_context(doc, turns.get((s.session, s.seq_start)),
+                                       turns.get((s.session, s.seq_start - 1)))
+                docs.append(doc)
+        return docs
+
+    # ------------------------------------------------------------ writing
+    def embed(self, docs: Sequence[IndexDoc]) -> list[IndexDoc]:
+        """Embed first, write later: if the embedder fails nothing has been written yet."""
+        if not docs:
+            return []
+        vectors = self.services.embedder.embed_passages([d.embed_text or d.text for d in docs])
+        return [d.model_copy(update={"vector": v.tolist()})
+                for d, v in zip(docs, vectors, strict=True)]
+
+    def write(self, docs: Sequence[IndexDoc]) -> None:
+        if not docs:
+            return
+        self.services.keywords.upsert(docs)
+        if self.services.vectors is not self.services.keywords:  # OpenSearch: one document
+            self.services.vectors.upsert(docs)
+
+    def write_keywords(self, docs: Sequence[IndexDoc]) -> None:
+        if docs:
+            self.services.keywords.upsert(docs)
+
+    def write_vectors(self, docs: Sequence[IndexDoc]) -> None:
+        if docs:
+            self.services.vectors.upsert(docs)
+
+    def index_events(self, events: Sequence[Event]) -> None:
+        active = [e for e in events if e.status == "active"]
+        for space in dict.fromkeys(e.space for e in events if e.status != "active"):
+            self.unindex(space, [e.ref for e in events if e.space == space
+                                 and e.status != "active"])
+        self.write(self.embed(self.event_docs(active)))
+
+    def unindex(self, space: str, refs: Sequence[str]) -> None:
+        if not refs:
+            return
+        self.services.keywords.delete(space, refs)
+        if self.services.vectors is not self.services.keywords:
+            self.services.vectors.delete(space, refs)
 
 
-def write_docs(services: Services, docs: Sequence[IndexDoc]) -> None:
-    if not docs or not services.index_inline:
-        return
-    services.keywords.upsert(docs)
-    if services.vectors is not services.keywords:  # OpenSearch holds both in one document
-        services.vectors.upsert(docs)
+# ------------------------------------------------------------------ the writers
 
 
-def index_messages(services: Services, messages: Sequence[Message]) -> None:
-    if services.index_inline:  # else the stream handler indexes (and reads context) later
-        write_docs(services, prepare_docs(services, message_docs(services, messages)))
+class InlineIndexWriter:
+    """Everything inside the call: what tests and benchmarks need to see at once."""
+
+    name = "inline"
+
+    def __init__(self, indexer: Indexer):
+        self.indexer = indexer
+        self.store = indexer.services.store
+
+    def put_messages(self, space: str, session: str, messages: Sequence[Message],
+                     now: datetime) -> UpsertOutcome:
+        seqs = [m.seq for m in messages]
+        stored = {m.seq: m.content_hash
+                  for m in self.store.get_messages(space, session, min(seqs), max(seqs))}
+        fresh = [m for m in messages if stored.get(m.seq) != m.content_hash]
+        # Embed before writing anything: an embedder failure must leave no half-ingested batch.
+        docs = {d.id: d for d in self.indexer.embed(self.indexer.message_docs(fresh))}
+        outcome = self.store.upsert_messages(space, session, messages, now)
+        written = set(outcome.accepted) | set(outcome.changed)
+        self.indexer.write([docs[m.ref] for m in messages if m.seq in written and m.ref in docs])
+        return outcome
+
+    def index_events(self, events: Sequence[Event]) -> None:
+        self.indexer.index_events(events)
+
+    def remove(self, space: str, refs: Sequence[str]) -> None:
+        self.indexer.unindex(space, refs)
+
+    def freshen(self, space: str, budget_seconds: float) -> Freshness:
+        return Freshness()
 
 
-def index_events(services: Services, events: Sequence[Event]) -> None:
-    if services.index_inline:
-        write_docs(services, prepare_docs(services, event_docs(services, events)))
+class StreamIndexWriter:
+    """AWS: the DynamoDB stream delivers every change to `apply_changes`, so a request never
+    waits for embeddings or OpenSearch."""
+
+    name = "stream"
+
+    def __init__(self, services: Services):
+        self.store = services.store
+
+    def put_messages(self, space: str, session: str, messages: Sequence[Message],
+                     now: datetime) -> UpsertOutcome:
+        return self.store.upsert_messages(space, session, messages, now)
+
+    def index_events(self, events: Sequence[Event]) -> None:
+        pass  # the stream sees the event items change
+
+    def remove(self, space: str, refs: Sequence[str]) -> None:
+        pass  # the stream sees the REMOVE (messages) or the status change (events)
+
+    def freshen(self, space: str, budget_seconds: float) -> Freshness:
+        return Freshness()
 
 
-def unindex(services: Services, space: str, refs: Sequence[str]) -> None:
-    if refs and services.index_inline:
-        services.keywords.delete(space, refs)
-        if services.vectors is not services.keywords:
-            services.vectors.delete(space, refs)
+class OutboxIndexWriter:
+    """The local twin of the AWS stream. A message write is durable once its row (and, in the
+    same transaction, its outbox entry) is in SQLite; indexing follows in two lanes:
+
+    - keyword: tokenize and write FTS rows — cheap, so a background thread keeps it close to
+      the writes, and a recall catches up its own space within `budget_seconds`;
+    - vector: embed and write vectors — costly, done in the background only; a recall never
+      waits for it and its trace says how many messages are not embedded yet.
+
+    Events (extraction, hand-saved memories) are few and indexed inline.
+    """
+
+    name = "outbox"
+
+    def __init__(self, indexer: Indexer, outbox: IndexOutbox, keyword_batch: int = 256,
+                 vector_batch: int = 32):
+        self.indexer = indexer
+        self.outbox = outbox
+        self.store = indexer.services.store
+        self.keyword_batch = keyword_batch
+        self.vector_batch = vector_batch
+        # Set on every queued write; each background lane waits on its own.
+        self.queued = {"keyword": threading.Event(), "vector": threading.Event()}
+        self._lanes = {"keyword": threading.Lock(), "vector": threading.Lock()}
+
+    def put_messages(self, space: str, session: str, messages: Sequence[Message],
+                     now: datetime) -> UpsertOutcome:
+        outcome = self.store.upsert_messages(space, session, messages, now)
+        if outcome.accepted or outcome.changed:
+            for event in self.queued.values():
+                event.set()
+        return outcome
+
+    def index_events(self, events: Sequence[Event]) -> None:
+        self.indexer.index_events(events)
+
+    def remove(self, space: str, refs: Sequence[str]) -> None:
+        self.indexer.unindex(space, refs)
+
+    def freshen(self, space: str, budget_seconds: float) -> Freshness:
+        deadline = time.perf_counter() + budget_seconds
+        indexed = 0
+        while time.perf_counter() < deadline:
+            done = self.drain("keyword", limit=64, space=space)
+            indexed += done
+            if done == 0:
+                break
+        pending = self.outbox.pending(space)
+        return Freshness(keyword_pending=pending.keyword_pending,
+                         vector_pending=pending.vector_pending, indexed_now=indexed)
+
+    def drain(self, lane: Lane, limit: int | None = None, space: str | None = None) -> int:
+        """Index one batch of a lane; returns how many entries it consumed. Entries are marked
+        done only after their documents are written, so a failure retries them later."""
+        limit = limit or (self.keyword_batch if lane == "keyword" else self.vector_batch)
+        with self._lanes[lane]:
+            entries = self.outbox.take(lane, limit, space)
+            if not entries:
+                return 0
+            messages = self._messages(entries)
+            docs = self.indexer.message_docs(messages)
+            if lane == "keyword":
+                self.indexer.write_keywords(docs)
+            else:
+                self.indexer.write_vectors(self.indexer.embed(docs))
+            self.outbox.done(lane, [e.id for e in entries])
+            return len(entries)
+
+    def drain_all(self, lane: Lane) -> int:
+        total = 0
+        while consumed := self.drain(lane):
+            total += consumed
+        return total
+
+    def _messages(self, entries: Sequence[OutboxEntry]) -> list[Message]:
+        """The current messages behind the entries (a deleted one is simply gone)."""
+        by_space: dict[str, set[tuple[str, int]]] = {}
+        for e in entries:
+            by_space.setdefault(e.space, set()).add((e.session, e.seq))
+        out: list[Message] = []
+        for space, keys in by_space.items():
+            out += self.store.load_messages(space, sorted(keys))
+        return out
+
+
+# ------------------------------------------------------------------ the AWS stream worker
+
+
+def changed_docs(indexer: Indexer,
+                 record: ChangeRecord) -> tuple[list[IndexDoc], list[tuple[str, str]]]:
+    """The documents to write and the (space, ref) pairs to delete for one table change."""
+    image = record.new_image or {}
+    entity = image.get("entity") or (record.old_image or {}).get("entity")
+    if record.event_name == "REMOVE":
+        old = record.old_image or {}
+        if entity == "message":
+            return [], [(old["space"], message_ref(old["session"], int(old["seq"])))]
+        if entity == "event":
+            return [], [(old["space"], event_ref(old["id"]))]
+        return [], []
+    if entity == "message":
+        return indexer.message_docs([Message.model_validate(image)]), []
+    if entity == "event":
+        event = Event.model_validate({k: image[k] for k in Event.model_fields if k in image})
+        if event.status != "active":
+            return [], [(event.space, event.ref)]
+        return indexer.event_docs([event]), []
+    return [], []  # versions, sessions, deliveries, records: nothing to index
+
+
+def apply_changes(services: Services, records: Sequence[ChangeRecord]) -> list[str]:
+    """The stream worker: index each change in order. Returns the ids of the records that
+    failed — this one and every later one, so a later change to the same item is never
+    applied before it (the Lambda reports them as a partial batch failure)."""
+    indexer = Indexer(services)
+    for position, record in enumerate(records):
+        try:
+            docs, deletions = changed_docs(indexer, record)
+            indexer.write(indexer.embed(docs))
+            for space, ref in deletions:
+                indexer.unindex(space, [ref])
+        except Exception:
+            log.exception("indexing stream record %s failed", record.id)
+            return [r.id for r in records[position:]]
+    return []

@@ -1,17 +1,27 @@
-"""Scheduled jobs. `@app.schedule` handlers in AWS and the in-process scheduler of
-`annals serve` both call exactly these functions, looked up by name in JOBS."""
+"""Background work as plain functions of (services, …):
+
+- scheduled jobs (quiet-window, merge, cooldown): `@app.schedule` handlers in AWS and the
+  in-process scheduler of `annals serve` both call them, looked up by name in JOBS;
+- queued extraction jobs: the SQS worker (`handle_extract_batch`). Jobs are
+  {"kind": "check-session" | "extract-session", "space", "session"}; a check extracts only
+  when the session is ready. It returns the ids of the records that failed, so the Lambda
+  reports a partial batch failure and only those are retried (then dead-lettered).
+"""
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from chalicelib.domain.models import Message, SessionState
-from chalicelib.usecases.extract import extract_session, pending_sessions
-from chalicelib.usecases.merge import merge_job
-from chalicelib.wiring import Services
+from chalicelib.ports import Services
+from chalicelib.usecases import forgetting
+from chalicelib.usecases.extract import extract_session, journal, pending_sessions
+from chalicelib.usecases.merge import merge_space, sessions_fingerprint
+from chalicelib.usecases.recall.recipes import resolve
 
 log = logging.getLogger("annals.jobs")
 
@@ -84,12 +94,10 @@ def cooldown(services: Services, now: datetime | None = None) -> JobResult:
     """Bookkeeping: purge deliveries older than every cooldown (DynamoDB's TTL does it there;
     its purge is a no-op), compact extraction journals past their retention, and let
     low-retention events fade into the archive (chalicelib.usecases.forgetting)."""
-    from chalicelib.usecases import forgetting
-    from chalicelib.usecases.extract import journal
-
     now = now or services.clock()
     settings = services.settings
-    keep = timedelta(minutes=settings.cooldown_minutes) + timedelta(days=1)
+    recipe = resolve(settings.recipe, settings)
+    keep = timedelta(minutes=recipe.cooldown_minutes) + timedelta(days=1)
     purged = services.store.purge_deliveries(now - keep)
     retention = timedelta(days=settings.journal_retention_days)
     sessions = services.store.list_sessions()
@@ -105,9 +113,25 @@ def cooldown(services: Services, now: datetime | None = None) -> JobResult:
                                         "faded": faded})
 
 
+def merge_job(services: Services, now: datetime | None = None) -> JobResult:
+    """Every space with `merge_every` new events since its last merge (usecases.merge)."""
+    now = now or services.clock()
+    by_space: dict[str, list[SessionState]] = {}
+    for state in services.store.list_sessions(None):
+        by_space.setdefault(state.space, []).append(state)
+    merged: dict[str, dict] = {}
+    changes = 0
+    for space, sessions in sorted(by_space.items()):
+        summary = merge_space(services, space, now, fingerprint=sessions_fingerprint(sessions))
+        if summary["merged"]:
+            merged[space] = summary
+            changes += summary["created"] + summary["updated"] + summary["superseded"]
+    return JobResult("merge", 0, changes, {"spaces": merged})
+
+
 JOBS: dict[str, Callable[[Services, datetime | None], JobResult]] = {
     "quiet-window": quiet_window,
-    "merge": merge_job,  # chalicelib.usecases.merge; after quiet-window, so a tick merges what it just extracted
+    "merge": merge_job,  # after quiet-window, so a tick merges what it just extracted
     "cooldown": cooldown,
 }
 
@@ -118,3 +142,57 @@ def run_job(name: str, services: Services, now: datetime | None = None) -> JobRe
     except KeyError:
         raise KeyError(f"unknown job {name!r}; known: {', '.join(sorted(JOBS))}") from None
     return job(services, now)
+
+
+# ------------------------------------------------------------------ queued extraction jobs
+
+JOB_KINDS = ("check-session", "extract-session")
+
+
+@dataclass(frozen=True)
+class QueueRecord:
+    id: str  # SQS messageId
+    body: str
+
+
+def parse_job(body: str) -> dict:
+    job = json.loads(body)
+    if not isinstance(job, dict) or job.get("kind") not in JOB_KINDS:
+        raise ValueError(f"not an extraction job: {body[:200]!r}")
+    if not all(isinstance(job.get(k), str) and job[k] for k in ("space", "session")):
+        raise ValueError("an extraction job needs a space and a session")
+    return job
+
+
+def run_extract_job(services: Services, job: dict, now: datetime | None = None) -> dict:
+    """One job. Safe to run twice: event ids are deterministic over their evidence."""
+    now = now or services.clock()
+    space, session = job["space"], job["session"]
+    if job["kind"] == "check-session":
+        state = services.store.get_session(space, session)
+        if state is None or session_readiness(services, state, now) is None:
+            return {"space": space, "session": session, "extracted": 0, "ready": False}
+    events = extract_session(services, space, session, now)
+    return {"space": space, "session": session, "extracted": len(events), "ready": True}
+
+
+def handle_extract_batch(services: Services, records: Sequence[QueueRecord],
+                         run: Callable[[dict], dict] | None = None) -> list[str]:
+    """`run(job)` runs one job (default: run_extract_job; the Lambda wraps it in Powertools
+    idempotency). Returns the ids of the records that failed."""
+    run = run or (lambda job: run_extract_job(services, job))
+    failed: list[str] = []
+    for record in records:
+        try:
+            job = parse_job(record.body)
+        except ValueError as exc:  # a malformed job will never succeed: drop it, loudly
+            log.error("dropping SQS message %s: %s", record.id, exc)
+            continue
+        job["message_id"] = record.id  # the idempotency key: SQS redelivers with the same id
+        try:
+            result = run(job)
+            log.info("extraction job done", extra={"job": job, "result": result})
+        except Exception:
+            log.exception("extraction job failed: %s", job)
+            failed.append(record.id)
+    return failed

@@ -1,57 +1,34 @@
-"""The people of a space: every speaker seen at ingest, kept in job state so recall can tell
-a name in a query ("What did Caroline research?") without scanning messages."""
+"""The people of a space: every speaker seen at ingest, one `Person` record each, so recall can
+tell a name in a query ("What did Caroline research?") without scanning messages."""
 
 from __future__ import annotations
 
-import re
 import weakref
 from collections.abc import Iterable
 
-from chalicelib.wiring import Services
-
-JOB = "people"
-GENERIC = {"user", "assistant", "system"}
+from chalicelib.domain.names import GENERIC
+from chalicelib.domain.records import Person
+from chalicelib.ports import Services
 
 
 def known_people(services: Services, space: str) -> set[str]:
-    state = services.store.get_job_state(JOB, space) or {}
-    return set(state.get("names", []))
+    return {p.key for p in services.store.list_records(Person, space)}
 
 
 # Names this process has already seen stored, per (store, space): the common case — a batch
-# from people we know — then costs no read. The set only grows, so a stale cache can only
-# cause an extra read, never a lost name (a write always unions with what is stored).
+# from people we know — then costs no read. The set only grows; a stale cache can only cause
+# an extra write of a record that exists, never a lost name.
 _seen: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # store → {space: names}
 
 
 def remember_people(services: Services, space: str, names: Iterable[str]) -> None:
     new = {n for n in names if n and n not in GENERIC}
     seen = _seen.setdefault(services.store, {})
-    if not new or new <= seen.get(space, set()):
+    known = seen.setdefault(space, set())
+    if new <= known:
         return
-    known = known_people(services, space)
-    if not new <= known:
-        known = known | new
-        services.store.put_job_state(JOB, space, {"names": sorted(known)})
-    seen[space] = known
-
-
-def _name_patterns(person: str) -> list[str]:
-    first = person.split()[0]
-    return [re.escape(n) for n in dict.fromkeys([person, first]) if len(n) >= 2]
-
-
-def named_people(query: str, people: Iterable[str]) -> set[str]:
-    """People whose full or first name the query contains as a word (case-insensitive)."""
-    return {p for p in people
-            if any(re.search(rf"(?<![^\W\d_]){n}(?![^\W\d_])", query, re.IGNORECASE)
-                   for n in _name_patterns(p))}
-
-
-def strip_names(query: str, people: Iterable[str]) -> str:
-    """The query without the names (and their possessive 's), for matching content only."""
-    for person in sorted(people, key=len, reverse=True):
-        for n in _name_patterns(person):
-            query = re.sub(rf"(?<![^\W\d_]){n}(?:['’]s)?(?![^\W\d_])", " ", query,
-                           flags=re.IGNORECASE)
-    return re.sub(r"\s+", " ", query).strip()
+    if not known:
+        known |= known_people(services, space)
+    for name in sorted(new - known):
+        services.store.put_record(Person(scope=space, key=name))
+    known |= new

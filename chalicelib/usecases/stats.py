@@ -1,29 +1,24 @@
 """Per-space numbers for GET /v1/spaces/{space}/stats: events by status, sessions and
-messages, LLM usage (calls, tokens, failures) and the merge pass's state."""
+messages, how far the search indexes are behind, LLM usage and the merge pass's state."""
 
 from __future__ import annotations
 
-from chalicelib.adapters.llm import space_usage
-from chalicelib.usecases.merge import MERGE_JOB
-from chalicelib.wiring import Services
+from chalicelib.domain.records import MergeState
+from chalicelib.ports import Services, iter_events
+from chalicelib.usecases.llm_usage import space_usage
 
 STATUSES = ("active", "archived", "superseded")
 
 
 def count_events(services: Services, space: str, status: str) -> int:
-    total, cursor = 0, None
-    while True:
-        page = services.store.list_events(space, statuses=(status,), limit=500, cursor=cursor)
-        total += len(page.events)
-        if not page.next_cursor:
-            return total
-        cursor = page.next_cursor
+    return sum(1 for _ in iter_events(services.store, space, (status,)))
 
 
 def space_stats(services: Services, space: str) -> dict:
     events = {status: count_events(services, space, status) for status in STATUSES}
     sessions = services.store.list_sessions(space)
-    merge = services.store.get_job_state(MERGE_JOB, space) or {}
+    merge = services.store.get_record(MergeState, space) or MergeState(scope=space)
+    fresh = services.index.freshen(space, 0.0)
     return {
         "space": space,
         "events": {**events, "total": sum(events.values())},
@@ -31,10 +26,15 @@ def space_stats(services: Services, space: str) -> dict:
         "messages": sum(s.message_count for s in sessions),
         "pending_sessions": sum(1 for s in sessions
                                 if s.pending_since is not None or s.dirty_from is not None),
+        "indexing": {"writer": services.index.name,
+                     "keyword_pending": fresh.keyword_pending,
+                     "vector_pending": fresh.vector_pending},
         "extractor": services.extractor.name,
+        "merger": services.merger.name,
         "llm": {"provider": services.settings.llm,
                 "model": services.llm.model if services.llm is not None else None,
                 **space_usage(services.store, space)},
-        "merge": {"pending": merge.get("pending", 0), "runs": merge.get("runs", 0),
-                  "last_merged_at": merge.get("last_merged_at")},
+        "merge": {"pending": merge.pending, "runs": merge.runs,
+                  "last_merged_at": merge.last_merged_at.isoformat()
+                  if merge.last_merged_at else None},
     }

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from chalicelib.usecases.recall.recipes import HYBRID
 from tests.conftest import AUTH
 
 SP = "/v1/spaces/cool"
@@ -59,8 +60,8 @@ def test_cooldown_ends_after_n_recalls(client, services):
     top = recall(client, "w1")["recalled_ids"][0]
     deliver(client, "w1", [top])
     cooling = [top in recall(client, "w1")["recalled_ids"]
-               for _ in range(services.settings.cooldown_recalls + 1)]
-    assert cooling == [False] * services.settings.cooldown_recalls + [True]
+               for _ in range(HYBRID.cooldown_recalls + 1)]
+    assert cooling == [False] * HYBRID.cooldown_recalls + [True]
 
 
 def test_cooldown_ends_after_the_time_limit(client):

@@ -87,12 +87,12 @@ def test_each_batch_is_journalled_and_rolls_back_exactly(client, services):
     assert {e for e, _ in second.superseded} >= {e for e, (_, s) in before.items() if "周六" in s}
     assert second.created and all(e not in before for e in second.created)
 
-    journal.rollback(services, "hs", "s1", second.id, T0 + timedelta(minutes=70))
+    journal.rollback(services, "hs", "s1", second.key, T0 + timedelta(minutes=70))
     after = {e.id: (e.status, e.summary) for e in all_events(services)
              if e.status != "superseded" or e.id in before}
     assert {k: v for k, v in after.items() if k in before} == before
     assert all(services.store.get_event("hs", e).status == "superseded" for e in second.created)
     assert any("周六" in t and "爬山" in t for t in recall_texts(client))
-    assert journal.rollback(services, "hs", "s1", second.id, T0) == []  # only once
+    assert journal.rollback(services, "hs", "s1", second.key, T0) == []  # only once
     assert journal.compact(services, "hs", "s1", T0 + timedelta(days=40),
                            timedelta(days=30)) == 2

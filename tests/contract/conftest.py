@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from chalicelib.adapters.memory import MemoryKeywordIndex, MemoryStore, MemoryVectorIndex
 from chalicelib.adapters.sqlite.db import SQLiteDB
 from chalicelib.adapters.sqlite.index import FtsKeywordIndex, NumpyVectorIndex
 from chalicelib.adapters.sqlite.store import SQLiteStore
@@ -27,9 +28,21 @@ def numpy_vector(tmp_path):
     yield NumpyVectorIndex(SQLiteDB(tmp_path / "vec.db"), DIM)
 
 
-STORES = {"sqlite": sqlite_store}
-KEYWORD_INDEXES = {"fts5": fts_keyword}
-VECTOR_INDEXES = {"numpy": numpy_vector}
+def memory_store(tmp_path):
+    yield MemoryStore()
+
+
+def memory_keyword(tmp_path):
+    yield MemoryKeywordIndex()
+
+
+def memory_vector(tmp_path):
+    yield MemoryVectorIndex(DIM)
+
+
+STORES = {"sqlite": sqlite_store, "memory": memory_store}
+KEYWORD_INDEXES = {"fts5": fts_keyword, "memory": memory_keyword}
+VECTOR_INDEXES = {"numpy": numpy_vector, "memory": memory_vector}
 
 # Other adapters register themselves from tests/contract/adapters_<name>.py, each defining any
 # of STORES / KEYWORD_INDEXES / VECTOR_INDEXES (name → generator factory taking tmp_path).

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from chalicelib.domain.models import Event, Message, MessageIn, Source, When
+from chalicelib.domain.records import JournalBatch, LLMUsageRecord, MemoryUse, MergeState, Person
 from chalicelib.ports import ConflictError, Store
 
 T0 = datetime(2026, 6, 14, 9, 0, tzinfo=UTC)
@@ -144,10 +145,65 @@ def test_deliveries_and_recall_counter(store):
     assert store.recent_deliveries("sp", "w2", T0 - timedelta(minutes=1)) == []
 
 
-def test_job_state_roundtrip(store):
-    assert store.get_job_state("merge", "sp") is None
-    store.put_job_state("merge", "sp", {"counter": 3, "名字": "值"})
-    assert store.get_job_state("merge", "sp") == {"counter": 3, "名字": "值"}
+def test_typed_records_roundtrip_by_kind_scope_and_key(store):
+    assert store.get_record(MergeState, "sp") is None
+    state = MergeState(scope="sp", marker=T0, pending=3, fingerprint="名字")
+    store.put_record(state)
+    assert store.get_record(MergeState, "sp") == state
+    store.put_record(state.model_copy(update={"pending": 4}))
+    assert store.get_record(MergeState, "sp").pending == 4  # put replaces
+    assert store.get_record(MergeState, "other") is None
+
+
+def test_records_are_listed_per_kind_and_scope_ordered_by_key(store):
+    for name in ("Mel", "Ann", "小明"):
+        store.put_record(Person(scope="sp", key=name))
+    store.put_record(Person(scope="other", key="Zed"))
+    store.put_record(MemoryUse(scope="sp", key="event:e1", count=2, last=T0))
+    assert [p.key for p in store.list_records(Person, "sp")] == ["Ann", "Mel", "小明"]
+    assert [u.key for u in store.list_records(MemoryUse, "sp")] == ["event:e1"]
+    assert store.list_records(MemoryUse, "other") == []
+    # keys and scopes may hold the separators the adapters use themselves
+    store.put_record(JournalBatch(scope="sp/s#1", key="2026#a/b", at=T0, created=["e1"],
+                                  revived=[("e2", 3)]))
+    got = store.list_records(JournalBatch, "sp/s#1")
+    assert got == [JournalBatch(scope="sp/s#1", key="2026#a/b", at=T0, created=["e1"],
+                                revived=[("e2", 3)])]
+
+
+def test_delete_records_removes_only_the_named_keys(store):
+    for key in ("a", "b", "c"):
+        store.put_record(Person(scope="sp", key=key))
+    assert store.delete_records(Person, "sp", ["a", "c", "missing"]) == 2
+    assert [p.key for p in store.list_records(Person, "sp")] == ["b"]
+
+
+def test_many_records_in_one_scope_are_all_listed(store):
+    for i in range(120):
+        store.put_record(LLMUsageRecord(scope="sp", key=f"task{i:03d}", calls=i))
+    got = store.list_records(LLMUsageRecord, "sp")
+    assert [r.calls for r in got] == list(range(120))
+
+
+def test_load_messages_and_events_read_many_at_once(store):
+    store.upsert_messages("sp", "s1", [msg(i, f"m{i}") for i in range(1, 6)], T0)
+    store.upsert_messages("sp", "s:2", [msg(1, "other session", session="s:2")], T0)
+    got = store.load_messages("sp", [("s1", 2), ("s1", 4), ("s:2", 1), ("s1", 99), ("s1", 2)])
+    assert sorted((m.session, m.seq, m.content) for m in got) == [
+        ("s1", 2, "m2"), ("s1", 4, "m4"), ("s:2", 1, "other session")]
+    assert store.load_messages("other", [("s1", 2)]) == []
+    assert store.load_messages("sp", []) == []
+    for i in range(3):
+        store.create_event(event(f"e{i}", day=i))
+    got = store.load_events("sp", ["e2", "e0", "ghost", "e0"])
+    assert sorted(e.id for e in got) == ["e0", "e2"]
+    assert store.load_events("other", ["e0"]) == [] and store.load_events("sp", []) == []
+
+
+def test_load_reads_beyond_one_batch(store):
+    store.upsert_messages("sp", "s1", [msg(i, f"m{i}") for i in range(250)], T0)
+    got = store.load_messages("sp", [("s1", i) for i in range(250)])
+    assert len(got) == 250
 
 
 def test_concurrent_upserts_are_all_counted_once(store):

@@ -21,7 +21,7 @@ from moto import mock_aws
 from app import app
 from chalicelib.adapters.dynamodb.table import create_table
 from chalicelib.config import Settings
-from chalicelib.usecases import workers
+from chalicelib.usecases import jobs
 from chalicelib.wiring import build_services, set_services
 from tests.conftest import API_KEY, AUTH
 from tests.opensearch_double import running_server
@@ -146,7 +146,7 @@ def test_ingest_queue_worker_stream_and_recall(aws):
         assert any("体检" in e.summary for e in events)
 
         # A redelivery of the same message is answered from the idempotency record.
-        with mock.patch.object(workers, "extract_session",
+        with mock.patch.object(jobs, "extract_session",
                                side_effect=AssertionError("ran twice")):
             assert client.lambda_.invoke("extract_worker", check).payload == {
                 "batchItemFailures": []}
@@ -181,14 +181,14 @@ def test_partial_batch_failures_are_reported_per_message(aws):
             {"kind": "extract-session", "space": "me", "session": session}))
     sqs.send_message(QueueUrl=queue_url, MessageBody="{not json")  # dropped, never retried
     event = sqs_event(sqs, queue_url)
-    real = workers.extract_session
+    real = jobs.extract_session
 
     def flaky(services, space, session, now=None):
         if session == "bad":
             raise RuntimeError("boom")
         return real(services, space, session, now)
 
-    with Client(app) as client, mock.patch.object(workers, "extract_session", flaky):
+    with Client(app) as client, mock.patch.object(jobs, "extract_session", flaky):
         out = client.lambda_.invoke("extract_worker", event).payload
     bad = [r["messageId"] for r in event["Records"] if '"bad"' in r["body"]]
     assert out == {"batchItemFailures": [{"itemIdentifier": bad[0]}]}

@@ -8,15 +8,17 @@ import random
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
+from pydantic import Field
 
 from chalicelib.adapters.dynamodb import Backoff, DynamoDBStore, UnprocessedItemsError
 from chalicelib.adapters.dynamodb import create_table as create_table_fn
 from chalicelib.adapters.sqlite.db import SQLiteDB
 from chalicelib.adapters.sqlite.store import SQLiteStore
 from chalicelib.domain.models import Event, Message, MessageIn, Source, When
+from chalicelib.domain.records import Person, Record
 from chalicelib.ports import ConflictError
 from tests.contract.adapters_dynamodb import TABLE, SerializedClient, mocked_dynamodb
 
@@ -105,8 +107,8 @@ def test_table_has_stream_ttl_on_demand_and_both_indexes(raw):
 def test_client_is_created_lazily_from_region(raw):
     lazy = DynamoDBStore(TABLE, region_name="us-east-1")
     assert lazy._client is None
-    lazy.put_job_state("j", "k", {"a": 1})
-    assert lazy.get_job_state("j", "k") == {"a": 1}
+    lazy.put_record(Person(scope="sp", key="Ann"))
+    assert lazy.get_record(Person, "sp", "Ann") == Person(scope="sp", key="Ann")
 
 
 # ------------------------------------------------------------------ batch retries
@@ -146,6 +148,56 @@ def test_unprocessed_items_give_up_after_bounded_attempts(raw, clock):
     assert client.calls["batch_write_item"] == 5
     assert len(pauses) == 4  # no pointless sleep after the last attempt
     assert all(p <= 0.01 * 2**i for i, p in enumerate(pauses))
+
+
+def test_batch_reads_retry_unprocessed_keys_across_chunks(raw, store, clock):
+    class HalfProcessed(Hooked):
+        def batch_get_item(self, RequestItems):
+            self.calls["batch_get_item"] = self.calls.get("batch_get_item", 0) + 1
+            (table, request), = RequestItems.items()
+            ask, later = request["Keys"][:40], request["Keys"][40:]
+            resp = self._client.batch_get_item(RequestItems={table: {**request, "Keys": ask}})
+            if later:  # as DynamoDB does past 16 MB or when throttled
+                resp["UnprocessedKeys"] = {table: {**request, "Keys": later}}
+            return resp
+
+    store.upsert_messages("sp", "s1", [msg(i, f"m{i}") for i in range(150)], T0)
+    client = HalfProcessed(raw)
+    pauses: list[float] = []
+    reader = DynamoDBStore(TABLE, client=client, clock=clock,
+                           batch_backoff=Backoff(attempts=4, sleep=pauses.append))
+    wanted = [("s1", i) for i in range(150)] * 2 + [("s1", 999), ("s1", -1)]
+    got = reader.load_messages("sp", wanted)
+    assert sorted(m.seq for m in got) == list(range(150))  # each once, missing ones skipped
+    # chunks of 100 + 50 keys; 40 answered per call: 100 → 3 calls, 50 → 2 calls
+    assert client.calls["batch_get_item"] == 5 and len(pauses) == 3
+
+
+# ------------------------------------------------------------------ records
+def test_record_items_escape_the_partition_and_keep_the_key_order(raw, store):
+    for key in ("a$", "a#b", "a%", "a", ""):
+        store.put_record(Person(scope="sp/s#1", key=key))
+    item = raw.get_item(TableName=TABLE, Key={"pk": {"S": "REC#person#sp/s%231"},
+                                               "sk": {"S": "K#a#b"}})["Item"]
+    assert item["entity"] == {"S": "record"} and item["key"] == {"S": "a#b"}
+    assert [p.key for p in store.list_records(Person, "sp/s#1")] == ["", "a", "a#b", "a$", "a%"]
+    assert store.list_records(Person, "sp/s") == [] and store.list_records(Person, "sp") == []
+    assert store.delete_records(Person, "sp/s#1", ["a#b", "a#b", "", "nope"]) == 2
+    assert [p.key for p in store.list_records(Person, "sp/s#1")] == ["a", "a$", "a%"]
+
+
+def test_list_records_follows_every_query_page(raw):
+    class SmallPages(Hooked):
+        def query(self, **request):  # as if each page hit DynamoDB's 1 MB limit
+            self.calls["query"] = self.calls.get("query", 0) + 1
+            return self._client.query(**request, Limit=7)
+
+    client = SmallPages(raw)
+    store = DynamoDBStore(TABLE, client=client)
+    for i in range(30):
+        store.put_record(Person(scope="sp", key=f"p{i:02d}"))
+    assert [p.key for p in store.list_records(Person, "sp")] == [f"p{i:02d}" for i in range(30)]
+    assert client.calls["query"] == 5
 
 
 # ------------------------------------------------------------------ TTL
@@ -395,15 +447,24 @@ def test_a_batch_larger_than_one_transaction(store):
 
 
 # ------------------------------------------------------------------ numbers
-def test_job_state_floats_become_exact_decimals(raw, store):
-    state = {"ratio": 0.1, "tiny": 1e-7, "big": 2**53, "nested": [{"x": 1.5}, None, True],
-             "名字": "值"}
-    store.put_job_state("merge", "sp", state)
-    assert store.get_job_state("merge", "sp") == state
-    item = raw.get_item(TableName=TABLE, Key={"pk": {"S": "JOB#merge"},
-                                               "sk": {"S": "KEY#sp"}})["Item"]
-    assert item["state"]["M"]["ratio"] == {"N": "0.1"}
+class Gauge(Record):
+    """A record with floats and free-form JSON, to see how numbers are stored."""
+
+    KIND: ClassVar[str] = "test-gauge"
+    ratio: float = 0.0
+    extra: dict = Field(default_factory=dict)
+
+
+def test_record_floats_become_exact_decimals(raw, store):
+    extra = {"tiny": 1e-7, "big": 2**53, "nested": [{"x": 1.5}, None, True], "名字": "值"}
+    gauge = Gauge(scope="sp", ratio=0.1, extra=extra)
+    store.put_record(gauge)
+    assert store.get_record(Gauge, "sp") == gauge
+    item = raw.get_item(TableName=TABLE, Key={"pk": {"S": "REC#test-gauge#sp"},
+                                               "sk": {"S": "K#"}})["Item"]
+    assert item["body"]["M"]["ratio"] == {"N": "0.1"}
     with pytest.raises(ValueError):
-        store.put_job_state("merge", "sp", {"x": float("nan")})
+        store.put_record(Gauge(scope="sp", ratio=float("nan")))
     with pytest.raises(ValueError):
-        store.put_job_state("merge", "sp", {"x": 1e300})
+        store.put_record(Gauge(scope="sp", extra={"x": 1e300}))
+    assert store.get_record(Gauge, "sp") == gauge  # nothing was written

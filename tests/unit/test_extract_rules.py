@@ -1,10 +1,10 @@
-"""chalicelib.usecases.extract.rules: sentence splitting, small talk, pronouns, titles, importance."""
+"""chalicelib.domain.textrules: sentence splitting, small talk, pronouns, titles, importance."""
 
 from __future__ import annotations
 
 import pytest
 
-from chalicelib.usecases.extract import rules
+from chalicelib.domain import textrules as rules
 
 
 class TestSplitSentences:

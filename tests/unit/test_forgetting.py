@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from chalicelib.domain.models import DeliveryRequest, Event, PatchEventRequest, RecallRequest, When
+from chalicelib.domain.records import MemoryUse
 from chalicelib.usecases import events as events_uc
 from chalicelib.usecases import export, forgetting
 from chalicelib.usecases.recall import recall
@@ -23,16 +24,15 @@ def event(eid: str, summary: str, importance: int, day: int = 0, plan: bool = Fa
 def test_retention_halves_per_half_life_and_use_slows_it():
     ev = event("a", "x", importance=5)
     age = ev.when.end + timedelta(days=30)
-    assert forgetting.retention(ev, age, forgetting.Usage(), 30) == 0.5
-    used = forgetting.Usage(count=1, last=ev.when.end)
+    assert forgetting.retention(ev, age, None, 30) == 0.5
+    used = MemoryUse(scope="sp", key=ev.ref, count=1, last=ev.when.end)
     assert round(forgetting.retention(ev, age, used, 30), 3) == 0.707
     key = event("k", "x", importance=10)
-    assert forgetting.retention(key, age, forgetting.Usage(), 30) > 0.7
+    assert forgetting.retention(key, age, None, 30) > 0.7
 
 
 def test_fading_archives_old_unused_events_and_keeps_the_rest(services):
     from chalicelib.usecases.deliveries import record_deliveries
-    from chalicelib.usecases.indexing import index_events
 
     evs = [event("old", "Sam tried a new ramen place downtown", 3),
            event("key", "Sam's sister got married in Lisbon", 9),
@@ -40,7 +40,7 @@ def test_fading_archives_old_unused_events_and_keeps_the_rest(services):
            event("plan", "Sam will run a marathon in the autumn", 3, day=200, plan=True)]
     for ev in evs:
         services.store.create_event(ev)
-    index_events(services, evs)
+    services.index.index_events(evs)
     record_deliveries(services, "sp", DeliveryRequest(window="w", ids=["event:used"],
                                                       at=NOW - timedelta(days=2)))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from chalicelib.domain.models import Message, MessageIn
-from chalicelib.usecases.indexing import message_docs
+from chalicelib.usecases.indexing import Indexer
 
 T0 = datetime(2026, 6, 1, tzinfo=UTC)
 
@@ -16,7 +16,7 @@ def msg(seq, speaker, text):
 
 
 def test_reply_is_embedded_with_the_question_it_answers(services):
-    docs = message_docs(services, [msg(1, "Mel", "Any plans for the summer?"),
+    docs = Indexer(services).message_docs([msg(1, "Mel", "Any plans for the summer?"),
                                    msg(2, "Caroline", "Researching adoption agencies."),
                                    msg(3, "Caroline", "Also painting a lot.")])
     assert docs[0].embed_text is None  # nothing before it
@@ -29,13 +29,12 @@ def test_reply_is_embedded_with_the_question_it_answers(services):
 
 def test_previous_turn_is_read_from_the_store_across_batches(services, put):
     put("s1", [(1, "user", "Mel", "Did you go to the parade?")])
-    [doc] = message_docs(services, [msg(2, "Caroline", "Yes, it was wonderful.")])
+    [doc] = Indexer(services).message_docs([msg(2, "Caroline", "Yes, it was wonderful.")])
     assert doc.embed_text.startswith("Mel: Did you go to the parade?\n")
 
 
 def test_event_embedding_reads_the_turn_its_message_answered(services, put):
     from chalicelib.domain.models import Event, Source, When
-    from chalicelib.usecases.indexing import event_docs
 
     put("s1", [(1, "user", "Mel", "Any plans for the summer?"),
                (2, "assistant", "Caroline", "Researching adoption agencies.")])
@@ -45,6 +44,6 @@ def test_event_embedding_reads_the_turn_its_message_answered(services, put):
                sources=[Source(session="s1", seq_start=2, seq_end=2)], created_at=T0,
                updated_at=T0)
     manual = ev.model_copy(update={"id": "e2", "sources": []})
-    docs = event_docs(services, [ev, manual])
+    docs = Indexer(services).event_docs([ev, manual])
     assert docs[0].embed_text.startswith("Mel: Any plans for the summer?\n")
     assert docs[1].embed_text is None

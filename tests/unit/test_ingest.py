@@ -88,14 +88,18 @@ class TestUpsert:
 @pytest.fixture(params=["inline", "background"])
 def iput(request, services, put):
     """put(), then the index is up to date: inline mode indexes inside the call; background
-    mode (the local default) queues in the outbox, drained here as a recall would."""
-    if request.param == "inline":
-        services.message_indexer = None
+    mode (the local default) queues in the outbox, drained here as the background lanes do."""
+    if request.param == "background":
+        from chalicelib.adapters.sqlite.outbox import SqliteOutbox
+        from chalicelib.usecases.indexing import Indexer, OutboxIndexWriter
+
+        services.index = OutboxIndexWriter(Indexer(services), SqliteOutbox(services.store.db))
 
     def run(*args, **kwargs):
         out = put(*args, **kwargs)
-        if services.message_indexer is not None:
-            services.message_indexer.flush()
+        if request.param == "background":
+            services.index.drain_all("keyword")
+            services.index.drain_all("vector")
         return out
 
     return run
@@ -129,8 +133,6 @@ class TestIndexing:
         assert len(seen) == 1 and seen[0].endswith("小明: 奶糖今天胃口很好。")
 
     def test_inline_embedder_failure_writes_nothing(self, services, put, monkeypatch):
-        services.message_indexer = None
-
         def broken(texts):
             raise RuntimeError("model crashed")
 
@@ -142,35 +144,6 @@ class TestIndexing:
         assert services.keywords.count(SPACE, SearchFilter()) == 0
         vec = np.ones(services.embedder.dim, np.float32)
         assert services.vectors.vector_search(SPACE, vec, 5) == []
-
-    def test_background_embedder_failure_loses_nothing(self, services, put, monkeypatch):
-        real = services.embedder.embed_passages
-
-        def broken(texts):
-            raise RuntimeError("model crashed")
-
-        put("c1", CONVO)  # stored and queued; the PUT does not wait for the model
-        assert [m.seq for m in services.store.get_messages(SPACE, "c1")] == [0, 1, 2]
-        monkeypatch.setattr(services.embedder, "embed_passages", broken)
-        with pytest.raises(RuntimeError):
-            services.message_indexer.flush()
-        assert services.message_indexer.pending() == 3  # still queued
-        monkeypatch.setattr(services.embedder, "embed_passages", real)
-        assert services.message_indexer.flush() == 3
-        assert services.message_indexer.pending() == 0
-        assert keyword_ids(services, "肾病")[0] == "message:c1:0"
-
-    def test_the_outbox_is_shared_across_processes(self, services, put, tmp_path):
-        """A second process on the same data dir (the CLI beside a server) sees the queue."""
-        from chalicelib.wiring import build_services
-
-        put("c1", CONVO)
-        other = build_services(services.settings)
-        other.embedder = services.embedder
-        assert other.message_indexer.pending() == 3
-        assert other.message_indexer.flush() == 3
-        assert services.message_indexer.pending() == 0
-        assert keyword_ids(services, "肾病")[0] == "message:c1:0"
 
 
 class TestDelete:
@@ -245,34 +218,3 @@ class TestHistorySafety:
         assert [v.status for v in services.store.event_history(SPACE, original.id)] == [
             "active", "superseded", "active"]
         assert keyword_ids(services, "肾病")[0] in (original.ref, "message:c1:0")
-
-
-def test_the_background_thread_drains_the_outbox(services, put):
-    import time
-
-    indexer = services.message_indexer
-    indexer.poll = 0.05
-    indexer.start()
-    try:
-        put("c1", CONVO)
-        deadline = time.monotonic() + 5
-        while indexer.pending() and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert indexer.pending() == 0
-        assert keyword_ids(services, "肾病")[0] == "message:c1:0"
-    finally:
-        indexer.stop()
-
-
-def test_switching_to_inline_drains_and_removes_the_outbox(services, put):
-    from chalicelib.wiring import build_services
-
-    put("c1", CONVO)  # background: queued, not indexed yet
-    assert services.message_indexer.pending() == 3
-    inline = build_services(services.settings.model_copy(update={"index_messages": "inline"}))
-    inline.embedder = services.embedder
-    assert keyword_ids(inline, "肾病")[0] == "message:c1:0"  # drained on the switch
-    con = inline.store.db.connect()
-    assert not con.execute("SELECT 1 FROM sqlite_master WHERE name='index_outbox'").fetchone()
-    back = build_services(services.settings)
-    assert back.message_indexer.pending() == 0  # the queue is back, and empty

@@ -11,8 +11,8 @@ from botocore.exceptions import ReadTimeoutError
 from botocore.stub import ANY, Stubber
 from pydantic import BaseModel
 
-from chalicelib.adapters.llm import LLMInvalidOutput, LLMTimeout, LLMUnavailable, LLMUsage
 from chalicelib.adapters.llm.bedrock import BedrockClient
+from chalicelib.ports import LLMInvalidOutput, LLMTimeout, LLMUnavailable, LLMUsage
 
 MODEL = "anthropic.claude-3-5-haiku-20241022-v1:0"
 

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from chalicelib.adapters.llm import Completion, JsonLLM, LLMTimeout, space_usage
+from chalicelib.adapters.llm.base import Completion, JsonLLM, LLMTimeout
 from chalicelib.config import Settings
 from chalicelib.domain.models import Event, Source, When
 from chalicelib.ports import ExtractionContext
@@ -21,7 +21,8 @@ from chalicelib.usecases.extract.llm import (
     to_drafts,
 )
 from chalicelib.usecases.extract.offline import OfflineExtractor
-from chalicelib.wiring import make_extractor
+from chalicelib.usecases.llm_usage import space_usage
+from chalicelib.wiring import make_extractor, make_llm
 from tests.unit.conftest import CST, SPACE, T0, message
 
 
@@ -217,7 +218,7 @@ class TestExtractor:
         assert "小明领养了橘猫奶糖" in prompt and "很久以前的事" not in prompt
 
     def test_make_extractor_selection(self, services):
-        assert isinstance(make_extractor(Settings(_env_file=None)), OfflineExtractor)
-        chosen = make_extractor(Settings(_env_file=None, llm="openai", llm_model="m"))
+        assert isinstance(make_extractor(make_llm(Settings(_env_file=None))), OfflineExtractor)
+        chosen = make_extractor(make_llm(Settings(_env_file=None, llm="openai", llm_model="m")))
         assert isinstance(chosen, LLMExtractor) and chosen.llm.model == "m"
         assert services.llm is None and services.extractor.name == "offline"

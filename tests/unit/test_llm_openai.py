@@ -12,21 +12,14 @@ import urllib.request
 import pytest
 from pydantic import BaseModel
 
-from chalicelib.adapters.llm import (
-    USAGE_JOB,
-    LLMInvalidOutput,
-    LLMTimeout,
-    LLMUnavailable,
-    LLMUsage,
-    make_llm,
-    parse_json_object,
-    persist_usage,
-    space_usage,
-    track_usage,
-)
+from chalicelib.adapters.llm.base import parse_json_object
 from chalicelib.adapters.llm.bedrock import BedrockClient
 from chalicelib.adapters.llm.openai_compat import OpenAICompatClient
 from chalicelib.config import Settings
+from chalicelib.domain.records import LLMUsageRecord
+from chalicelib.ports import LLMInvalidOutput, LLMTimeout, LLMUnavailable, LLMUsage, track_usage
+from chalicelib.usecases.llm_usage import persist_usage, space_usage
+from chalicelib.wiring import make_llm
 from tests.llm_double import ChatDouble, Reply
 
 
@@ -148,10 +141,13 @@ class TestUsage:
         assert outer == LLMUsage(calls=2, prompt_tokens=30, completion_tokens=5)
         persist_usage(services.store, "sp", inner, "extract", "test-model")
         persist_usage(services.store, "sp", LLMUsage(failures=1), "merge")
-        record = services.store.get_job_state(USAGE_JOB, "sp")
+        record = space_usage(services.store, "sp")
         assert record["total"] == {"calls": 1, "prompt_tokens": 20, "completion_tokens": 3,
                                    "failures": 1, "total_tokens": 23}
         assert record["tasks"]["merge"]["failures"] == 1
+        assert record["model"] == "test-model"
+        stored = services.store.get_record(LLMUsageRecord, "sp", "extract")
+        assert (stored.calls, stored.prompt_tokens, stored.model) == (1, 20, "test-model")
         assert space_usage(services.store, "other")["total"]["calls"] == 0
 
 

@@ -9,22 +9,17 @@ import numpy as np
 import pytest
 from pydantic import ValidationError
 
+from chalicelib.domain.merge import EventChanges, MergeInstruction, apply_instructions
 from chalicelib.domain.models import Event, Source, When
+from chalicelib.domain.records import MergeState
 from chalicelib.ports import SearchFilter
 from chalicelib.usecases import events as events_uc
 from chalicelib.usecases import jobs
 from chalicelib.usecases.extract import extract_session
-from chalicelib.usecases.merge import (
-    MERGE_JOB,
-    EventChanges,
-    LLMMerger,
-    MergeInstruction,
-    MergeOut,
-    OfflineMerger,
-    apply_instructions,
-    merge_job,
-    merge_space,
-)
+from chalicelib.usecases.jobs import merge_job
+from chalicelib.usecases.merge import merge_space
+from chalicelib.usecases.merge.llm import LLMMerger, MergeOut
+from chalicelib.usecases.merge.offline import OfflineMerger
 from chalicelib.usecases.stats import space_stats
 from tests.unit.conftest import SPACE, T0
 
@@ -260,7 +255,7 @@ class TestMergeJob:
         self.put_facts(put, services, "s2", ["I ran a charity race for mental health."], 10)
         first = merge_job(services, NOW)
         assert (first.events, first.detail) == (0, {"spaces": {}})
-        assert services.store.get_job_state(MERGE_JOB, SPACE)["pending"] == 4
+        assert services.store.get_record(MergeState, SPACE).pending == 4
         assert space_stats(services, SPACE)["merge"]["pending"] == 4
 
         self.put_facts(put, services, "s3", [dup], 11)  # the 5th new event: a duplicate
@@ -272,8 +267,8 @@ class TestMergeJob:
         assert len(active) == 4
         (luna,) = [e for e in active if "Luna" in e.summary]
         assert [s.session for s in luna.sources] == ["s1", "s3"]
-        state = services.store.get_job_state(MERGE_JOB, SPACE)
-        assert (state["pending"], state["runs"]) == (0, 1)
+        state = services.store.get_record(MergeState, SPACE)
+        assert (state.pending, state.runs) == (0, 1)
 
         assert merge_job(services, NOW).detail == {"spaces": {}}  # nothing new since
         stats = space_stats(services, SPACE)
@@ -286,15 +281,15 @@ class TestMergeJob:
         self.put_facts(put, services, "s1", ["I started a pottery class downtown."], 9)
         assert merge_job(services, NOW).detail == {"spaces": {}}
         reads = []
-        real = merge_mod.active_events
-        monkeypatch.setattr(merge_mod, "active_events",
-                            lambda svc, space: reads.append(space) or real(svc, space))
+        real = merge_mod.iter_events
+        monkeypatch.setattr(merge_mod, "iter_events",
+                            lambda store, space: reads.append(space) or real(store, space))
         merge_job(services, NOW)
         assert reads == []  # nothing was extracted since: the events are not listed
         self.put_facts(put, services, "s2", ["I ran a charity race for mental health."], 10)
         merge_job(services, NOW)
         assert reads == [SPACE]
-        assert services.store.get_job_state(MERGE_JOB, SPACE)["pending"] == 2
+        assert services.store.get_record(MergeState, SPACE).pending == 2
 
     def test_force_merges_whatever_is_there(self, services, put):
         dup = "I adopted a puppy named Luna from the animal shelter."

@@ -11,13 +11,14 @@ import pytest
 
 from chalicelib.domain.errors import BadRequest
 from chalicelib.domain.models import RecallRequest
+from chalicelib.domain.refs import EventRef, MessageRef, parse_ref
 from chalicelib.ports import Hit
 from chalicelib.usecases.extract import extract_session
 from chalicelib.usecases.indexing import message_doc
 from chalicelib.usecases.recall import evidence_keys, recall, to_cards
-from chalicelib.usecases.recall.cards import parse_ref
 from chalicelib.usecases.recall.context import estimate_tokens, typed_blocks
 from chalicelib.usecases.recall.fusion import Candidate, reciprocal_rank_fusion
+from chalicelib.usecases.recall.recipes import HYBRID
 from tests.unit.conftest import SPACE, T0, message
 
 pytestmark = pytest.mark.usefixtures("timeparse_or_stub")
@@ -89,7 +90,7 @@ class TestResponse:
         assert res.verdict == "none"
         assert res.layers == []
         assert res.injected is False
-        assert 1 <= len(res.cards) <= services.settings.max_cards == 2
+        assert 1 <= len(res.cards) <= HYBRID.max_cards == 2
         assert res.recalled_ids == [c.ref for c in res.cards]
         assert res.cards[0].ref in (event_for(memories, "c1", 1).ref, "message:c1:1")
 
@@ -234,9 +235,9 @@ class TestContextAndTrace:
         assert counts and int(counts.group(2)) == len(res.cards)
 
     def test_refs_parse(self):
-        assert parse_ref("event:ev_1") == ("event", "ev_1")
-        assert parse_ref("message:chat:1:42") == ("message", "chat:1", "42")
-        for bad in ("event:", "message:c1", "message:c1:x", "card:1", ""):
+        assert parse_ref("event:ev_1") == EventRef("ev_1")
+        assert parse_ref("message:chat:1:42") == MessageRef("chat:1", 42)
+        for bad in ("event:", "message:c1", "message:c1:x", "message:c1:-1", "card:1", ""):
             with pytest.raises(ValueError):
                 parse_ref(bad)
 

@@ -1,11 +1,11 @@
 """Conversions between domain models and DynamoDB items (low-level client wire format).
 
 Numbers: DynamoDB has one decimal number type (38 digits, magnitude 1e-130 … 1e126) and the
-boto3 serializer refuses Python floats. Values go through JSON first (the same semantics the
-SQLite adapter gives job state: tuples become lists, keys become strings) and JSON floats are
-parsed straight into Decimal from their shortest repr, so 0.1 stays exactly "0.1". On the way
-back an integral number becomes an int and any other a float (DynamoDB itself may normalise
-1.0 to 1; the two compare equal in Python).
+boto3 serializer refuses Python floats. Values go through JSON first (the same semantics
+SQLite's JSON record bodies have: tuples become lists, keys become strings) and JSON floats
+are parsed straight into Decimal from their shortest repr, so 0.1 stays exactly "0.1". On the
+way back an integral number becomes an int and any other a float (DynamoDB itself may
+normalise 1.0 to 1; the two compare equal in Python).
 """
 
 from __future__ import annotations
@@ -14,13 +14,15 @@ import base64
 import binascii
 import json
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 
 from chalicelib.adapters.dynamodb import keys
 from chalicelib.domain.models import Delivery, Event, Message
+from chalicelib.domain.records import Record
 
+R = TypeVar("R", bound=Record)
 _ser = TypeSerializer()
 _deser = TypeDeserializer()
 _MAX_DIGITS = 38
@@ -132,6 +134,20 @@ def delivery_item(d: Delivery, expires_at: int) -> dict[str, dict]:
 def delivery_from(item: dict[str, dict]) -> Delivery:
     plain = from_item(item)
     return Delivery.model_validate({k: plain[k] for k in Delivery.model_fields if k in plain})
+
+
+# ------------------------------------------------------------------ typed records
+def record_item(record: Record) -> dict[str, dict]:
+    """One item per record; `body` is the model's JSON (a map, floats as exact Decimals)."""
+    return to_item({
+        "pk": keys.record_pk(record.KIND, record.scope), "sk": keys.record_sk(record.key),
+        "entity": "record", "kind": record.KIND, "scope": record.scope, "key": record.key,
+        "body": json_value(record.model_dump(mode="json")),
+    })
+
+
+def record_from(kind: type[R], item: dict[str, dict]) -> R:
+    return kind.model_validate(from_item(item)["body"])
 
 
 # ------------------------------------------------------------------ cursors

@@ -119,7 +119,7 @@ def event_cursor_key(space: str, gsi1sk: str) -> dict[str, str]:
             "gsi1pk": events_gsi1pk(space), "gsi1sk": gsi1sk}
 
 
-# ------------------------------------------------------------------ deliveries, jobs
+# ------------------------------------------------------------------ deliveries
 def window_pk(space: str, window: str) -> str:
     return f"SP#{esc(space)}#WIN#{esc(window)}"
 
@@ -131,9 +131,16 @@ def delivery_sk(delivered_us: int, ref: str) -> str:
 DELIVERIES_END = "DLV$"  # just above every "DLV#…" sort key
 
 
-def job_pk(job: str) -> str:
-    return f"JOB#{esc(job)}"
+# ------------------------------------------------------------------ typed records
+def record_pk(kind: str, scope: str) -> str:
+    """Partition of one kind of record in one scope (a space, or `space/session`)."""
+    return f"REC#{esc(kind)}#{esc(scope)}"
 
 
-def job_sk(key: str) -> str:
-    return f"KEY#{esc(key)}"
+def record_sk(key: str) -> str:
+    # The key is the last part, so it needs no escaping; left as is, DynamoDB's byte order
+    # of sort keys is the key's own order (escaping '#' as '%23' would move it past '$').
+    return f"K#{key}"
+
+
+RECORDS_BEGIN = "K#"  # every record sort key starts with this

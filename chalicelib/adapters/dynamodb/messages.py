@@ -204,6 +204,12 @@ class MessageOps(TableBase):
         item = self._get(keys.messages_pk(space, session), keys.seq_key(seq))
         return codec.message_from(item) if item else None
 
+    def load_messages(self, space: str, keys: Sequence[tuple[str, int]]) -> list[Message]:
+        """BatchGetItem (100 keys a call) of the keys; missing ones are skipped."""
+        items = batch_get(self.client, self.table_name, _message_keys(space, keys),
+                          self.batch_backoff)
+        return [codec.message_from(i) for i in items]
+
     def delete_message(self, space: str, session: str, seq: int, now: datetime) -> Message | None:
         if not 0 <= seq <= keys.MAX_SEQ:
             return None
@@ -297,6 +303,14 @@ def _chunks(messages: Sequence[Message]) -> list[list[Message]]:
         seqs.add(m.seq)
         size += m_size
     return chunks
+
+
+def _message_keys(space: str, wanted: Sequence[tuple[str, int]]) -> list[dict]:
+    """Table keys of (session, seq) pairs, each once (BatchGetItem refuses a repeated key);
+    a seq outside the key range cannot be stored, so it is left out."""
+    pairs = dict.fromkeys((session, seq) for session, seq in wanted if 0 <= seq <= keys.MAX_SEQ)
+    return [{"pk": {"S": keys.messages_pk(space, session)}, "sk": {"S": keys.seq_key(seq)}}
+            for session, seq in pairs]
 
 
 def _min(a: int | None, b: int) -> int:

@@ -2,7 +2,7 @@
 
 Messages and sessions live in messages.py; this file adds events (head + one item per
 version, optimistic versioning in a transaction), the time-ordered event listing, deliveries
-(TTL + read-time expiry), the per-window recall counter and job state.
+(TTL + read-time expiry), the per-window recall counter and typed records (one item each).
 """
 
 from __future__ import annotations
@@ -17,9 +17,16 @@ from botocore.exceptions import ClientError
 from chalicelib.adapters.dynamodb import codec, keys
 from chalicelib.adapters.dynamodb.base import Retry, utcnow
 from chalicelib.adapters.dynamodb.messages import MessageOps
-from chalicelib.adapters.dynamodb.table import Backoff, batch_write, error_code, query_all
+from chalicelib.adapters.dynamodb.table import (
+    Backoff,
+    batch_get,
+    batch_write,
+    error_code,
+    query_all,
+)
 from chalicelib.domain.models import Delivery, Event
-from chalicelib.ports import ConflictError, Page
+from chalicelib.domain.records import Record
+from chalicelib.ports import ConflictError, Page, R
 
 MAX_QUERY_PAGE = 1000
 
@@ -101,6 +108,13 @@ class DynamoDBStore(MessageOps):
     def get_event(self, space: str, event_id: str) -> Event | None:
         item = self._get(keys.event_pk(space, event_id), keys.EVENT_HEAD)
         return codec.event_from(item) if item else None
+
+    def load_events(self, space: str, ids: Sequence[str]) -> list[Event]:
+        """BatchGetItem of the HEAD items (100 keys a call); missing ids are skipped."""
+        key_list = [{"pk": {"S": keys.event_pk(space, event_id)}, "sk": {"S": keys.EVENT_HEAD}}
+                    for event_id in dict.fromkeys(ids)]  # BatchGetItem refuses duplicates
+        items = batch_get(self.client, self.table_name, key_list, self.batch_backoff)
+        return [codec.event_from(i) for i in items]
 
     def event_history(self, space: str, event_id: str) -> list[Event]:
         items = query_all(
@@ -212,15 +226,33 @@ class DynamoDBStore(MessageOps):
             ReturnValues="UPDATED_NEW")
         return int(resp["Attributes"]["recalls"]["N"])
 
-    # ------------------------------------------------------------ job state
-    def get_job_state(self, job: str, key: str) -> dict | None:
-        item = self._get(keys.job_pk(job), keys.job_sk(key))
-        return codec.from_item(item)["state"] if item else None
+    # ------------------------------------------------------------ typed records
+    def put_record(self, record: Record) -> None:
+        self.client.put_item(TableName=self.table_name, Item=codec.record_item(record))
 
-    def put_job_state(self, job: str, key: str, state: dict) -> None:
-        self.client.put_item(TableName=self.table_name, Item=codec.to_item({
-            "pk": keys.job_pk(job), "sk": keys.job_sk(key), "entity": "job_state",
-            "job": job, "key": key, "state": codec.json_value(state)}))
+    def get_record(self, kind: type[R], scope: str, key: str = "") -> R | None:
+        item = self._get(keys.record_pk(kind.KIND, scope), keys.record_sk(key))
+        return codec.record_from(kind, item) if item else None
+
+    def list_records(self, kind: type[R], scope: str) -> list[R]:
+        """One Query of the (kind, scope) partition, every page; sort key order is key order."""
+        items = query_all(
+            self.client, TableName=self.table_name, ConsistentRead=True,
+            KeyConditionExpression="pk = :pk AND begins_with(sk, :k)",
+            ExpressionAttributeValues={":pk": {"S": keys.record_pk(kind.KIND, scope)},
+                                       ":k": {"S": keys.RECORDS_BEGIN}})
+        return [codec.record_from(kind, i) for i in items]
+
+    def delete_records(self, kind: type[R], scope: str, keys: Sequence[str]) -> int:
+        # One DeleteItem per key rather than BatchWriteItem: only DeleteItem says whether the
+        # item was there, and the count must be of records actually deleted.
+        return sum(self._delete_record(kind.KIND, scope, key) for key in dict.fromkeys(keys))
+
+    def _delete_record(self, kind: str, scope: str, key: str) -> bool:
+        resp = self.client.delete_item(
+            TableName=self.table_name, ReturnValues="ALL_OLD",
+            Key={"pk": {"S": keys.record_pk(kind, scope)}, "sk": {"S": keys.record_sk(key)}})
+        return "Attributes" in resp
 
 
 def _add_filter(request: dict, start: datetime | None, statuses: Sequence[str]) -> None:

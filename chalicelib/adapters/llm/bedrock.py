@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.adapters.llm import Completion, JsonLLM, LLMTimeout, LLMUnavailable
+from chalicelib.adapters.llm.base import Completion, JsonLLM, LLMTimeout, LLMUnavailable
 
 
 class BedrockClient(JsonLLM):

@@ -9,7 +9,8 @@ from datetime import datetime
 
 from chalicelib.adapters.sqlite.db import SQLiteDB
 from chalicelib.domain.models import Delivery, Event, Message, SessionState
-from chalicelib.ports import ConflictError, Page, UpsertOutcome
+from chalicelib.domain.records import Record
+from chalicelib.ports import ConflictError, Page, R, UpsertOutcome
 
 MIGRATIONS: list[tuple[str, list[str]]] = [
     (
@@ -45,7 +46,19 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
                 PRIMARY KEY (job, key))""",
         ],
     ),
+    (
+        # Typed records (chalicelib.domain.records) replace the job_state catch-all: one row
+        # per record. Old rows are converted by _convert_job_state on first open.
+        "store-002-records",
+        [
+            """CREATE TABLE records (
+                kind TEXT NOT NULL, scope TEXT NOT NULL, key TEXT NOT NULL, body TEXT NOT NULL,
+                PRIMARY KEY (kind, scope, key))""",
+        ],
+    ),
 ]
+
+_IN = 500  # ids per IN (...)
 
 
 def _encode_cursor(start_ts: float, event_id: str) -> str:
@@ -65,6 +78,7 @@ class SQLiteStore:
     def __init__(self, db: SQLiteDB):
         self.db = db
         db.migrate(MIGRATIONS)
+        _convert_job_state(db)
 
     # ------------------------------------------------------------ messages
     def upsert_messages(self, space: str, session: str, messages: Sequence[Message],
@@ -122,6 +136,20 @@ class SQLiteStore:
     def get_message(self, space: str, session: str, seq: int) -> Message | None:
         found = self.get_messages(space, session, seq, seq)
         return found[0] if found else None
+
+    def load_messages(self, space: str, keys: Sequence[tuple[str, int]]) -> list[Message]:
+        by_session: dict[str, list[int]] = {}
+        for session, seq in dict.fromkeys(keys):
+            by_session.setdefault(session, []).append(seq)
+        con = self.db.connect()
+        out: list[Message] = []
+        for session, seqs in by_session.items():
+            for i in range(0, len(seqs), _IN):
+                part = seqs[i:i + _IN]
+                out += [_message(r) for r in con.execute(
+                    "SELECT * FROM messages WHERE space=? AND session=?"
+                    f" AND seq IN ({','.join('?' * len(part))})", (space, session, *part))]
+        return out
 
     def delete_message(self, space: str, session: str, seq: int, now: datetime) -> Message | None:
         with self.db.tx() as con:
@@ -218,6 +246,17 @@ class SQLiteStore:
         ).fetchone()
         return Event.model_validate_json(row["body"]) if row else None
 
+    def load_events(self, space: str, ids: Sequence[str]) -> list[Event]:
+        wanted = list(dict.fromkeys(ids))
+        con = self.db.connect()
+        out: list[Event] = []
+        for i in range(0, len(wanted), _IN):
+            part = wanted[i:i + _IN]
+            out += [Event.model_validate_json(r["body"]) for r in con.execute(
+                f"SELECT body FROM events WHERE space=? AND id IN ({','.join('?' * len(part))})",
+                (space, *part))]
+        return out
+
     def list_events(self, space: str, *, start: datetime | None = None,
                     end: datetime | None = None, statuses: Sequence[str] = ("active",),
                     limit: int = 50, cursor: str | None = None) -> Page:
@@ -292,17 +331,65 @@ class SQLiteStore:
             return con.execute("DELETE FROM deliveries WHERE delivered_ts < ?",
                                (before.timestamp(),)).rowcount
 
-    # ------------------------------------------------------------ job state
-    def get_job_state(self, job: str, key: str) -> dict | None:
-        row = self.db.connect().execute(
-            "SELECT state FROM job_state WHERE job=? AND key=?", (job, key)
-        ).fetchone()
-        return json.loads(row["state"]) if row else None
-
-    def put_job_state(self, job: str, key: str, state: dict) -> None:
+    # ------------------------------------------------------------ typed records
+    def put_record(self, record: Record) -> None:
         with self.db.tx() as con:
-            con.execute("INSERT OR REPLACE INTO job_state VALUES (?,?,?)",
-                        (job, key, json.dumps(state, ensure_ascii=False)))
+            con.execute("INSERT OR REPLACE INTO records VALUES (?,?,?,?)",
+                        (record.KIND, record.scope, record.key, record.model_dump_json()))
+
+    def get_record(self, kind: type[R], scope: str, key: str = "") -> R | None:
+        row = self.db.connect().execute(
+            "SELECT body FROM records WHERE kind=? AND scope=? AND key=?",
+            (kind.KIND, scope, key)).fetchone()
+        return kind.model_validate_json(row["body"]) if row else None
+
+    def list_records(self, kind: type[R], scope: str) -> list[R]:
+        rows = self.db.connect().execute(
+            "SELECT body FROM records WHERE kind=? AND scope=? ORDER BY key",
+            (kind.KIND, scope)).fetchall()
+        return [kind.model_validate_json(r["body"]) for r in rows]
+
+    def delete_records(self, kind: type[R], scope: str, keys: Sequence[str]) -> int:
+        with self.db.tx() as con:
+            return sum(con.execute("DELETE FROM records WHERE kind=? AND scope=? AND key=?",
+                                   (kind.KIND, scope, key)).rowcount for key in keys)
+
+
+def _convert_job_state(db: SQLiteDB) -> None:
+    """Data dirs from before typed records: turn each job_state row into records, once."""
+    from chalicelib.domain import records as rec
+
+    con = db.connect()
+    rows = con.execute("SELECT job, key, state FROM job_state").fetchall()
+    if not rows:
+        return
+    out: list[Record] = []
+    for row in rows:
+        state, scope = json.loads(row["state"]), row["key"]
+        if row["job"] == "people":
+            out += [rec.Person(scope=scope, key=name) for name in state.get("names", [])]
+        elif row["job"] == "usage":
+            out += [rec.MemoryUse(scope=scope, key=ref, count=u["count"], last=u["last"])
+                    for ref, u in state.get("refs", {}).items()]
+        elif row["job"] == "journal":
+            out += [rec.JournalBatch(scope=scope, key=b["id"], at=b["at"],
+                                     created=b.get("created", []),
+                                     revived=[tuple(p) for p in b.get("revived", [])],
+                                     superseded=[tuple(p) for p in b.get("superseded", [])],
+                                     rolled_back=b.get("rolled_back", False))
+                    for b in state.get("batches", [])]
+        elif row["job"] == "llm-usage":
+            out += [rec.LLMUsageRecord(scope=scope, key=task, model=state.get("model", ""),
+                                       **{k: int(v) for k, v in usage.items()
+                                          if k in rec.LLMUsageRecord.model_fields})
+                    for task, usage in (state.get("tasks") or {}).items()]
+        elif row["job"] == "merge":
+            out.append(rec.MergeState(scope=scope, **{k: v for k, v in state.items()
+                                                       if k in rec.MergeState.model_fields}))
+    with db.tx() as tx:
+        tx.executemany("INSERT OR REPLACE INTO records VALUES (?,?,?,?)",
+                       [(r.KIND, r.scope, r.key, r.model_dump_json()) for r in out])
+        tx.execute("DELETE FROM job_state")
 
 
 def _message(row) -> Message:

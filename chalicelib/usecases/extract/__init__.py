@@ -7,10 +7,9 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from chalicelib.domain.models import Event, EventDraft, Message, SessionState
-from chalicelib.ports import ExtractionContext
+from chalicelib.domain.records import JournalBatch
+from chalicelib.ports import ExtractionContext, Services, iter_events
 from chalicelib.usecases.extract import journal
-from chalicelib.usecases.indexing import index_events, unindex
-from chalicelib.wiring import Services
 
 CONTEXT_MESSAGES = 6
 
@@ -40,7 +39,7 @@ def extract_session(services: Services, space: str, session: str,
     if state is None:
         return []
     now = now or services.clock()
-    batch = journal.Batch.start(now)
+    batch = journal.start_batch(space, session, now)
     start = state.extracted_upto + 1
     if state.dirty_from is not None:
         start = min(start, state.dirty_from)
@@ -56,7 +55,7 @@ def extract_session(services: Services, space: str, session: str,
     ctx = ExtractionContext(space=space, session=session, earlier=earlier)
     drafts = services.extractor.extract(messages, ctx)
     events = save_drafts(services, space, drafts, messages, now, batch)
-    index_events(services, events)
+    services.index.index_events(events)
     store.mark_extracted(space, session, max(m.seq for m in messages))
     journal.record(services, space, session, batch)
     return events
@@ -64,7 +63,7 @@ def extract_session(services: Services, space: str, session: str,
 
 def save_drafts(services: Services, space: str, drafts: Sequence[EventDraft],
                 messages: Sequence[Message], now: datetime,
-                batch: journal.Batch | None = None) -> list[Event]:
+                batch: JournalBatch | None = None) -> list[Event]:
     by_seq = {(m.session, m.seq): m for m in messages}
     saved: list[Event] = []
     per_source: dict[tuple, int] = {}
@@ -95,21 +94,12 @@ def supersede_from(services: Services, space: str, session: str, seq: int,
                    now: datetime) -> list[Event]:
     """History safety: events citing any message at or after `seq` are rolled back
     (status superseded, a new version; never deleted) before the range is re-extracted."""
-    affected: list[Event] = []
-    cursor = None
-    while True:
-        page = services.store.list_events(space, limit=500, cursor=cursor)
-        for event in page.events:
-            if any(s.session == session and s.seq_end >= seq for s in event.sources):
-                affected.append(event)
-        if not page.next_cursor:
-            break
-        cursor = page.next_cursor
-    for event in affected:
-        services.store.update_event(
-            event.model_copy(update={"status": "superseded", "updated_at": now}), event.version
-        )
-    unindex(services, space, [e.ref for e in affected])
+    affected = [e for e in iter_events(services.store, space)
+                if any(s.session == session and s.seq_end >= seq for s in e.sources)]
+    rolled = [services.store.update_event(
+        event.model_copy(update={"status": "superseded", "updated_at": now}), event.version)
+        for event in affected]
+    services.index.index_events(rolled)  # superseded events leave the indexes
     return affected
 
 

@@ -30,7 +30,7 @@ participants / tags stripped and de-duplicated, a plan tagged "plan".
 
 Failure: a timeout, HTTP error or a reply invalid twice (see chalicelib.adapters.llm) makes this batch
 fall back to the offline extractor; the client counts the failure. Usage of every batch is
-persisted per space (job state "llm-usage", task "extract").
+persisted per space (an LLMUsageRecord, task "extract").
 """
 
 from __future__ import annotations
@@ -42,13 +42,14 @@ from datetime import date, datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from chalicelib.adapters.llm import LLMClient, LLMError, persist_usage, track_usage
+from chalicelib.domain import textrules as rules
+from chalicelib.domain.dates import prompt_label
 from chalicelib.domain.models import Event, EventDraft, Message, Source, When
 from chalicelib.domain.textproc import query_terms
 from chalicelib.domain.timeparse import TimeSpan, find_times
-from chalicelib.ports import ExtractionContext, Extractor
-from chalicelib.usecases.extract import rules
+from chalicelib.ports import ExtractionContext, Extractor, LLMClient, LLMError, track_usage
 from chalicelib.usecases.extract.offline import PREVIEW_CHARS, OfflineExtractor, message_day
+from chalicelib.usecases.llm_usage import persist_usage
 
 log = logging.getLogger("annals.extract.llm")
 
@@ -119,18 +120,7 @@ class ExtractionOut(BaseModel):
 # ------------------------------------------------------------------ prompt
 
 
-def span_label(span: TimeSpan | When) -> str:
-    gran = span.granularity
-    if gran in _FINE:
-        return f"{span.start:%Y-%m-%d %H:%M}–{span.end:%H:%M}"
-    if gran == "month":
-        return f"{span.start:%Y-%m}"
-    if gran == "year":
-        return f"{span.start:%Y}"
-    last = (span.end - timedelta(seconds=1)).date()
-    if last == span.start.date():
-        return f"{span.start:%Y-%m-%d}"
-    return f"{span.start:%Y-%m-%d} .. {last:%Y-%m-%d}"
+span_label = prompt_label  # the label prompts use for a time span
 
 
 def message_times(msg: Message) -> list[TimeSpan]:

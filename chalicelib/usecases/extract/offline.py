@@ -11,11 +11,12 @@ import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
+from chalicelib.domain import textrules as rules
 from chalicelib.domain.models import EventDraft, Message, Source, When
+from chalicelib.domain.names import mentioned_names
 from chalicelib.domain.textproc import is_cjk
 from chalicelib.domain.timeparse import parse_time
 from chalicelib.ports import ExtractionContext
-from chalicelib.usecases.extract import rules
 
 PREVIEW_CHARS = 80
 # Very short follow-ups ("It was fun.") join the statement before them instead of standing alone.
@@ -71,22 +72,6 @@ def group_statements(sentences: list[str]) -> list[str]:
         else:
             out.append(sentence)
     return out
-
-
-_LATIN = "[A-Za-z0-9\u00c0-\u024f]"  # a name glued to these is part of a longer word
-
-
-def mentioned_names(text: str, known: Sequence[str]) -> list[str]:
-    """Known names that occur in the text as names: on word boundaries for Latin script
-    ("Ann" is not in "Anna"); Chinese has no word boundaries, so containment there."""
-    found = []
-    for name in known:
-        if not name:
-            continue
-        pattern = re.escape(name) if is_cjk(name) else rf"(?<!{_LATIN}){re.escape(name)}(?!{_LATIN})"
-        if re.search(pattern, text):
-            found.append(name)
-    return found
 
 
 class OfflineExtractor:

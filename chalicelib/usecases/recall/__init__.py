@@ -1,26 +1,26 @@
 """Recall use-case: a query → a few cards, the text to inject, and a trace of why.
 
 Pipeline (each step a small function, every knob in a RecallRecipe):
-  candidates (keyword + vector over events and messages, inside a time window if one is named)
-  → reciprocal-rank fusion → cards loaded from the store (the truth) → limit → context text.
+  freshen (a bounded catch-up of the space's keyword index) → candidates (keyword + vector
+  over events and messages, inside a time window if one is named) → fusion → cards loaded
+  from the store (the truth) in one batch → rerank → limit → cooldown → context text.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from chalicelib.domain.errors import BadRequest
 from chalicelib.domain.models import Card, Layer, RecallRequest, RecallResponse
+from chalicelib.domain.names import named_people, strip_names
 from chalicelib.domain.textproc import is_cjk, query_terms
-from chalicelib.ports import SearchFilter
-from chalicelib.usecases.people import known_people, named_people, strip_names
-from chalicelib.usecases.recall.cards import load_card
+from chalicelib.ports import Freshness, SearchFilter, Services
+from chalicelib.usecases.people import known_people
+from chalicelib.usecases.recall.cards import load_cards
 from chalicelib.usecases.recall.context import estimate_tokens, render
 from chalicelib.usecases.recall.cooldown import cooled_refs
 from chalicelib.usecases.recall.fusion import Candidate, reciprocal_rank_fusion, score_fusion
-from chalicelib.usecases.recall.recipes import RecallRecipe, get_recipe
+from chalicelib.usecases.recall.recipes import RecallRecipe, resolve
 from chalicelib.usecases.recall.rerank import rerank
 from chalicelib.usecases.recall.timewindow import (
     Anchor,
@@ -30,7 +30,6 @@ from chalicelib.usecases.recall.timewindow import (
     window_filter,
     window_label,
 )
-from chalicelib.wiring import Services
 
 
 @dataclass
@@ -44,14 +43,29 @@ class Trace:
         self.lines.append(zh if self.zh else en)
 
 
-def search_candidates(services: Services, space: str, query: str, qvec: np.ndarray,
+def keyword_query(query: str, recipe: RecallRecipe) -> str:
+    """A long query is cut to the longest beginning that has at most `max_query_terms`
+    content terms: a pasted page must not turn into thousands of keyword lookups."""
+    if len(query_terms(query)) <= recipe.max_query_terms:
+        return query
+    lo, hi = 0, len(query)
+    while lo < hi:  # the longest prefix within the term budget
+        mid = (lo + hi + 1) // 2
+        if len(query_terms(query[:mid])) <= recipe.max_query_terms:
+            lo = mid
+        else:
+            hi = mid - 1
+    return query[:lo]
+
+
+def search_candidates(services: Services, space: str, query: str, qvec,
                       recipe: RecallRecipe, flt: SearchFilter) -> list[Candidate]:
     ranked = {}
     flt = SearchFilter(kinds=recipe.kinds, statuses=flt.statuses, start=flt.start,
                        end=flt.end, exclude_ids=flt.exclude_ids)
     if recipe.keyword_k:
-        ranked["keyword"] = (services.keywords.keyword_search(space, query, recipe.keyword_k, flt),
-                             recipe.keyword_weight)
+        ranked["keyword"] = (services.keywords.keyword_search(
+            space, keyword_query(query, recipe), recipe.keyword_k, flt), recipe.keyword_weight)
     if recipe.vector_k:
         ranked["vector"] = (services.vectors.vector_search(space, qvec, recipe.vector_k, flt),
                             recipe.vector_weight)
@@ -66,12 +80,13 @@ def evidence_keys(card: Card) -> set[tuple[str, int]]:
 
 def to_cards(services: Services, space: str, candidates: list[Candidate], limit: int) -> list[Card]:
     """Load cards best first, skipping any whose evidence a better card already shows."""
-    return dedupe_evidence([card for card, _ in zip_cards(services, space, candidates)])[:limit]
+    return dedupe_evidence([card for card, _ in load_cards(services.store, space,
+                                                            candidates)])[:limit]
 
 
 def resolve_recipe(services: Services, request: RecallRequest) -> RecallRecipe:
     try:
-        return get_recipe(request.recipe or services.settings.recipe)
+        return resolve(request.recipe or services.settings.recipe, services.settings)
     except KeyError as exc:
         raise BadRequest(str(exc.args[0]), code="unknown_recipe") from None
 
@@ -79,11 +94,11 @@ def resolve_recipe(services: Services, request: RecallRequest) -> RecallRecipe:
 def recall(services: Services, space: str, request: RecallRequest) -> RecallResponse:
     """Recall by time when a time is named, otherwise by meaning and keywords."""
     recipe = resolve_recipe(services, request)
-    if services.message_indexer is not None:  # every message stored before this recall
-        services.message_indexer.flush()
     now = request.now or services.clock()
     trace = Trace(zh=is_cjk(request.query), lines=[])
     trace.add(f"[记忆检索] 线索：{request.query}", f"[recall] query: {request.query}")
+    fresh = services.index.freshen(space, recipe.freshness_budget_ms / 1000)
+    trace_freshness(trace, fresh)
     anchor, understood = None, True
     if recipe.time_layers:
         anchor, understood = find_anchor(request.query, request.time_hint, now,
@@ -93,7 +108,7 @@ def recall(services: Services, space: str, request: RecallRequest) -> RecallResp
                   f"[recall] could not read the time {request.time_hint!r}; "
                   "retry with a date like 2026-10-20")
         return respond(request, "unparsed", [], [], trace)
-    cooled = cooled_refs(services, space, request.window, now)
+    cooled = cooled_refs(services, space, request.window, now, recipe)
     if anchor is None:
         result = recall_plain(services, space, request, recipe, trace)
     else:
@@ -104,6 +119,17 @@ def recall(services: Services, space: str, request: RecallRequest) -> RecallResp
         result = result.model_copy(update={"context": context,
                                            "context_tokens": estimate_tokens(context)})
     return result
+
+
+def trace_freshness(trace: Trace, fresh: Freshness) -> None:
+    if fresh.keyword_pending:
+        trace.add(f"[记忆检索] 还有 {fresh.keyword_pending} 条新消息未建索引，本次找不到",
+                  f"[recall] {fresh.keyword_pending} new messages not yet indexed; "
+                  "not findable this time")
+    if fresh.vector_pending:
+        trace.add(f"[记忆检索] {fresh.vector_pending} 条消息尚未向量化，只能按关键词找到",
+                  f"[recall] {fresh.vector_pending} messages not yet embedded "
+                  "(findable by keyword only)")
 
 
 def apply_cooldown(request: RecallRequest, result: RecallResponse, cooled: set[str],
@@ -121,15 +147,15 @@ def apply_cooldown(request: RecallRequest, result: RecallResponse, cooled: set[s
 
 def recall_plain(services: Services, space: str, request: RecallRequest, recipe: RecallRecipe,
                  trace: Trace) -> RecallResponse:
-    limit = request.card_limit or services.settings.max_cards
+    limit = request.card_limit or recipe.max_cards
     named = named_people(request.query, known_people(services, space))
     query = request.query
     if named and recipe.strip_names:
         query = strip_names(query, named) or query
     qvec = services.embedder.embed_query(query)
     candidates = search_candidates(services, space, query, qvec, recipe, SearchFilter())
-    ranked = rerank(zip_cards(services, space, candidates[: recipe.rerank_depth]), named, recipe)
-    cards = dedupe_evidence(ranked)[:limit]
+    pairs = load_cards(services.store, space, candidates[: recipe.rerank_depth])
+    cards = dedupe_evidence(rerank(pairs, named, recipe))[:limit]
     trace.add(f"[记忆检索] 未指定时间 · 候选 {len(candidates)} 条 · 选出 {len(cards)} 条"
               f"（{recipe.name}）",
               f"[recall] no time named · {len(candidates)} candidates · {len(cards)} chosen "
@@ -140,8 +166,7 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
 def recall_by_time(services: Services, space: str, request: RecallRequest,
                    recipe: RecallRecipe, anchor: Anchor, trace: Trace) -> RecallResponse:
     """Seed 003's layers: the named window, then ×factor around its centre, then forgot."""
-    settings = services.settings
-    limit = request.card_limit or settings.time_max_results
+    limit = request.card_limit or recipe.time_max_results
     topic = anchor.topic or request.query
     terms = query_terms(anchor.topic)
     qvec = services.embedder.embed_query(topic)
@@ -151,14 +176,14 @@ def recall_by_time(services: Services, space: str, request: RecallRequest,
               f"{window_label(anchor.start, anchor.end)} ({anchor.granularity}) · "
               f"keywords {' '.join(terms) or '(none: the whole window)'}")
     layers: list[Layer] = []
-    windows = layer_windows(anchor.start, anchor.end, settings.expand_factor,
-                            settings.max_expansions)
+    windows = layer_windows(anchor.start, anchor.end, recipe.expand_factor,
+                            recipe.max_expansions)
     for index, (start, end) in enumerate(windows):
         flt = window_filter(SearchFilter(), start, end)
         in_window = services.keywords.count(space, flt)
         candidates = search_candidates(services, space, topic, qvec, recipe, flt)
-        cards = [card for card, cand in zip_cards(services, space, candidates)
-                 if is_hit(card, cand, terms, settings.min_score, recipe)]
+        cards = [card for card, cand in load_cards(services.store, space, candidates)
+                 if is_hit(card, cand, terms, recipe)]
         cards = dedupe_evidence(cards)[:limit]
         layers.append(Layer(layer=index, start=start, end=end, candidates=in_window,
                             hits=len(cards)))
@@ -186,16 +211,6 @@ def forgot_note(zh: bool, matched: str, named: str, widest: str) -> str:
                 "如被问起，请如实回答“我不记得了”，不要编造。")
     return (f"[memory] Nothing is remembered about {matched!r} ({named}; searched {widest}). "
             "If asked, say you don't remember; do not invent.")
-
-
-def zip_cards(services: Services, space: str,
-              candidates: list[Candidate]) -> list[tuple[Card, Candidate]]:
-    pairs = []
-    for cand in candidates:
-        card = load_card(services.store, space, cand)
-        if card is not None:
-            pairs.append((card, cand))
-    return pairs
 
 
 def dedupe_evidence(cards: list[Card]) -> list[Card]:

@@ -1,23 +1,14 @@
-"""Turning index hits back into cards the caller can read."""
+"""Turning index hits back into cards the caller can read, with one store read per kind."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import timedelta
 
 from chalicelib.domain.models import Card, Event, Message, Source, When
+from chalicelib.domain.refs import EventRef, MessageRef, parse_ref
 from chalicelib.ports import Store
 from chalicelib.usecases.recall.fusion import Candidate
-
-
-def parse_ref(ref: str) -> tuple[str, ...]:
-    kind, _, rest = ref.partition(":")
-    if kind == "event" and rest:
-        return ("event", rest)
-    if kind == "message":
-        session, _, seq = rest.rpartition(":")
-        if session and seq.lstrip("-").isdigit():
-            return ("message", session, seq)
-    raise ValueError(f"not a memory ref: {ref!r}")
 
 
 def event_card(event: Event, cand: Candidate) -> Card:
@@ -36,14 +27,22 @@ def message_card(msg: Message, cand: Candidate) -> Card:
                 speaker=msg.speaker, score=cand.score, score_parts=cand.parts)
 
 
-def load_card(store: Store, space: str, cand: Candidate) -> Card | None:
-    """The card for a candidate, or None when the memory is gone or no longer active
-    (an index may lag the store; the store is the truth)."""
-    parsed = parse_ref(cand.ref)
-    if parsed[0] == "event":
-        event = store.get_event(space, parsed[1])
-        if event is None or event.status != "active":
-            return None
-        return event_card(event, cand)
-    msg = store.get_message(space, parsed[1], int(parsed[2]))
-    return message_card(msg, cand) if msg else None
+def load_cards(store: Store, space: str,
+               candidates: Sequence[Candidate]) -> list[tuple[Card, Candidate]]:
+    """Cards for the candidates, in their order, from two batch reads (events, messages).
+    A memory that is gone or no longer active is skipped: an index may lag the store, and
+    the store is the truth."""
+    refs = {c.ref: parse_ref(c.ref) for c in candidates}
+    event_ids = [r.id for r in refs.values() if isinstance(r, EventRef)]
+    message_keys = [(r.session, r.seq) for r in refs.values() if isinstance(r, MessageRef)]
+    events = {e.id: e for e in store.load_events(space, event_ids) if e.status == "active"}
+    messages = {(m.session, m.seq): m for m in store.load_messages(space, message_keys)}
+    pairs = []
+    for cand in candidates:
+        ref = refs[cand.ref]
+        if isinstance(ref, EventRef):
+            if ref.id in events:
+                pairs.append((event_card(events[ref.id], cand), cand))
+        elif (ref.session, ref.seq) in messages:
+            pairs.append((message_card(messages[(ref.session, ref.seq)], cand), cand))
+    return pairs

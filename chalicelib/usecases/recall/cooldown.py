@@ -9,18 +9,19 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from chalicelib.wiring import Services
+from chalicelib.ports import Services
+from chalicelib.usecases.recall.recipes import RecallRecipe
 
 
-def cooled_refs(services: Services, space: str, window: str | None, now: datetime) -> set[str]:
+def cooled_refs(services: Services, space: str, window: str | None, now: datetime,
+                recipe: RecallRecipe) -> set[str]:
     """Count this recall in the window and return the refs still cooling down there."""
     if not window:
         return set()
-    settings = services.settings
     count = services.store.bump_recall_count(space, window)
-    since = now - timedelta(minutes=settings.cooldown_minutes)
+    since = now - timedelta(minutes=recipe.cooldown_minutes)
     return {
         d.ref
         for d in services.store.recent_deliveries(space, window, since)
-        if count - d.recall_count <= settings.cooldown_recalls and d.delivered_at <= now
+        if count - d.recall_count <= recipe.cooldown_recalls and d.delivered_at <= now
     }

@@ -1,28 +1,31 @@
 """Recall behaviour as named, declarative recipes (in the spirit of Graphiti's
-search_config_recipes): every retrieval choice is a field here, not a flag in the code."""
+search_config_recipes): every recall knob is a field here, not a flag in the code.
+
+A recipe is chosen by name (ANNALS_RECIPE or the request's `recipe`); a few fields can be
+overridden from the environment (ANNALS_MAX_CARDS, ANNALS_MIN_SCORE, …, see `resolve`).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
+from typing import Any
 
 
 @dataclass(frozen=True)
 class RecallRecipe:
     name: str
+    # ---- candidates
     keyword_k: int = 40  # candidates taken from the keyword (BM25) index; 0 disables it
     vector_k: int = 40  # candidates taken from the vector index; 0 disables it
     kinds: tuple[str, ...] = ("event", "message")
+    max_query_terms: int = 64  # keyword terms kept from a long query (its first ones)
     fusion: str = "rrf"  # "rrf" (reciprocal rank) or "score" (min-max normalised scores)
     rrf_k: int = 60  # reciprocal-rank-fusion constant
     keyword_weight: float = 1.0
     vector_weight: float = 1.0
-    # A time layer counts a candidate as a hit when it shares query keywords or its cosine
-    # similarity is at least this much. e5-small puts unrelated Chinese chat lines at
-    # 0.83-0.85 and a paraphrase at ~0.90, so only a near-paraphrase passes on meaning alone.
-    time_min_similarity: float = 0.88
-    # Reranking the fused list: how deep to look, and how much a memory of the person the
-    # query names is lifted (score × (1 + name_boost)); LoCoMo: when one speaker is named,
-    # 96% of the evidence turns are that speaker's own.
+    # ---- reranking the fused list: how deep to look, and how much a memory of the person
+    # the query names is lifted (score × (1 + name_boost)); LoCoMo: when one speaker is
+    # named, 96% of the evidence turns are that speaker's own.
     rerank_depth: int = 60
     name_boost: float = 0.0
     # Search with the named people taken out of the query: their names match every one of
@@ -33,9 +36,27 @@ class RecallRecipe:
     # Diversity (MMR over word overlap) and near-duplicate suppression among the cards.
     diversity: float = 0.0
     duplicate_overlap: float = 1.0  # ≥ this Jaccard overlap with a better card: dropped
-    # Understand times named in the query (layered time-window recall). Off for the plain
-    # baselines, which rank everything by text alone.
+    # ---- how many cards
+    max_cards: int = 2  # cards per recall unless the request says otherwise (a hook's budget)
+    # ---- time: understand a time named in the query (layered time-window recall, seed 003).
+    # Off for the plain baselines, which rank everything by text alone.
     time_layers: bool = True
+    expand_factor: float = 3.0  # each layer is this many times longer, same centre
+    max_expansions: int = 2  # 1 day → 3 → 9, then "forgot"
+    time_max_results: int = 3  # cards a time recall returns unless the request says otherwise
+    # A candidate in a time layer is a hit when it shares keyword points with the query (a
+    # CJK bigram or a word = 2 points) ...
+    min_score: float = 2.0
+    # ... or its cosine similarity is at least this much. e5-small puts unrelated Chinese chat
+    # lines at 0.83-0.85 and a paraphrase at ~0.90, so only a near-paraphrase passes on meaning.
+    time_min_similarity: float = 0.88
+    # ---- cooldown (seed 004): a card a window injected stays out of that window for this
+    # many recalls or minutes, whichever ends first, and is not backfilled.
+    cooldown_recalls: int = 3
+    cooldown_minutes: float = 30.0
+    # ---- freshness: time a recall may spend indexing its space's newest messages by keyword
+    # before searching; never more, however long the backlog (the trace reports the rest).
+    freshness_budget_ms: float = 30.0
 
 
 # The default: keyword + dense fused by normalised score, the named person's memories lifted
@@ -49,9 +70,22 @@ DENSE_ONLY = RecallRecipe(name="dense", keyword_k=0, time_layers=False)
 RECIPES: dict[str, RecallRecipe] = {
     r.name: r for r in (HYBRID, HYBRID_RRF, BM25_ONLY, DENSE_ONLY)}
 
+# Settings fields (ANNALS_<NAME>) that override the recipe field of the same name when set.
+OVERRIDABLE = ("max_cards", "min_score", "expand_factor", "max_expansions", "time_max_results",
+               "cooldown_recalls", "cooldown_minutes", "freshness_budget_ms")
+
 
 def get_recipe(name: str) -> RecallRecipe:
     try:
         return RECIPES[name]
     except KeyError:
         raise KeyError(f"unknown recipe {name!r}; known: {', '.join(sorted(RECIPES))}") from None
+
+
+def resolve(name: str, settings: Any) -> RecallRecipe:
+    """The named recipe with the overrides the settings give (None = keep the recipe's)."""
+    recipe = get_recipe(name)
+    known = {f.name for f in fields(RecallRecipe)}
+    changes = {k: getattr(settings, k) for k in OVERRIDABLE
+               if k in known and getattr(settings, k, None) is not None}
+    return replace(recipe, **changes) if changes else recipe

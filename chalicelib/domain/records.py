@@ -1,0 +1,76 @@
+"""Typed records: the small bookkeeping the use-cases keep besides messages and events.
+
+Each record kind is a pydantic model with a `KIND`, stored by (kind, scope, key): one row
+(or DynamoDB item) per record, so a write touches one person, one memory's use, one journal
+batch — never a whole dictionary of them. Scopes are a space, or `space/session` for what
+belongs to one chat window.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import ClassVar
+
+from pydantic import BaseModel, Field
+
+
+class Record(BaseModel):
+    KIND: ClassVar[str]
+    scope: str
+    key: str = ""
+
+
+class Person(Record):
+    """A speaker seen at ingest (key = the name), so recall can tell a name in a query."""
+
+    KIND: ClassVar[str] = "person"
+
+
+class MemoryUse(Record):
+    """Real injections of one memory (key = its ref), reported through deliveries."""
+
+    KIND: ClassVar[str] = "use"
+    count: int = 0
+    last: datetime
+
+
+class JournalBatch(Record):
+    """One extraction batch of a session (scope = space/session, key = batch id): what it
+    created, revived and superseded, with the versions those events had before it."""
+
+    KIND: ClassVar[str] = "journal"
+    at: datetime
+    created: list[str] = Field(default_factory=list)
+    revived: list[tuple[str, int]] = Field(default_factory=list)
+    superseded: list[tuple[str, int]] = Field(default_factory=list)
+    rolled_back: bool = False
+
+    @property
+    def empty(self) -> bool:
+        return not (self.created or self.revived or self.superseded)
+
+
+class LLMUsageRecord(Record):
+    """LLM calls and tokens of one space for one task (key = "extract" | "merge")."""
+
+    KIND: ClassVar[str] = "llm-usage"
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    failures: int = 0
+    model: str = ""
+
+
+class MergeState(Record):
+    """Where the merge pass of a space stands (key = "")."""
+
+    KIND: ClassVar[str] = "merge"
+    marker: datetime | None = None  # events created after this are new to the pass
+    last_merged_at: datetime | None = None
+    pending: int = 0
+    runs: int = 0
+    fingerprint: str | None = None
+
+
+RECORD_KINDS: dict[str, type[Record]] = {
+    cls.KIND: cls for cls in (Person, MemoryUse, JournalBatch, LLMUsageRecord, MergeState)}
