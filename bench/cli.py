@@ -74,9 +74,9 @@ def load(memories: tuple[int, ...], more_memories: tuple[int, ...], queries: int
          seed: int, mixed: bool, duration: float, writers: int, batch: int,
          json_path: str | None, quiet: bool) -> None:
     if mixed:
-        from .mixed import format_mixed, run_mixed
-
         from click.core import ParameterSource
+
+        from .mixed import format_mixed, run_mixed
 
         given = click.get_current_context().get_parameter_source("embedder")
         chosen = "e5-local" if given == ParameterSource.DEFAULT else embedder

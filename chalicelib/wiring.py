@@ -103,8 +103,10 @@ def build_services(settings: Settings | None = None, *, embedder: Embedder | Non
 def _wire_local_index(services: Services, db, mode: IndexMode) -> None:
     from chalicelib.adapters.sqlite.outbox import SqliteOutbox
     from chalicelib.usecases.indexing import Indexer, InlineIndexWriter, OutboxIndexWriter
+    from chalicelib.usecases.traffic import PriorityGate
 
     indexer = Indexer(services)
+    services.traffic = PriorityGate()  # one process serves many threads: recall first
     if mode == "background":
         services.index = OutboxIndexWriter(indexer, SqliteOutbox(db))
         return

@@ -40,6 +40,18 @@ def make_services(tmp_path, embedder: str = "hash", *, index: str = "inline",
 
 @pytest.fixture
 def services(tmp_path) -> Iterator[Services]:
+    """In-memory store and indexes (chalicelib.adapters.memory): the use-cases behave the same
+    on every adapter (the contract suites check that), and memory is faster than SQLite."""
+    svc = make_services(tmp_path, store="memory")
+    set_services(svc)
+    yield svc
+    set_services(None)
+
+
+@pytest.fixture
+def sqlite_services(tmp_path) -> Iterator[Services]:
+    """The embedded default (SQLite + FTS5 + numpy), for tests about it or about the data dir
+    (the CLI and a second process read the same files)."""
     svc = make_services(tmp_path)
     set_services(svc)
     yield svc
@@ -55,7 +67,7 @@ def e5_embedder():
 
 @pytest.fixture
 def e5_services(tmp_path, e5_embedder) -> Iterator[Services]:
-    svc = make_services(tmp_path, embedder_obj=e5_embedder)
+    svc = make_services(tmp_path, embedder_obj=e5_embedder, store="memory")
     set_services(svc)
     yield svc
     set_services(None)

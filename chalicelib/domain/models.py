@@ -90,15 +90,12 @@ class Message(BaseModel):
 
     @classmethod
     def from_input(cls, space: str, session: str, item: MessageIn) -> Message:
+        """From a validated MessageIn. model_construct: the fields are already checked (and
+        ingest builds one per message, so validating twice would be most of its cost)."""
         speaker = item.speaker or default_speaker(item.role)
-        return cls(
-            space=space,
-            session=session,
-            seq=item.seq,
-            role=item.role,
-            speaker=speaker,
-            content=item.content,
-            at=item.at,
+        return cls.model_construct(
+            space=space, session=session, seq=item.seq, role=item.role, speaker=speaker,
+            content=item.content, at=item.at,
             content_hash=content_hash(item.role, speaker, item.content, item.at),
         )
 

@@ -12,7 +12,7 @@ import logging
 import os
 import threading
 
-from chalicelib.ports import Lane
+from chalicelib.ports import Lane, OpenTraffic, Traffic
 from chalicelib.usecases.indexing import OutboxIndexWriter
 
 log = logging.getLogger("annals.indexer")
@@ -21,9 +21,10 @@ VECTOR_NICE = 10  # Linux nice of the embedding thread (and the OpenMP threads i
 
 
 class BackgroundIndexer:
-    def __init__(self, writer: OutboxIndexWriter, poll_seconds: float = 0.5,
-                 vector_nice: int = VECTOR_NICE):
+    def __init__(self, writer: OutboxIndexWriter, traffic: Traffic | None = None,
+                 poll_seconds: float = 0.5, vector_nice: int = VECTOR_NICE):
         self.writer = writer
+        self.traffic = traffic or OpenTraffic()
         self.poll = poll_seconds
         self.vector_nice = vector_nice
         self._stop = threading.Event()
@@ -50,7 +51,7 @@ class BackgroundIndexer:
             lower_priority(self.vector_nice)
         while not self._stop.is_set():
             try:
-                consumed = self.writer.drain(lane)
+                consumed = self._drain(lane)
             except Exception:  # keep the queue; the next round retries
                 log.exception("background %s indexing failed; will retry", lane)
                 consumed = 0
@@ -58,6 +59,13 @@ class BackgroundIndexer:
                 queued = self.writer.queued[lane]
                 queued.wait(self.poll)
                 queued.clear()
+
+
+    def _drain(self, lane: Lane) -> int:
+        if lane == "vector":  # embedding runs in C, outside the GIL, at a lower priority
+            return self.writer.drain(lane)
+        with self.traffic.writing():  # a keyword batch is Python work: it yields to recalls
+            return self.writer.drain(lane)
 
 
 def lower_priority(nice: int) -> None:

@@ -1,52 +1,87 @@
-"""`annals serve`: the Chalice app on Chalice's own local HTTP server (threaded), plus the
-in-process scheduler unless ANNALS_SCHEDULE=off."""
+"""`annals serve`: the Chalice app behind waitress (a production WSGI server: a bounded thread
+pool, buffered slow clients, request size limits), the background indexing lanes and the
+in-process scheduler (unless ANNALS_SCHEDULE=off).
+
+SIGTERM and SIGINT stop it gracefully: no new connections, requests in flight finish, the
+scheduler stops, the keyword lane indexes what is queued (the vector queue stays on disk for
+the next start), and the database is closed.
+"""
 
 from __future__ import annotations
 
 import logging
+import signal
+import sys
 import threading
 
-from chalice.config import Config
-from chalice.local import create_local_server
-
 from chalicelib.api.auth import resolve_api_key
+from chalicelib.api.http import MAX_BODY_BYTES
 from chalicelib.config import Settings
 from chalicelib.local.indexer import BackgroundIndexer
 from chalicelib.local.scheduler import Scheduler
+from chalicelib.local.wsgi import ChaliceWSGI
 from chalicelib.usecases.indexing import OutboxIndexWriter
 from chalicelib.wiring import build_services, set_services
 
 log = logging.getLogger("annals.serve")
 
+THREADS = 8  # waitress worker threads; the traffic gate keeps writes to a few of them
+SWITCH_INTERVAL = 0.001  # seconds a thread may hold the GIL while another waits (default 5 ms)
+
+
+def tune_for_latency() -> None:
+    """A recall waiting for the interpreter gets it within 1 ms instead of 5 ms: latency is
+    what this server is for (measured with `annals bench load --mixed`)."""
+    sys.setswitchinterval(SWITCH_INTERVAL)
+
 
 def serve(host: str = "127.0.0.1", port: int = 8000, settings: Settings | None = None) -> None:
+    from waitress import create_server
+
     settings = settings or Settings()
     services = build_services(settings)
     set_services(services)
     resolve_api_key(settings)  # prints a newly generated key once, before the first request
+    tune_for_latency()
     # Load the embedding model in the background so the first request does not pay for it.
     threading.Thread(target=services.embedder.embed_query, args=("warm up",), daemon=True).start()
 
     from app import app  # the same Chalice object that Lambda runs
 
-    server = create_local_server(app, Config(chalice_stage="local"), host, port)
-    indexer = None
+    wsgi = ChaliceWSGI(app, services.traffic, MAX_BODY_BYTES)
+    server = create_server(wsgi, host=host, port=port, threads=THREADS,
+                           # our own limit answers in JSON; waitress's only stops absurd ones
+                           max_request_body_size=16 * MAX_BODY_BYTES, channel_timeout=60,
+                           ident="annals")
+    lanes = None
     if isinstance(services.index, OutboxIndexWriter):
-        indexer = BackgroundIndexer(services.index)
-        indexer.start()
+        lanes = BackgroundIndexer(services.index, services.traffic)
+        lanes.start()
     scheduler = None
     if settings.schedule == "on":
         scheduler = Scheduler(services, settings.sweep_seconds)
         scheduler.start()
-    print(f"Annals {settings.backend} API on http://{host}:{port} · data in {settings.data_dir}"
-          f" · scheduler {settings.schedule}", flush=True)
+
+    def stop(signum, _frame) -> None:
+        log.info("signal %s: shutting down", signum)
+        server.close()
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, stop)
+    print(f"Annals {settings.backend} API on http://{host}:{server.effective_port} · data in "
+          f"{settings.data_dir} · scheduler {settings.schedule}", flush=True)
     try:
-        server.serve_forever()
-    except KeyboardInterrupt:
+        server.run()
+    except (KeyboardInterrupt, OSError):
         pass
     finally:
-        if scheduler:
-            scheduler.stop()
-        if indexer is not None:
-            indexer.stop()
-        server.server.server_close()
+        shutdown(services, scheduler, lanes)
+
+
+def shutdown(services, scheduler: Scheduler | None, lanes: BackgroundIndexer | None) -> None:
+    if scheduler:
+        scheduler.stop()
+    if lanes is not None:
+        lanes.stop()
+        services.index.drain_all("keyword")  # cheap; vectors wait on disk for the next start
+    print("Annals stopped", flush=True)

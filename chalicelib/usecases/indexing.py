@@ -47,9 +47,10 @@ def event_text(event: Event) -> str:
 
 
 def message_doc(msg: Message) -> IndexDoc:
-    ts = msg.at.timestamp()
-    return IndexDoc(id=msg.ref, space=msg.space, kind="message", text=message_text(msg),
-                    start=ts, end=ts + 1)
+    ts = msg.at.timestamp()  # model_construct: every field is computed here, nothing to check
+    return IndexDoc.model_construct(id=msg.ref, space=msg.space, kind="message",
+                                    text=message_text(msg), start=ts, end=ts + 1,
+                                    status="active", importance=5, vector=None, embed_text=None)
 
 
 def event_doc(event: Event) -> IndexDoc:
@@ -211,36 +212,51 @@ class StreamIndexWriter:
 
 class OutboxIndexWriter:
     """The local twin of the AWS stream. A message write is durable once its row (and, in the
-    same transaction, its outbox entry) is in SQLite; indexing follows in two lanes:
+    same transaction, its queue entries) is in SQLite; indexing follows in two lanes:
 
-    - keyword: tokenize and write FTS rows — cheap, so a background thread keeps it close to
-      the writes, and a recall catches up its own space within `budget_seconds`;
-    - vector: embed and write vectors — costly, done in the background only; a recall never
-      waits for it and its trace says how many messages are not embedded yet.
+    - keyword: tokenize and write FTS rows — cheap, in large batches by a background thread;
+      writers help it when it falls more than `keyword_backlog` entries behind, so a burst of
+      writes can never leave recall far behind (the cost stays on the path that causes it);
+      a recall also catches up its own space within its budget;
+    - vector: embed and write vectors — costly, background only; a recall never waits for it
+      and its trace says how many messages are not embedded yet.
 
     Events (extraction, hand-saved memories) are few and indexed inline.
     """
 
     name = "outbox"
 
-    def __init__(self, indexer: Indexer, outbox: IndexOutbox, keyword_batch: int = 256,
-                 vector_batch: int = 32):
+    def __init__(self, indexer: Indexer, outbox: IndexOutbox, keyword_batch: int = 128,
+                 vector_batch: int = 32, keyword_backlog: int = 256):
         self.indexer = indexer
         self.outbox = outbox
         self.store = indexer.services.store
         self.keyword_batch = keyword_batch
         self.vector_batch = vector_batch
+        self.keyword_backlog = keyword_backlog
         # Set on every queued write; each background lane waits on its own.
         self.queued = {"keyword": threading.Event(), "vector": threading.Event()}
         self._lanes = {"keyword": threading.Lock(), "vector": threading.Lock()}
 
     def put_messages(self, space: str, session: str, messages: Sequence[Message],
                      now: datetime) -> UpsertOutcome:
+        self.relieve()
         outcome = self.store.upsert_messages(space, session, messages, now)
         if outcome.accepted or outcome.changed:
             for event in self.queued.values():
                 event.set()
         return outcome
+
+    def relieve(self) -> int:
+        """Backpressure: while the keyword lane is more than `keyword_backlog` behind, the
+        writer indexes a batch itself. Returns the entries it indexed."""
+        done = 0
+        while self.outbox.backlog("keyword") > self.keyword_backlog:
+            step = self.drain("keyword")
+            if step == 0:
+                break
+            done += step
+        return done
 
     def index_events(self, events: Sequence[Event]) -> None:
         self.indexer.index_events(events)
@@ -252,7 +268,7 @@ class OutboxIndexWriter:
         deadline = time.perf_counter() + budget_seconds
         indexed = 0
         while time.perf_counter() < deadline:
-            done = self.drain("keyword", limit=64, space=space)
+            done = self.drain("keyword", limit=128, space=space)
             indexed += done
             if done == 0:
                 break
@@ -261,19 +277,18 @@ class OutboxIndexWriter:
                          vector_pending=pending.vector_pending, indexed_now=indexed)
 
     def drain(self, lane: Lane, limit: int | None = None, space: str | None = None) -> int:
-        """Index one batch of a lane; returns how many entries it consumed. Entries are marked
-        done only after their documents are written, so a failure retries them later."""
+        """Index one batch of a lane; returns how many entries it consumed. Entries are taken
+        off the queue only after their documents are written, so a failure retries them."""
         limit = limit or (self.keyword_batch if lane == "keyword" else self.vector_batch)
         with self._lanes[lane]:
             entries = self.outbox.take(lane, limit, space)
             if not entries:
                 return 0
             messages = self._messages(entries)
-            docs = self.indexer.message_docs(messages)
-            if lane == "keyword":
-                self.indexer.write_keywords(docs)
+            if lane == "keyword":  # keywords read a message's own words only: no context
+                self.indexer.write_keywords([message_doc(m) for m in messages])
             else:
-                self.indexer.write_vectors(self.indexer.embed(docs))
+                self.indexer.write_vectors(self.indexer.embed(self.indexer.message_docs(messages)))
             self.outbox.done(lane, [e.id for e in entries])
             return len(entries)
 

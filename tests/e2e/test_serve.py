@@ -61,13 +61,13 @@ class Server:
                 time.sleep(0.2)
         raise AssertionError("server did not start")
 
-    def stop(self) -> str:
-        self.proc.send_signal(signal.SIGINT)
+    def stop(self, sig: int = signal.SIGINT) -> str:
+        self.proc.send_signal(sig)
         try:
-            _, err = self.proc.communicate(timeout=15)
+            self.out, err = self.proc.communicate(timeout=15)
         except subprocess.TimeoutExpired:
             self.proc.kill()
-            _, err = self.proc.communicate()
+            self.out, err = self.proc.communicate()
         return err
 
 
@@ -91,6 +91,11 @@ def test_serve_speaks_http_and_keeps_data_across_restarts(tmp_path):
             english = http.post(SP + "/recall", headers=auth,
                                 json={"query": "when is the wedding trip?"}).json()
             assert "Lisbon" in english["cards"][0]["text"]
+            unknown = http.get("/v1/nowhere", headers=auth)
+            assert unknown.status_code == 404 and unknown.json()["error"]["code"] == "not_found"
+            huge = http.put(SP + "/sessions/s1/messages", headers=auth,
+                            content=b"{" + b" " * (3 * 1024 * 1024) + b"}")
+            assert huge.status_code == 413 and "error" in huge.json()
     finally:
         err = server.stop()
     assert re.search(r"generated an API key .*\n\s+ak_", err), err
@@ -107,5 +112,6 @@ def test_serve_speaks_http_and_keeps_data_across_restarts(tmp_path):
             md = http.get(SP + "/export").text
             assert "2026-06" in md and "├─" in md
     finally:
-        err = again.stop()
+        err = again.stop(signal.SIGTERM)
+    assert again.proc.returncode == 0 and "Annals stopped" in again.out  # graceful on SIGTERM
     assert "generated an API key" not in err  # the kept key is reused, not replaced

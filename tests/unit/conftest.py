@@ -44,8 +44,11 @@ PutFn = Callable[..., PutMessagesResponse]
 
 
 @pytest.fixture
-def put(services: Services) -> PutFn:
-    """put(session, items, space=SPACE, base=T0): ingest (seq, role, speaker, content) tuples."""
+def put(request, services: Services) -> PutFn:
+    """put(session, items, space=SPACE, base=T0): ingest (seq, role, speaker, content) tuples
+    into the test's services (the e5 ones when the test uses them)."""
+    if "e5_services" in request.fixturenames:
+        services = request.getfixturevalue("e5_services")
 
     def _put(session: str, items: Sequence[Item], space: str = SPACE,
              base: datetime = T0) -> PutMessagesResponse:

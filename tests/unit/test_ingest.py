@@ -106,6 +106,10 @@ def iput(request, services, put):
 
 
 class TestIndexing:
+    @pytest.fixture
+    def services(self, sqlite_services):  # the outbox lives in the SQLite file
+        return sqlite_services
+
     def test_messages_are_searchable_by_keyword_and_vector(self, services, iput):
         iput("c1", CONVO)
         assert keyword_ids(services, "肾病")[0] == "message:c1:0"

@@ -52,7 +52,8 @@ def test_lanes_drain_independently_and_entries_leave_when_both_are_done(services
     assert services.index.drain("vector") == 3
     assert pending(services) == (0, 0)
     con = services.store.db.connect()
-    assert con.execute("SELECT COUNT(*) FROM index_outbox").fetchone()[0] == 0
+    for table in ("keyword_queue", "vector_queue"):
+        assert con.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] == 0
 
 
 def test_an_unchanged_put_queues_nothing_and_a_change_queues_again(services, put):
@@ -147,6 +148,32 @@ def test_switching_to_inline_drains_and_removes_the_outbox(services, put):
     inline = build_services(services.settings, index="inline", embedder=services.embedder)
     assert keyword_ids(inline, "肾病")[0] == "message:c1:0"  # drained on the switch
     con = inline.store.db.connect()
-    assert not con.execute("SELECT 1 FROM sqlite_master WHERE name='index_outbox'").fetchone()
+    assert not con.execute("SELECT 1 FROM sqlite_master WHERE name LIKE '%_queue'").fetchone()
     back = build_services(services.settings, index="background", embedder=services.embedder)
     assert back.index.outbox.pending(SPACE).keyword_pending == 0  # the queue is back, empty
+
+
+def test_writers_index_keywords_themselves_when_the_lane_falls_behind(services, put):
+    services.index.keyword_backlog = 4
+    put("c1", CONVO)  # 3 queued: under the limit, nothing indexed in the PUT
+    assert pending(services)[0] == 3
+    put("c2", CONVO)  # 6 queued now
+    put("c3", CONVO)  # before writing, the writer brings the lane back under the limit
+    assert pending(services)[0] <= 4 + 3
+    assert keyword_ids(services, "肾病")[:1] == ["message:c1:0"]
+
+
+def test_a_data_dir_from_before_the_lanes_keeps_its_queue(tmp_path):
+    """outbox-001 databases held one queue; its entries go to both lanes on upgrade."""
+    from chalicelib.adapters.sqlite.db import SQLiteDB
+    from chalicelib.adapters.sqlite.outbox import OUTBOX_MIGRATIONS, SqliteOutbox
+    from chalicelib.adapters.sqlite.store import SQLiteStore
+
+    db = SQLiteDB(tmp_path / "old.db")
+    SQLiteStore(db)
+    db.migrate(OUTBOX_MIGRATIONS[:1])
+    with db.tx() as con:
+        con.execute("INSERT INTO index_outbox (space, session, seq) VALUES ('sp', 'c1', 0)")
+    outbox = SqliteOutbox(db)
+    assert outbox.pending("sp") == outbox.pending() and outbox.pending().keyword_pending == 1
+    assert outbox.pending().vector_pending == 1

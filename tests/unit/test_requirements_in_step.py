@@ -8,7 +8,7 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-NOT_IN_LAMBDA = {"chalice", "boto3", "click", "tqdm", "dateparser"}  # runtime-provided or CLI
+NOT_IN_LAMBDA = {"chalice", "boto3", "click", "tqdm", "dateparser", "waitress"}  # runtime-provided, CLI or local server
 
 
 def names(lines: list[str]) -> dict[str, str]:

@@ -8,6 +8,7 @@ tokenizer only has to split on the spaces we put in.
 from __future__ import annotations
 
 import math
+import re
 import sqlite3
 import threading
 from array import array
@@ -124,6 +125,7 @@ class FtsKeywordIndex:
             con.executemany("INSERT INTO kw_fts(rowid, tokens) VALUES (?,?)",
                             [(i, r[6]) for i, r in zip(ids, rows, strict=True)])
             self._log(con, [*old, *ids])
+        self._catch_up()
 
     def delete(self, space: str, ids: Sequence[str]) -> None:
         if not ids:
@@ -132,6 +134,14 @@ class FtsKeywordIndex:
             old = self._rowids(con, [(space, i) for i in dict.fromkeys(ids)])
             self._remove(con, old)
             self._log(con, old)
+        self._catch_up()
+
+    def _catch_up(self) -> None:
+        """Bring the in-memory copy up to date in the writer's thread, so the next search
+        (a recall, on the path users feel) does not pay for what was just written."""
+        with self._lock:
+            if self._memory.rev >= 0:  # loaded: keep it current; else the first search loads
+                self._memory.refresh(self.db.connect())
 
     @staticmethod
     def _rowids(con: sqlite3.Connection, keys: list[tuple[str, str]]) -> list[int]:
@@ -203,6 +213,9 @@ class FtsKeywordIndex:
         return int(row[0])
 
 
+_PLAIN_PIECE = re.compile(r"[0-9a-z]+|[\u3400-\u4dbf\u4e00-\u9fff]+")
+
+
 class _FtsTokens:
     """What FTS5's own tokenizer makes of a string, asked of FTS5 itself (an empty in-memory
     table with the same tokenizer, written and rolled back), and remembered."""
@@ -215,6 +228,12 @@ class _FtsTokens:
 
     def learn(self, pieces: Iterable[str]) -> None:
         new = [p for p in set(pieces) if p not in self.known]
+        # Lower-case ASCII letters and digits, and CJK ideographs, are token characters that
+        # unicode61 neither folds nor splits: such a piece is its own token, no need to ask.
+        plain = [p for p in new if _PLAIN_PIECE.fullmatch(p)]
+        for piece in plain:
+            self.known[piece] = (piece,)
+        new = [p for p in new if p not in self.known]
         if not new:
             return
         out: dict[int, list[tuple[int, str]]] = {}
@@ -230,17 +249,24 @@ class _FtsTokens:
 
 
 class _Posting:
-    """Docs (slots) holding one token and how often, as numpy arrays; recent adds wait in a
-    list of chunks and are joined on the next read."""
+    """Docs (slots) holding one token and how often, as numpy arrays. Recent adds wait —
+    bulk loads as array chunks, small writes as plain lists (a numpy array per token of a
+    small batch costs more than the batch) — and are joined on the next read."""
 
-    __slots__ = ("pending", "slots", "tf")
+    __slots__ = ("more_slots", "more_tf", "pending", "slots", "tf")
 
     def __init__(self) -> None:
         self.slots = np.zeros(0, np.int32)
         self.tf = np.zeros(0, np.int32)
         self.pending: list[tuple[np.ndarray, np.ndarray]] = []
+        self.more_slots: list[int] = []
+        self.more_tf: list[int] = []
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        if self.more_slots:
+            self.pending.append((np.asarray(self.more_slots, np.int32),
+                                 np.asarray(self.more_tf, np.int32)))
+            self.more_slots, self.more_tf = [], []
         if self.pending:
             self.slots = np.concatenate([self.slots, *(p[0] for p in self.pending)])
             self.tf = np.concatenate([self.tf, *(p[1] for p in self.pending)])
@@ -249,6 +275,7 @@ class _Posting:
 
 
 _K1, _B = 1.2, 0.75  # FTS5 bm25()'s constants
+_SMALL_BATCH = 4096  # rows below which _add_rows appends to lists instead of numpy chunks
 _MEMORY_COLUMNS = ("SELECT f.rowid, d.space, d.doc_id, d.kind, d.start_ts, d.end_ts, d.status,"
                    " f.tokens FROM kw_fts f LEFT JOIN kw_docs d ON d.rowid = f.rowid")
 
@@ -401,11 +428,18 @@ class _KeywordMemory:
         self.n_tokens += int(lengths.sum())
         if tids.size:
             pairs, tf = np.unique(tids * n + row_of, return_counts=True)
-            tok, row = pairs // n, pairs % n
+            tok, row = pairs // n, pairs % n + base
+            if n < _SMALL_BATCH:  # a few rows: per (token, row) list appends are cheapest
+                postings = self.postings
+                for t, r, f in zip(tok.tolist(), row.tolist(), tf.tolist(), strict=True):
+                    posting = postings[t]
+                    posting.more_slots.append(r)
+                    posting.more_tf.append(f)
+                return
             cuts = np.flatnonzero(np.diff(tok)) + 1
             for lo, hi in zip([0, *cuts.tolist()], [*cuts.tolist(), len(tok)], strict=True):
                 self.postings[int(tok[lo])].pending.append(
-                    ((row[lo:hi] + base).astype(np.int32), tf[lo:hi].astype(np.int32)))
+                    (row[lo:hi].astype(np.int32), tf[lo:hi].astype(np.int32)))
 
     # ------------------------------------------------------------ search
     def phrases(self, terms: list[str]) -> list[str] | None:
@@ -442,25 +476,33 @@ class _KeywordMemory:
                 matched.append((slots, tf, idf if idf > 0.0 else 1e-6))
         if not matched:
             return []
-        score = np.zeros(self.size, np.float64)
-        hit = np.zeros(self.size, bool)
+        # Only this space's documents are scored (idf above still counts every space, as
+        # FTS5 does): a small space is not slowed down by a large one beside it.
+        parts = []
         for slots, tf, idf in matched:  # phrase by phrase, as bm25() sums them
+            mine = self.space[slots] == space_code
+            slots, tf = slots[mine], tf[mine]
             length = self.length[slots]
-            score[slots] += idf * ((tf * (_K1 + 1.0))
-                                   / (tf + _K1 * (1 - _B + _B * length / avgdl)))
-            hit[slots] = True
-        cand = np.flatnonzero(hit)
-        keep = self.space[cand] == space_code
-        keep &= self._allowed("kind", flt.kinds)[self.kind[cand]]
+            parts.append((slots, idf * ((tf * (_K1 + 1.0))
+                                        / (tf + _K1 * (1 - _B + _B * length / avgdl)))))
+        cand, inverse = np.unique(np.concatenate([p[0] for p in parts]), return_inverse=True)
+        if cand.size == 0:
+            return []
+        score = np.zeros(cand.size, np.float64)
+        at = 0
+        for slots, contribution in parts:  # a slot is in a posting once: plain fancy adds
+            score[inverse[at:at + slots.size]] += contribution
+            at += slots.size
+        keep = self._allowed("kind", flt.kinds)[self.kind[cand]]
         keep &= self._allowed("status", flt.statuses)[self.status[cand]]
         if flt.end is not None:
             keep &= self.start[cand] < flt.end
         if flt.start is not None:
             keep &= self.end[cand] > flt.start
-        cand = cand[keep]
+        cand, score = cand[keep], score[keep]
         if cand.size == 0:
             return []
-        neg = -score[cand]  # bm25() itself: ascending is best first
+        neg = -score  # bm25() itself: ascending is best first
         if cand.size > limit:  # everything tied with the limit-th best, then sort those
             bound = np.partition(neg, limit - 1)[limit - 1]
             near = neg <= bound
@@ -594,6 +636,8 @@ class NumpyVectorIndex:
                 [(*row, rev + 1 + n) for n, row in enumerate(rows)],
             )
             con.execute("UPDATE vec_rev SET rev = ? WHERE id = 0", (rev + len(rows),))
+        for space in {row[0] for row in rows} & set(self._cache):
+            self._matrix(space)  # the writer's thread applies its rows, not the next search
 
     def _matrix(self, space: str) -> _SpaceMatrix:
         con = self.db.connect()

@@ -393,7 +393,8 @@ def _convert_job_state(db: SQLiteDB) -> None:
 
 
 def _message(row) -> Message:
-    return Message(
+    # model_construct: rows were validated on the way in; this is read on every index pass.
+    return Message.model_construct(
         space=row["space"], session=row["session"], seq=row["seq"], role=row["role"],
         speaker=row["speaker"], content=row["content"], at=datetime.fromisoformat(row["at"]),
         content_hash=row["content_hash"],

@@ -1,0 +1,82 @@
+"""The local server's traffic gate: recall first, a bounded number of writes at once."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from chalicelib.local.wsgi import is_read
+from chalicelib.usecases.traffic import PriorityGate
+
+
+def test_at_most_max_writers_write_at_once():
+    gate = PriorityGate(max_writers=2)
+    inside, most = [0], [0]
+    lock = threading.Lock()
+
+    def write():
+        with gate.writing():
+            with lock:
+                inside[0] += 1
+                most[0] = max(most[0], inside[0])
+            time.sleep(0.02)
+            with lock:
+                inside[0] -= 1
+
+    threads = [threading.Thread(target=write) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert most[0] == 2
+
+
+def test_a_write_waits_for_a_running_recall_but_not_forever():
+    gate = PriorityGate(max_writers=2, max_write_wait=0.2)
+    order: list[str] = []
+    reading = threading.Event()
+    release = threading.Event()
+
+    def read():
+        with gate.reading():
+            reading.set()
+            release.wait(1)
+            order.append("read done")
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    reading.wait(1)
+    writer = threading.Thread(target=lambda: (gate.writing().__enter__(),
+                                              order.append("write in")))
+    writer.start()
+    time.sleep(0.05)
+    assert order == []  # held back while the recall runs
+    release.set()
+    reader.join()
+    writer.join(1)
+    assert order == ["read done", "write in"]
+
+
+def test_a_long_recall_cannot_starve_writers():
+    gate = PriorityGate(max_writers=1, max_write_wait=0.05)
+    with gate.reading():
+        started = time.monotonic()
+        with gate.writing():
+            waited = time.monotonic() - started
+    assert 0.04 <= waited < 0.5
+
+
+def test_recalls_never_wait_for_writers():
+    gate = PriorityGate(max_writers=1)
+    with gate.writing():
+        started = time.monotonic()
+        with gate.reading():
+            assert time.monotonic() - started < 0.01
+
+
+def test_reads_and_writes_are_told_apart_by_method_and_route():
+    assert is_read("GET", "/v1/spaces/s/events")
+    assert is_read("POST", "/v1/spaces/s/recall")
+    assert not is_read("POST", "/v1/spaces/s/extract")
+    assert not is_read("PUT", "/v1/spaces/s/sessions/c/messages")
+    assert not is_read("DELETE", "/v1/spaces/s/events/e1")
