@@ -27,6 +27,7 @@ $(INFRA_STAMP): $(STAMP)
 
 test: $(STAMP) $(INFRA_STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 lint: $(STAMP)

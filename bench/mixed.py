@@ -174,6 +174,37 @@ def vector_lane_rate(root: Path, embedder: str, messages: Messages, n: int) -> d
     return out
 
 
+def put_breakdown(root: Path, embedder: str, messages: Messages, batches: int = 300) -> dict:
+    """Where a PUT's time goes, one writer, nothing else running: µs per message of
+    validation, building Message models, the store's write (queue rows included) and the
+    keyword indexing the PUT does before it answers."""
+    from datetime import UTC, datetime
+
+    from chalicelib.domain.models import Message, PutMessagesRequest
+
+    services = make_services(root / "breakdown", embedder)
+    spent = {"validate": 0.0, "build": 0.0, "store": 0.0, "keywords": 0.0}
+    now = datetime.now(UTC)
+    for b in range(batches):
+        body, _ = messages.next_batch("s", b * messages.batch)
+        t0 = time.perf_counter()
+        request = PutMessagesRequest.model_validate(body)
+        t1 = time.perf_counter()
+        built = [Message.from_input("bd", f"s{b % 8}", m) for m in request.messages]
+        t2 = time.perf_counter()
+        services.store.upsert_messages("bd", f"s{b % 8}", built, now)
+        t3 = time.perf_counter()
+        services.index.index_keywords("bd")
+        t4 = time.perf_counter()
+        for key, (a, z) in zip(spent, ((t0, t1), (t1, t2), (t2, t3), (t3, t4)), strict=True):
+            spent[key] += z - a
+    n = batches * messages.batch
+    out = {k: v / n * 1e6 for k, v in spent.items()}
+    out["total"] = sum(out.values())
+    out["msg_per_s"] = 1e6 / out["total"]
+    return out
+
+
 # ------------------------------------------------------------------ 2-3. idle and long query
 
 
@@ -370,13 +401,14 @@ def run_mixed(*, duration: float = 60.0, writers: int = 8, batch: int = 20,
         report["raw_sqlite"] = raw_sqlite_rate(root, [messages.next_batch("raw", 0)[0]
                                                       for _ in range(500)])
         report["embedding"] = vector_lane_rate(root, embedder, messages, 256)
+        report["put_breakdown_us"] = put_breakdown(root, embedder, messages)
         from chalicelib.local.server import tune_for_latency
 
         tune_for_latency()  # as `annals serve` does
         services = make_services(root / "data", embedder)
         seed_spaces(services, messages, seed_messages)
         report["idle_before"] = idle_recalls(services, 15)
-        report["long_query"] = short_beside_long(services, 20)
+        report["long_query"] = short_beside_long(services, 40)
         run = mixed_run(services, messages, writers, duration, progress)
         acked = run.pop("acked")
         report["mixed"] = run
@@ -451,6 +483,10 @@ def format_mixed(r: dict) -> str:
         f"  PUT throughput    {m['put_msg_per_s']:,.0f} msg/s vs raw sqlite3 "
         f"{r['raw_sqlite']['msg_per_s']:,.0f} msg/s = "
         f"{_f(ratios_['put_over_raw_sqlite'], 3)}× (target ≥ 0.3×) → {v['put_over_raw_sqlite']}",
+        "  one writer alone, µs per message: " + ", ".join(
+            f"{k} {v:.1f}" for k, v in r["put_breakdown_us"].items() if k not in ("msg_per_s",))
+        + f" → {r['put_breakdown_us']['msg_per_s']:,.0f} msg/s = "
+        f"{r['put_breakdown_us']['msg_per_s'] / r['raw_sqlite']['msg_per_s']:.3f}× raw",
         f"  keyword recall right after the PUT: {kw['found']}/{kw['checked']} found "
         f"(checked {_f(kw['age_at_check_ms']['p50'])} ms after the ack, p50) → "
         f"{v['keyword_findable_after_put']}; afterwards {r['verify']['found']}/"

@@ -55,11 +55,10 @@ class BackgroundIndexer:
             except Exception:  # keep the queue; the next round retries
                 log.exception("background %s indexing failed; will retry", lane)
                 consumed = 0
-            if consumed == 0:
+            if consumed <= 0:
                 queued = self.writer.queued[lane]
                 queued.wait(self.poll)
                 queued.clear()
-
 
     def _drain(self, lane: Lane) -> int:
         if lane == "vector":  # embedding runs in C, outside the GIL, at a lower priority

@@ -214,10 +214,12 @@ class OutboxIndexWriter:
     """The local twin of the AWS stream. A message write is durable once its row (and, in the
     same transaction, its queue entries) is in SQLite; indexing follows in two lanes:
 
-    - keyword: tokenize and write FTS rows — cheap, in large batches by a background thread;
-      writers help it when it falls more than `keyword_backlog` entries behind, so a burst of
-      writes can never leave recall far behind (the cost stays on the path that causes it);
-      a recall also catches up its own space within its budget;
+    - keyword: tokenize and write FTS rows. The PUT that stored the messages does it right
+      after its commit, for its space, before it answers: keeping the keyword index current
+      costs what it costs whoever does it (measured: it is most of a PUT's CPU), and done
+      here that cost stays on the path that causes it, while a recall finds every
+      acknowledged message at once. The background lane and a recall's budgeted `freshen`
+      pick up what other processes (the CLI) or a crash left queued;
     - vector: embed and write vectors — costly, background only; a recall never waits for it
       and its trace says how many messages are not embedded yet.
 
@@ -227,36 +229,32 @@ class OutboxIndexWriter:
     name = "outbox"
 
     def __init__(self, indexer: Indexer, outbox: IndexOutbox, keyword_batch: int = 128,
-                 vector_batch: int = 32, keyword_backlog: int = 256):
+                 vector_batch: int = 32):
         self.indexer = indexer
         self.outbox = outbox
         self.store = indexer.services.store
         self.keyword_batch = keyword_batch
         self.vector_batch = vector_batch
-        self.keyword_backlog = keyword_backlog
         # Set on every queued write; each background lane waits on its own.
         self.queued = {"keyword": threading.Event(), "vector": threading.Event()}
         self._lanes = {"keyword": threading.Lock(), "vector": threading.Lock()}
 
     def put_messages(self, space: str, session: str, messages: Sequence[Message],
                      now: datetime) -> UpsertOutcome:
-        self.relieve()
         outcome = self.store.upsert_messages(space, session, messages, now)
         if outcome.accepted or outcome.changed:
-            for event in self.queued.values():
-                event.set()
+            self.index_keywords(space)
+            self.queued["vector"].set()
         return outcome
 
-    def relieve(self) -> int:
-        """Backpressure: while the keyword lane is more than `keyword_backlog` behind, the
-        writer indexes a batch itself. Returns the entries it indexed."""
-        done = 0
-        while self.outbox.backlog("keyword") > self.keyword_backlog:
-            step = self.drain("keyword")
-            if step == 0:
-                break
-            done += step
-        return done
+    def index_keywords(self, space: str) -> int:
+        """Everything queued for this space's keyword index, now (one writer at a time)."""
+        total = 0
+        with self._lanes["keyword"]:
+            while done := self._index("keyword", self.outbox.take("keyword",
+                                                                  self.keyword_batch, space)):
+                total += done
+        return total
 
     def index_events(self, events: Sequence[Event]) -> None:
         self.indexer.index_events(events)
@@ -265,10 +263,14 @@ class OutboxIndexWriter:
         self.indexer.unindex(space, refs)
 
     def freshen(self, space: str, budget_seconds: float) -> Freshness:
+        """Index this space's pending keyword entries, a small batch at a time, while the
+        budget lasts. It does not wait for the lane's lock: two threads indexing the same
+        entry both write the message as it is now, so the work is only done twice, and a
+        recall must not wait behind a batch of other spaces' messages."""
         deadline = time.perf_counter() + budget_seconds
         indexed = 0
         while time.perf_counter() < deadline:
-            done = self.drain("keyword", limit=128, space=space)
+            done = self._index("keyword", self.outbox.take("keyword", 32, space))
             indexed += done
             if done == 0:
                 break
@@ -277,20 +279,24 @@ class OutboxIndexWriter:
                          vector_pending=pending.vector_pending, indexed_now=indexed)
 
     def drain(self, lane: Lane, limit: int | None = None, space: str | None = None) -> int:
-        """Index one batch of a lane; returns how many entries it consumed. Entries are taken
-        off the queue only after their documents are written, so a failure retries them."""
+        """Index one batch of a lane (one thread per lane at a time); returns how many entries
+        it consumed."""
         limit = limit or (self.keyword_batch if lane == "keyword" else self.vector_batch)
         with self._lanes[lane]:
-            entries = self.outbox.take(lane, limit, space)
-            if not entries:
-                return 0
-            messages = self._messages(entries)
-            if lane == "keyword":  # keywords read a message's own words only: no context
-                self.indexer.write_keywords([message_doc(m) for m in messages])
-            else:
-                self.indexer.write_vectors(self.indexer.embed(self.indexer.message_docs(messages)))
-            self.outbox.done(lane, [e.id for e in entries])
-            return len(entries)
+            return self._index(lane, self.outbox.take(lane, limit, space))
+
+    def _index(self, lane: Lane, entries: Sequence[OutboxEntry]) -> int:
+        """Write the entries' documents, then take them off the queue (so a failure leaves
+        them queued for a retry)."""
+        if not entries:
+            return 0
+        messages = self._messages(entries)
+        if lane == "keyword":  # keywords read a message's own words only: no context
+            self.indexer.write_keywords([message_doc(m) for m in messages])
+        else:
+            self.indexer.write_vectors(self.indexer.embed(self.indexer.message_docs(messages)))
+        self.outbox.done(lane, [e.id for e in entries])
+        return len(entries)
 
     def drain_all(self, lane: Lane) -> int:
         total = 0

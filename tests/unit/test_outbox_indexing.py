@@ -1,5 +1,7 @@
-"""The local outbox: a PUT only queues indexing; keyword and vector lanes drain it; a recall
-catches up its own space's keywords within a budget and never waits for embeddings."""
+"""The local outbox: a PUT stores and queues in one transaction, indexes its space's keywords
+before it answers, and leaves embeddings to the vector lane; a recall never waits for them.
+Entries another process left (the CLI, a crash) are picked up by the lanes and, within its
+budget, by a recall."""
 
 from __future__ import annotations
 
@@ -38,14 +40,25 @@ def pending(services, space=SPACE):
     return fresh.keyword_pending, fresh.vector_pending
 
 
-def test_a_put_only_queues_both_lanes(services, put):
+def queue_only(services, space, session, items):
+    """What another process (the CLI) or a crash between commit and indexing leaves behind:
+    rows stored and queued, nothing indexed."""
+    from chalicelib.domain.models import Message, MessageIn
+
+    msgs = [Message.from_input(space, session, MessageIn(
+        seq=seq, role=role, speaker=who, content=text, at=T0)) for seq, role, who, text in items]
+    services.store.upsert_messages(space, session, msgs, T0)
+
+
+def test_a_put_indexes_keywords_before_answering_and_queues_embeddings(services, put):
     put("c1", CONVO)
+    assert pending(services) == (0, 3)
+    assert keyword_ids(services, "肾病") == ["message:c1:0"]
+
+
+def test_lanes_drain_independently_and_entries_leave_when_both_are_done(services):
+    queue_only(services, SPACE, "c1", CONVO)
     assert pending(services) == (3, 3)
-    assert keyword_ids(services, "肾病") == []  # nothing indexed inside the PUT
-
-
-def test_lanes_drain_independently_and_entries_leave_when_both_are_done(services, put):
-    put("c1", CONVO)
     assert services.index.drain("keyword") == 3
     assert pending(services) == (0, 3)
     assert keyword_ids(services, "肾病") == ["message:c1:0"]
@@ -58,13 +71,11 @@ def test_lanes_drain_independently_and_entries_leave_when_both_are_done(services
 
 def test_an_unchanged_put_queues_nothing_and_a_change_queues_again(services, put):
     put("c1", CONVO)
-    services.index.drain_all("keyword")
     services.index.drain_all("vector")
     put("c1", CONVO)
     assert pending(services) == (0, 0)
     put("c1", [(0, "user", "小明", "我家的猫奶糖被确诊了胃炎。")])
-    assert pending(services) == (1, 1)
-    services.index.drain_all("keyword")
+    assert pending(services) == (0, 1)
     assert keyword_ids(services, "肾病") == [] and keyword_ids(services, "胃炎") == ["message:c1:0"]
 
 
@@ -72,20 +83,21 @@ def test_recall_finds_a_new_message_by_keyword_without_waiting_for_embeddings(se
     put("c1", CONVO)
     out = recall(services, SPACE, RecallRequest(query="肾病", recipe="bm25"))
     assert out.cards and out.cards[0].ref == "message:c1:0"
-    assert pending(services) == (0, 3)  # keywords caught up, embeddings still queued
+    assert pending(services) == (0, 3)  # embeddings still queued
     assert any("3 条消息尚未向量化" in line for line in out.trace)
 
 
-def test_recall_catches_up_only_its_own_space(services, put):
-    put("c1", CONVO)
-    put("c1", CONVO, space="other")
-    recall(services, SPACE, RecallRequest(query="肾病"))
+def test_recall_catches_up_what_another_process_queued_in_its_own_space(services):
+    queue_only(services, SPACE, "c1", CONVO)
+    queue_only(services, "other", "c1", CONVO)
+    out = recall(services, SPACE, RecallRequest(query="肾病", recipe="bm25"))
+    assert out.cards and out.cards[0].ref == "message:c1:0"
     assert pending(services) == (0, 3)
     assert pending(services, "other") == (3, 3)
 
 
-def test_recall_spends_at_most_its_budget_and_says_what_is_left(services, put, monkeypatch):
-    put("c1", CONVO)
+def test_recall_spends_at_most_its_budget_and_says_what_is_left(services, monkeypatch):
+    queue_only(services, SPACE, "c1", CONVO)
     monkeypatch.setattr(services.settings, "freshness_budget_ms", 0.0)
     out = recall(services, SPACE, RecallRequest(query="肾病"))
     assert out.cards == []
@@ -100,16 +112,16 @@ def test_an_embedder_failure_keeps_the_entries_queued(services, put, monkeypatch
                         lambda texts: (_ for _ in ()).throw(RuntimeError("model crashed")))
     with pytest.raises(RuntimeError):
         services.index.drain("vector")
-    assert pending(services) == (3, 3)
+    assert pending(services) == (0, 3)
     monkeypatch.setattr(services.embedder, "embed_passages", real)
     assert services.index.drain_all("vector") == 3
-    assert pending(services) == (3, 0)
+    assert pending(services) == (0, 0)
 
 
-def test_a_deleted_message_is_skipped_by_the_lanes(services, put):
+def test_a_deleted_message_is_skipped_by_the_lanes(services):
     from chalicelib.usecases import ingest
 
-    put("c1", CONVO)
+    queue_only(services, SPACE, "c1", CONVO)
     ingest.delete_message(services, SPACE, "c1", 0)
     services.index.drain_all("keyword")
     services.index.drain_all("vector")
@@ -121,19 +133,19 @@ def test_the_outbox_is_shared_across_processes(services, put):
     """A second process on the same data dir (the CLI beside a server) sees the queue."""
     put("c1", CONVO)
     other = build_services(services.settings, index="background", embedder=services.embedder)
-    assert other.index.drain_all("keyword") == 3
+    assert other.index.drain_all("keyword") == 0  # the PUT indexed its keywords
     assert other.index.drain_all("vector") == 3
     assert pending(services) == (0, 0)
     assert keyword_ids(services, "肾病")[0] == "message:c1:0"
 
 
-def test_the_background_lanes_drain_the_outbox(services, put):
+def test_the_background_lanes_drain_the_outbox(services):
     from chalicelib.local.indexer import BackgroundIndexer
 
     lanes = BackgroundIndexer(services.index, poll_seconds=0.05)
     lanes.start()
     try:
-        put("c1", CONVO)
+        queue_only(services, SPACE, "c1", CONVO)
         deadline = time.monotonic() + 5
         while pending(services) != (0, 0) and time.monotonic() < deadline:
             time.sleep(0.02)
@@ -143,24 +155,14 @@ def test_the_background_lanes_drain_the_outbox(services, put):
         lanes.stop()
 
 
-def test_switching_to_inline_drains_and_removes_the_outbox(services, put):
-    put("c1", CONVO)  # background: queued, not indexed yet
+def test_switching_to_inline_drains_and_removes_the_outbox(services):
+    queue_only(services, SPACE, "c1", CONVO)  # queued, not indexed yet
     inline = build_services(services.settings, index="inline", embedder=services.embedder)
     assert keyword_ids(inline, "肾病")[0] == "message:c1:0"  # drained on the switch
     con = inline.store.db.connect()
     assert not con.execute("SELECT 1 FROM sqlite_master WHERE name LIKE '%_queue'").fetchone()
     back = build_services(services.settings, index="background", embedder=services.embedder)
     assert back.index.outbox.pending(SPACE).keyword_pending == 0  # the queue is back, empty
-
-
-def test_writers_index_keywords_themselves_when_the_lane_falls_behind(services, put):
-    services.index.keyword_backlog = 4
-    put("c1", CONVO)  # 3 queued: under the limit, nothing indexed in the PUT
-    assert pending(services)[0] == 3
-    put("c2", CONVO)  # 6 queued now
-    put("c3", CONVO)  # before writing, the writer brings the lane back under the limit
-    assert pending(services)[0] <= 4 + 3
-    assert keyword_ids(services, "肾病")[:1] == ["message:c1:0"]
 
 
 def test_a_data_dir_from_before_the_lanes_keeps_its_queue(tmp_path):
@@ -177,3 +179,17 @@ def test_a_data_dir_from_before_the_lanes_keeps_its_queue(tmp_path):
     outbox = SqliteOutbox(db)
     assert outbox.pending("sp") == outbox.pending() and outbox.pending().keyword_pending == 1
     assert outbox.pending().vector_pending == 1
+
+
+def test_an_entry_id_is_never_reused_so_a_slow_drainer_cannot_take_a_newer_entry(services):
+    """A recall's freshen and a writer may take the same entries; if the writer empties the
+    queue and new messages arrive, the slow one's `done` must not remove the new entries."""
+    queue_only(services, SPACE, "c1", CONVO)
+    outbox = services.index.outbox
+    slow = outbox.take("keyword", 32, SPACE)  # a recall took these …
+    services.index.drain_all("keyword")  # … a writer indexed them, the queue is empty …
+    queue_only(services, SPACE, "c2", CONVO)  # … and new messages were queued
+    outbox.done("keyword", [e.id for e in slow])  # the recall finishes
+    assert pending(services)[0] == 3
+    services.index.drain_all("keyword")
+    assert "message:c2:0" in keyword_ids(services, "肾病")

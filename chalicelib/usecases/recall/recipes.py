@@ -56,7 +56,7 @@ class RecallRecipe:
     cooldown_minutes: float = 30.0
     # ---- freshness: time a recall may spend indexing its space's newest messages by keyword
     # before searching; never more, however long the backlog (the trace reports the rest).
-    freshness_budget_ms: float = 30.0
+    freshness_budget_ms: float = 50.0
 
 
 # The default: keyword + dense fused by normalised score, the named person's memories lifted
