@@ -100,7 +100,7 @@ def test_outside_the_widest_window_is_forgotten(ask, beach_day):
 def test_time_hint_wins_and_unreadable_hint_is_unparsed(ask):
     out = ask(date(2026, 10, 20), "th", time_hint="2026-10-20")
     assert out["verdict"] == "hit"
-    out = ask(date(2026, 10, 20), "tu", time_hint="某个很久以前的夜晚")
+    out = ask(date(2026, 10, 20), "tu", time_hint="很久很久以前")
     assert out["verdict"] == "unparsed" and out["cards"] == []
 
 
@@ -116,8 +116,11 @@ def test_english_query_is_traced_in_english(e5_services):
         client.http.put(f"{base}/sessions/s1/messages", headers=AUTH,
                         body=json.dumps({"messages": msgs}))
         client.http.post(f"{base}/extract", headers=AUTH, body="{}")
+        # English "last Tuesday" is the latest Tuesday before today (dateparser's and
+        # LoCoMo's reading): said on Sunday 10-25, 2026-10-20.
         out = json.loads(client.http.post(f"{base}/recall", headers=AUTH, body=json.dumps(
-            {"query": "what did we do at the beach last Tuesday?", "now": NOW})).body)
+            {"query": "what did we do at the beach last Tuesday?",
+             "now": "2026-10-25T10:30:00+08:00"})).body)
     assert out["verdict"] == "hit"
     assert "beach" in out["cards"][0]["text"]
     assert out["trace"][1].startswith("[time recall] anchor 'last Tuesday' → 2026-10-20")

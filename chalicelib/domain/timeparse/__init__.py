@@ -10,7 +10,7 @@ Conventions and the full list of forms: docs/time-expressions.md.
 
 from __future__ import annotations
 
-from datetime import datetime, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 
 from chalicelib.domain.timeparse.finder import find_atoms
@@ -27,11 +27,30 @@ def find_times(text: str, now: datetime, tz: str | tzinfo | None = None) -> list
     ctx = make_ctx(now, tz, text)
     spans: list[TimeSpan] = []
     for atom in find_atoms(ctx):
-        assert atom.lo is not None and atom.hi is not None
-        spans.append(TimeSpan(start=atom.lo, end=atom.hi, granularity=atom.gran,
+        if atom.lo is None or atom.hi is None or not in_range(atom.lo, atom.hi):
+            continue
+        spans.append(TimeSpan(start=atom.lo, end=absolute_end(atom.lo, atom.hi),
+                              granularity=atom.gran,
                               matched=text[atom.start:atom.end], offset=atom.start,
                               exact=atom.exact))
     return spans
+
+
+def absolute_end(start: datetime, end: datetime) -> datetime:
+    """Calendar arithmetic runs on wall clocks. A span inside a daylight-saving gap ("at
+    2:59am" on the night clocks jump from 2:00 to 3:00) can then end, in real time, before it
+    starts; such an end is moved to start + the wall duration, in real time."""
+    real_start, real_end = start.astimezone(UTC), end.astimezone(UTC)
+    if real_end > real_start:
+        return end
+    return (real_start + max(end - start, timedelta(minutes=1))).astimezone(start.tzinfo)
+
+
+def in_range(start: datetime, end: datetime) -> bool:
+    """Times Annals accepts (chalicelib.domain.models.MIN_TIME … MAX_TIME)."""
+    from chalicelib.domain.models import MAX_TIME, MIN_TIME
+
+    return MIN_TIME <= start < end <= MAX_TIME
 
 
 def parse_time(text: str, now: datetime, tz: str | tzinfo | None = None) -> TimeSpan | None:

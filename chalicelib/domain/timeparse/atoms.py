@@ -38,6 +38,8 @@ class Atom:
     day: date | None = None  # the single day this atom lies in (None for multi-day spans)
     ymonth: tuple[int, int] | None = None  # the span is exactly this calendar month
     year: int | None = None  # the span is exactly this calendar year (去年, 2025年, in 2022)
+    season: tuple[int, int] | None = None  # the span is the season starting (year, month)
+    quarter: int | None = None  # the span is this quarter (1-4) of its year
     in_year: Callable[[int], Atom | None] | None = None  # named without a year: re-resolve
     weekday: int | None = None  # a bare weekday name (can roll a week as a range end)
     pod: tuple[int, int] | None = None  # POD hours [h0, h1); h1 may pass 24
@@ -109,10 +111,11 @@ def default_hour(hour: int) -> int:
 
 
 def fit_hour(hour: int, hours: tuple[int, int]) -> int:
-    """Read a 12-hour clock inside a part of day: 下午3点 -> 15, 夜里2点 -> 26 (next day 02)."""
+    """Read a 12-hour clock inside a part of day: 下午3点 -> 15, 下午6点 -> 18 (the end hour
+    counts), 夜里2点 -> 26 (next day 02)."""
     h0, h1 = hours
     for candidate in (hour, hour + 12, hour + 24):
-        if h0 <= candidate < h1 or candidate == h1 == 24:
+        if h0 <= candidate <= h1:
             return candidate
     return hour
 

@@ -21,12 +21,14 @@ from datetime import date, timedelta
 
 from chalicelib.domain.timeparse import atoms as A
 from chalicelib.domain.timeparse.atoms import CLOCK, DOM, PART, POD, REL, SPAN, Atom
-from chalicelib.domain.timeparse.cal import add_months, first_after, last_before, monday_of
-from chalicelib.domain.timeparse.resolve import apply_part, day_in_month
+from chalicelib.domain.timeparse.cal import add_months, monday_of
+from chalicelib.domain.timeparse.resolve import apply_part, apply_relation, day_in_month
 from chalicelib.domain.timeparse.span import Ctx
 
-RANGE_GAP = re.compile(r"\s*(?:到|至|~|-|–|—|－|〜|一直到|until|till|to|through|thru)\s*$",
+RANGE_GAP = re.compile(r"\s*(?:到|至|~|-|–|—|－|〜|一直到|until|till|til|to|through|thru)\s*$",
                        re.IGNORECASE)
+# A weekday in brackets between a date and its time adds nothing: 2016年3月20日(日) 21时40分.
+WEEKDAY_NOTE = re.compile(r"[(（](?:周|星期|礼拜)?[一二三四五六日天][)）]")
 AND_GAP = re.compile(r"\s*and\s*$", re.IGNORECASE)
 RANGE_PREFIX = re.compile(r"(?:从|自|(?:\b(?:from|between)\s+))$", re.IGNORECASE)
 BETWEEN_PREFIX = re.compile(r"\bbetween\s+$", re.IGNORECASE)
@@ -37,14 +39,22 @@ GLUE = {"", "的", ",", "at", "on", "around", "about", "in", "in the", "during",
 
 
 def combine(ctx: Ctx, atoms: list[Atom]) -> list[Atom]:
-    """Merge runs of neighbours left to right; return the atoms that stand on their own."""
+    """Merge runs of neighbours left to right; return the atoms that stand on their own.
+
+    A first pass binds what is written together (去年 + 12月, 今年 + 2月) so that a range
+    then joins whole ends (去年12月 到 今年2月)."""
+    out = merge_runs(ctx, merge_runs(ctx, atoms, tight=True), tight=False)
+    return [a for a in out if a.standalone and a.lo is not None]
+
+
+def merge_runs(ctx: Ctx, atoms: list[Atom], tight: bool) -> list[Atom]:
     out: list[Atom] = []
     cur: Atom | None = None
     for atom in atoms:
         if cur is None:
             cur = atom
             continue
-        merged = merge(ctx, cur, atom)
+        merged = merge_tight(ctx, cur, atom) if tight else merge(ctx, cur, atom)
         if merged is not None:
             cur = merged
         else:
@@ -52,7 +62,19 @@ def combine(ctx: Ctx, atoms: list[Atom]) -> list[Atom]:
             cur = atom
     if cur is not None:
         out.append(cur)
-    return [a for a in out if a.standalone and a.kind != REL and a.lo is not None]
+    return out
+
+
+def merge_tight(ctx: Ctx, left: Atom, right: Atom) -> Atom | None:
+    """A year, month or part written right beside what it names (去年12月, 2024年初)."""
+    gap = ctx.text[left.end:right.start].strip()
+    if gap in ("'s", "’s"):  # last year's Christmas
+        gap = "的"
+    if gap not in ("", "的"):
+        return None
+    merged = merge_part(ctx, left, right, gap) or merge_year(left, right, gap) \
+        or merge_calendar(ctx, left, right, gap)
+    return replace(merged, start=left.start, end=right.end) if merged is not None else None
 
 
 def merge(ctx: Ctx, left: Atom, right: Atom) -> Atom | None:
@@ -62,7 +84,8 @@ def merge(ctx: Ctx, left: Atom, right: Atom) -> Atom | None:
     ranged = merge_range(ctx, left, right, raw_gap)
     if ranged is not None:
         return ranged
-    gap = re.sub(r"\s+", " ", raw_gap).strip().lower().replace(" ,", ",").replace(", ", ",")
+    gap = re.sub(r"\s+", " ", WEEKDAY_NOTE.sub("", raw_gap)).strip().lower() \
+        .replace(" ,", ",").replace(", ", ",")
     merged = (merge_relation(ctx, left, right, gap)
               or merge_part(ctx, left, right, gap)
               or merge_year(left, right, gap)
@@ -163,50 +186,6 @@ def merge_relation(ctx: Ctx, left: Atom, right: Atom, gap: str) -> Atom | None:
     return None
 
 
-def apply_relation(ctx: Ctx, op: str, arg: tuple[int, ...], anchor: Atom) -> Atom | None:
-    """the week before / two days after / the Sunday before / the week of <anchor>.
-
-    arg = (n, direction) with direction -1 (before) or +1 (after); a weekday op carries
-    (weekday, direction)."""
-    if anchor.lo is None or anchor.hi is None:
-        return None
-    first = anchor.lo.date()
-    last = (anchor.hi - timedelta(seconds=1)).date()
-    if op == "week_of":
-        return A.week(ctx, first)
-    n, direction = arg
-    base = first if direction < 0 else last
-    if op == "days":
-        return A.days(ctx, base + timedelta(days=n * direction), exact=anchor.exact)
-    if op == "weeks":
-        return relation_weeks(ctx, n, direction, first, last, anchor.exact)
-    if op == "weekday":
-        day = last_before(first, n) if direction < 0 else first_after(last, n)
-        return A.days(ctx, day, exact=anchor.exact)
-    if op == "weekend":
-        sunday = last_before(first, 6) if direction < 0 else first_after(last, 5) + \
-            timedelta(days=1)
-        return A.days(ctx, sunday - timedelta(days=1), sunday + timedelta(days=1),
-                      exact=anchor.exact)
-    if op == "months":
-        y, m = add_months(base.year, base.month, n * direction)
-        return A.month(ctx, y, m, exact=anchor.exact)
-    if op == "years":
-        return A.year(ctx, base.year + n * direction, exact=anchor.exact)
-    return None
-
-
-def relation_weeks(ctx: Ctx, n: int, direction: int, first: date, last: date,
-                   exact: bool) -> Atom:
-    """the week before X = the 7 days before X; N weeks before X = the week around X - 7N."""
-    if n == 1:
-        lo = first - timedelta(days=7) if direction < 0 else last + timedelta(days=1)
-        return A.days(ctx, lo, lo + timedelta(days=7), "week", exact=exact)
-    point = (first if direction < 0 else last) + timedelta(days=7 * n * direction)
-    return A.days(ctx, point - timedelta(days=3), point + timedelta(days=4), "week",
-                  exact=False)
-
-
 def merge_part(ctx: Ctx, left: Atom, right: Atom, gap: str) -> Atom | None:
     if left.kind == PART and right.kind == SPAN and gap in ("", "the"):
         return apply_part(ctx, left.op or "", right)
@@ -236,6 +215,10 @@ def merge_calendar(ctx: Ctx, left: Atom, right: Atom, gap: str) -> Atom | None:
             and right.weekday is not None and gap in ("", "的", ",", "on"):
         monday = monday_of(left.lo.date())
         return A.days(ctx, monday + timedelta(days=right.weekday))
+    if left.weekday is not None and right.gran == "week" and right.kind == SPAN \
+            and right.lo is not None and right.day is None and gap in ("", ","):
+        monday = monday_of(right.lo.date())  # Friday next week
+        return A.days(ctx, monday + timedelta(days=left.weekday))
     return None
 
 
@@ -265,10 +248,10 @@ def on_day(ctx: Ctx, atom: Atom, day: date, exact: bool) -> Atom | None:
 
 
 def clock_in_pod(ctx: Ctx, pod: Atom, clock: Atom) -> Atom | None:
-    """下午 + 3点 -> 15:00; a clock already in 24h (15:00, 3pm) is kept as it is."""
+    """下午 + 3点 / 下午 02:26 -> 15:00 / 14:26; a clock past noon (15:00, 3pm) is kept."""
     if pod.pod is None or clock.hour is None or pod.day is None:
         return None
-    hour = clock.hour if clock.fixed else A.fit_hour(clock.hour, pod.pod)
+    hour = clock.hour if clock.hour >= 12 else A.fit_hour(clock.hour, pod.pod)
     return A.clock(ctx, hour, clock.minute, True, day=pod.day)
 
 

@@ -24,11 +24,13 @@ WEEKDAYS = {"monday": 0, "tuesday": 1, "tues": 1, "wednesday": 2, "weds": 2, "th
 WD = "|".join(WEEKDAYS)
 # Parts of the day: hours [h0, h1) on the day named; night runs into the next morning.
 PODS = {"morning": (6, 12), "afternoon": (12, 18), "evening": (18, 24), "night": (18, 30)}
-UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
+UNIT_DAYS = {"day": 1, "week": 7, "fortnight": 14, "month": 30, "year": 365}
 VAGUE_COUNTS = {"a couple of": (2, 3), "a couple": (2, 3), "couple of": (2, 3),
                 "a few": FEW, "few": FEW, "several": FEW, "some": FEW}
 COUNT = rf"(?P<n>a couple of|a couple|a few|several|some|half an?|{EN_NUM})"
-UNIT = r"(?P<u>min(?:ute)?|hour|hr|day|night|weekend|week|month|year)s?"
+UNIT = r"(?P<u>min(?:ute)?|hour|hr|day|night|weekend|week|fortnight|month|year|decade)s?"
+# A match at the start of the text or of a sentence.
+SENTENCE_START = re.compile(r"(?:^|[.!?;:,，。！？]\s*)\S")
 # "haven't talked in a few days", "wasn't built in a day": a duration, not a time ahead.
 NEGATED = re.compile(r"(?:n['’]t|\bnot|\bnever)\b[^.!?;]*$", re.IGNORECASE)
 
@@ -45,9 +47,16 @@ def offset(word: str | None) -> int:
 
 # --- days ----------------------------------------------------------------------------------
 
-@RULES.add(r"\b(?P<w>today|yesterday|tomorrow)\b", IC, needs="today yesterday tomorrow")
+@RULES.add(r"\b(?:(?P<two>(?:the\s+)?day\s+(?:before|after)\s+)|(?P<ereyesterday>ereyesterday))?"
+           r"(?P<w>today|yesterday|tomorrow)\b", IC, needs="today yesterday tomorrow")
 def day_word(ctx: Ctx, m: re.Match[str]) -> Atom | None:
-    return R.day_offset(ctx, {"today": 0, "yesterday": -1, "tomorrow": 1}[m["w"].lower()])
+    """today / yesterday / tomorrow / (the) day before yesterday / (the) day after tomorrow."""
+    n = {"today": 0, "yesterday": -1, "tomorrow": 1}[m["w"].lower()]
+    if m["two"]:
+        if n == 0 or ("before" in m["two"].lower()) != (n < 0):
+            return None
+        n *= 2
+    return R.day_offset(ctx, n)
 
 
 @RULES.add(rf"\b{COUNT}\s+{UNIT}\s+(?:ago|back)\b", IC, needs="ago back")
@@ -74,6 +83,10 @@ def counted_ago(ctx: Ctx, unit: str, n: int) -> Atom:
         return A.pod(ctx, *PODS["night"], day=ctx.today - timedelta(days=n))
     if unit == "weekend":
         return R.weekend_offset(ctx, -n)
+    if unit == "fortnight":  # a fortnight ago = two weeks ago
+        return R.week_offset(ctx, -2 * n)
+    if unit == "decade":  # a decade ago = the calendar year ten back
+        return R.year_offset(ctx, -10 * n)
     offsets = {"day": R.day_offset, "week": R.week_offset, "month": R.month_offset,
                "year": R.year_offset}
     return offsets[unit](ctx, -n)
@@ -92,6 +105,8 @@ def vague_ago(ctx: Ctx, unit: str, lo: int, hi: int) -> Atom | None:
         return R.days_back(ctx, hi, lo)
     if unit in ("week", "weekend"):
         return R.weeks_back(ctx, hi, lo)
+    if unit == "fortnight":
+        return R.weeks_back(ctx, 2 * hi, 2 * lo)
     if unit == "month":
         return R.months_back(ctx, hi, lo)
     if unit == "year":
@@ -99,14 +114,25 @@ def vague_ago(ctx: Ctx, unit: str, lo: int, hi: int) -> Atom | None:
     return None
 
 
-@RULES.add(rf"\b(?P<within>in|within)\s+{COUNT}\s+(?P<u>hour|day|week|month|year)s?\b"
-           r"(?!\s+(?:ago|old|in a row))", IC, needs="hour day week month year")
-@RULES.add(rf"\b{COUNT}\s+(?P<u>hour|day|week|month|year)s?\s+from\s+now\b", IC,
-           needs="hour day week month year")
+@RULES.add(rf"\b(?P<within>in|within)\s+(?:(?:about|around|roughly|approximately|just)\s+)?{COUNT}\s+"
+           r"(?P<u>min(?:ute)?|hour|hr|day|week|fortnight|month|year)s?"
+           r"(?:['’]?\s+time)?\b(?!\s+(?:ago|old|in a row))", IC,
+           needs="min minute hour hr day week fortnight month year")
+@RULES.add(rf"\b{COUNT}\s+(?P<u>min(?:ute)?|hour|hr|day|week|fortnight|month|year|decade)s?\s+"
+           r"(?:from\s+(?:now|today)|hence)\b",
+           IC, needs="min minute hour hr day week fortnight month year decade")
 def later(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     """in 3 days / in two weeks / 3 days from now (in a minute is not a time); within 3 days
     is the vague window from today to then."""
-    unit, count = m["u"].lower(), m["n"].lower()
+    unit, count = unit_name(m["u"]), m["n"].lower()
+    if count.startswith("half"):
+        return None
+    if unit in ("minute", "hour") and not (ctx.future or SENTENCE_START.search(
+            ctx.text, max(0, m.start() - 3), m.start() + 1)):
+        return None  # "scored 3 goals in 5 minutes", "ran it in 3 hours": a duration
+    if unit == "minute":  # in 20 minutes; "in a minute" is not a time
+        n = en_to_int(count)
+        return R.minutes_ago(ctx, -n) if n and count not in ("a", "an", "one") else None
     if NEGATED.search(ctx.text, max(0, m.start() - 60), m.start()):
         return None
     if (m.groupdict().get("within") or "").lower() == "within" and unit != "hour":
@@ -123,13 +149,13 @@ def later(ctx: Ctx, m: re.Match[str]) -> Atom | None:
         return R.hours_ago(ctx, -n)
     if unit == "month":
         return R.month_offset(ctx, n)
-    if unit == "year":
-        return R.year_offset(ctx, n)
+    if unit in ("year", "decade"):
+        return R.year_offset(ctx, n * (10 if unit == "decade" else 1))
     return R.day_offset(ctx, n * UNIT_DAYS[unit])
 
 
 @RULES.add(rf"\b(?:(?:in|over|during|for|within)\s+)?(?:the|this)\s+(?:past|last)\s+"
-           rf"(?:(?P<n>{EN_NUM}|few|couple of|couple)\s+)?(?P<u>day|week|month|year)s?\b"
+           rf"(?:(?P<n>{EN_NUM}|few|couple of|couple)\s+)?(?P<u>day|week|fortnight|month|year)s?\b"
            r"(?!\s+of\b)",
            IC, needs="past last")
 def rolling(ctx: Ctx, m: re.Match[str]) -> Atom | None:
@@ -142,7 +168,8 @@ def rolling(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     return R.last_days(ctx, n * days) if n else None
 
 
-@RULES.add(r"\b(?:recently|lately|of late|these days|not long ago|a little while ago"
+@RULES.add(r"\b(?:recently|lately|of late|these days|not (?:so |that |too )?long ago|a little while ago"
+           r"|a short while ago"
            r"|(?P<few>the other day|a few days back)|(?P<while>a while ago|a while back"
            r"|some time ago)|(?P<now>just now|a moment ago|moments ago))\b", IC,
            needs="recently lately late day other while ago back now moment")
@@ -163,16 +190,28 @@ def during_this(ctx: Ctx, m: re.Match[str]) -> Atom | None:
 
 # --- weeks, weekdays, months, years ------------------------------------------------------------
 
+ABBREVIATED = {"mon": 0, "tue": 1, "wed": 2, "thu": 3, "fri": 4, "sat": 5, "sun": 6}
+
+
 @RULES.add(rf"(?<!every )(?<!that )\b(?:(?P<mod>last|this|next|this past|this coming|coming)\s+)?"
-           rf"(?P<wd>{WD})\b", IC, needs=" ".join(WEEKDAYS))
+           rf"(?P<wd>{WD})\b"
+           r"|\b(?P<mod2>last|this|next|this past|this coming|on)\s+(?P<ab>tue|wed|thu|fri)\b\.?"
+           r"|\b(?P<mod3>last|next)\s+(?P<ab2>mon|sat|sun)\b\.?", IC,
+           needs=" ".join(WEEKDAYS) + " " + " ".join(ABBREVIATED))
 def weekday(ctx: Ctx, m: re.Match[str]) -> Atom | None:
-    """Tuesday / on Tuesday (latest on or before today), last / this / next Tuesday (the
-    Tuesday of the previous / current / next Monday-first week), this past / coming Tuesday."""
-    wd = WEEKDAYS[m["wd"].lower()]
-    mod = (m["mod"] or "").lower()
+    """Tuesday / on Tuesday (latest on or before today); last Tuesday / this past Tuesday (the
+    latest strictly before today); this / next Tuesday (the Tuesday of the current / next
+    Monday-first week); this coming Tuesday (the first strictly after today)."""
+    if m["wd"] is None:  # last Fri / next Tue / on Thu
+        wd = ABBREVIATED[(m["ab"] or m["ab2"]).lower()]
+        mod = (m["mod2"] or m["mod3"]).lower()
+        mod = "" if mod == "on" else mod
+    else:
+        wd = WEEKDAYS[m["wd"].lower()]
+        mod = (m["mod"] or "").lower()
     if not mod:
         return R.bare_weekday(ctx, wd)
-    if mod == "this past":
+    if mod in ("this past", "last"):  # the last one strictly before today (see the docs)
         return R.weekday_past(ctx, wd)
     if mod in ("this coming", "coming"):
         return R.weekday_coming(ctx, wd)
@@ -191,13 +230,14 @@ def calendar_unit(ctx: Ctx, m: re.Match[str]) -> Atom | None:
 
 
 @RULES.add(r"\b(?:(?P<mod>last|this|next|this past|this coming|the coming)\s+weekend"
-           r"|(?:(?:over|on|at|during)\s+)?the\s+weekend(?P<rel>\s+before\s+last)?)\b", IC,
+           r"|(?:(?:over|on|at|during)\s+)?the\s+weekend(?P<rel>\s+before\s+last|\s+after\s+next)?)\b",
+           IC,
            needs="weekend")
 def weekend(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     """last / this / next weekend (Sat-Sun of the previous / current / next week); the
     weekend: the one under way, else the last one (the next one in a plan)."""
     if m["rel"]:
-        return R.weekend_offset(ctx, -2)
+        return R.weekend_offset(ctx, 2 if "next" in m["rel"].lower() else -2)
     if m["mod"] is None:
         return R.bare_weekend(ctx)
     mod = m["mod"].lower()
@@ -228,7 +268,7 @@ def pod(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     return A.pod(ctx, *PODS[m["p"].lower()], standalone=False)
 
 
-@RULES.add(r"\b(?P<h>1[0-2]|0?[1-9])(?::(?P<m>[0-5]\d))?\s*(?P<ap>[ap])\.?m\b\.?", IC, needs="#")
+@RULES.add(r"\b(?P<h>1[0-2]|0?[1-9])(?:[:.](?P<m>[0-5]\d))?\s*(?P<ap>[ap])\.?m\b\.?", IC, needs="#")
 def clock_ampm(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     """3pm / 3:30 pm / 11 a.m."""
     hour = int(m["h"]) % 12 + (12 if m["ap"].lower() == "p" else 0)
@@ -259,25 +299,151 @@ def noon(ctx: Ctx, m: re.Match[str]) -> Atom | None:
 
 # --- relative to another date ----------------------------------------------------------------
 
+# After "the week before" these end the phrase: it is then relative to today.
+ENDS_PHRASE = re.compile(r"\s*(?:$|[.,;:!?)\-–—]|(?:and|but|so|too|then|though|again|anyway"
+                         r"|as well|already|actually|or)\b)", re.IGNORECASE)
+
+
 @RULES.add(rf"\bthe\s+(?P<u>day|week|weekend|month|year|{WD})\s+(?P<dir>before|after|prior\s+to"
-           r"|following)(?=\s)"
+           r"|following)(?=\s|$|[.,;:!?)])"
            rf"|\b(?P<n>{EN_NUM})\s+(?P<u2>day|week|month|year)s?\s+"
-           r"(?P<dir2>before|after|prior\s+to)(?=\s)"
+           r"(?P<dir2>before|after|prior\s+to)(?=\s|$|[.,;:!?)])"
            r"|\b(?P<of>the\s+week\s+of)(?=\s)", IC, needs="before after prior following week")
 def relation(ctx: Ctx, m: re.Match[str]) -> Atom | None:
-    """the week before / the Sunday before / two days after / the week of + a date."""
+    """the week before / the Sunday before / two days after / the week of + a date. With no
+    date after it, "the Friday before" / "the week before" is relative to today."""
     if m["of"]:
         return A.rel("week_of")
-    direction = 1 if (m["dir"] or m["dir2"]).lower() in ("after", "following") else -1
+    word = (m["dir"] or m["dir2"]).lower()
+    direction = 1 if word in ("after", "following") else -1
     unit = (m["u"] or m["u2"]).lower()
     n = en_to_int(m["n"]) if m["n"] else 1
     if n is None:
         return None
     if unit in WEEKDAYS:
-        return A.rel("weekday", (WEEKDAYS[unit], direction))
-    if unit == "weekend":
-        return A.rel("weekend", (1, direction))
-    return A.rel(unit + "s", (n, direction))
+        atom = A.rel("weekday", (WEEKDAYS[unit], direction))
+    elif unit == "weekend":
+        atom = A.rel("weekend", (1, direction))
+    else:
+        atom = A.rel(unit + "s", (n, direction))
+    if word != "before" or not ENDS_PHRASE.match(ctx.text, m.end()):
+        return atom
+    today = R.day_offset(ctx, 0)
+    fallback = R.apply_relation(ctx, atom.op or "", atom.arg, today)
+    if fallback is None:
+        return atom
+    return replace(atom, lo=fallback.lo, hi=fallback.hi, gran=fallback.gran,
+                   exact=fallback.exact, day=fallback.day, standalone=True)
+
+
+@RULES.add(rf"\b(?P<n>{EN_NUM}|a couple of|a few)\s+(?P<wd>{WD})s\s+(?P<dir>ago|back|from\s+now)\b"
+           rf"|\bthe\s+(?P<wd2>{WD})\s+(?P<rel>before\s+last|after\s+next)\b", IC,
+           needs=" ".join(WEEKDAYS))
+def counted_weekday(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """3 Fridays ago (the third Friday back, today not counted) / two Mondays from now / the
+    Friday before last (the one before last Friday) / the Friday after next (the Friday of the
+    week after next week)."""
+    if m["rel"]:
+        wd = WEEKDAYS[m["wd2"].lower()]
+        if "last" in m["rel"].lower():  # the one before last Friday
+            return R.weekdays_ago(ctx, wd, 2)
+        return R.weekday_in_week(ctx, wd, 2)
+    count = m["n"].lower()
+    n = {"a couple of": 2, "a few": 3}.get(count) or en_to_int(count)
+    if not n or n > 60:
+        return None
+    atom = R.weekdays_ago(ctx, WEEKDAYS[m["wd"].lower()], n if m["dir"].lower() != "from now"
+                          and not m["dir"].lower().startswith("from") else -n)
+    return replace(atom, exact=False) if count in ("a couple of", "a few") else atom
+
+
+@RULES.add(r"\b(?:(?:around|about|at|by|on)\s+)?(?:this|(?:the\s+)?same)\s+(?P<w>time|day|date|week|month)"
+           r"\s+(?P<off>last|next)\s+(?P<u>year|month|week)\b"
+           r"|\b(?P<off2>last|next)\s+(?P<u2>year|month)\s+(?:around\s+|at\s+)?this\s+time\b"
+           rf"|\b(?:this\s+(?P<w3>time|day|date)\s+)?(?P<n>{EN_NUM})\s+(?P<u3>year|month|week)s?\s+ago"
+           r"(?P<today>\s+today)?\b", IC, needs="time day date week month year")
+def same_time(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """this time last year (three weeks round today's date a year back, vague) / this day last
+    year / a year ago today (that date) / this week last year (that calendar week)."""
+    if m["u3"]:
+        if not (m["w3"] or m["today"]):
+            return None  # plain "a year ago": the ago rule
+        n = en_to_int(m["n"])
+        if n is None:
+            return None
+        unit, sign, what = m["u3"].lower(), -1, (m["w3"] or "day").lower()
+    else:
+        unit = (m["u"] or m["u2"]).lower()
+        sign = -1 if (m["off"] or m["off2"]).lower() == "last" else 1
+        what = (m["w"] or "time").lower()
+        n = 1
+    shift = {"year": (sign * n, 0, 0), "month": (0, sign * n, 0), "week": (0, 0, sign * n)}[unit]
+    if what in ("day", "date"):
+        return R.same_day(ctx, *shift)
+    if what in ("week", "month") and unit != what:
+        day = R.same_day(ctx, *shift)
+        assert day.lo is not None
+        if what == "week":
+            return A.week(ctx, day.lo.date())
+        return A.month(ctx, day.lo.year, day.lo.month)
+    return R.same_time(ctx, *shift)
+
+
+HALF_WIDTH = {"day": 1, "week": 7, "month": 31, "year": 183}
+
+
+@RULES.add(rf"\b(?:(?P<n>{EN_NUM})\s+and\s+a\s+half\s+(?P<u>day|week|month|year)s?"
+           rf"|(?P<n2>{EN_NUM})\s+(?P<u2>day|week|month|year)s?\s+and\s+a\s+half"
+           r"|(?P<n3>\d{1,2})\.5\s+(?P<u3>day|week|month|year)s?)\s+(?P<dir>ago|back|from\s+now)\b"
+           rf"|\bin\s+(?:(?P<n4>{EN_NUM})\s+and\s+a\s+half\s+(?P<u4>day|week|month|year)s?"
+           rf"|(?P<n5>{EN_NUM})\s+(?P<u5>day|week|month|year)s?\s+and\s+a\s+half)\b", IC,
+           needs="half")
+def and_a_half(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """a year and a half ago / one and a half months ago / 1.5 years ago / in a month and a
+    half: a vague window round that point."""
+    count = next(m[g] for g in ("n", "n2", "n3", "n4", "n5") if m[g])
+    unit = next(m[g] for g in ("u", "u2", "u3", "u4", "u5") if m[g]).lower()
+    n = en_to_int(count)
+    if n is None:
+        return None
+    sign = 1 if (m["dir"] or "").lower() in ("ago", "back") else -1
+    centre = round((n + 0.5) * UNIT_DAYS[unit])
+    return R.about_days_ago(ctx, sign * centre, max(HALF_WIDTH[unit], 1))
+
+
+@RULES.add(rf"\b(?:(?:in|over|during|within|for)\s+)?the\s+(?:next|coming|following)\s+"
+           rf"(?:(?P<n>{EN_NUM}|few|couple of|couple)\s+)?(?P<u>day|week|fortnight|month|year)s\b"
+           r"|\b(?:in|over)\s+the\s+(?:days|weeks|months)\s+(?:ahead|to\s+come)\b", IC,
+           needs="next coming following ahead come")
+def rolling_ahead(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """the next 3 days / over the next few weeks / in the coming months: from tomorrow on."""
+    if m["u"] is None:
+        return None
+    days = UNIT_DAYS[m["u"].lower()]
+    count = (m["n"] or "few").lower()
+    if count in ("few", "couple", "couple of"):
+        return R.next_days(ctx, days * (4 if count == "few" else 2), exact=False)
+    n = en_to_int(count)
+    return R.next_days(ctx, n * days) if n else None
+
+
+@RULES.add(r"(?<!the )\b(?:(?P<mod>last|this|next|the\s+previous|the\s+following|the\s+coming)\s+quarter"
+           r"(?!\s+of\b)"
+           r"|(?:the\s+)?(?P<ord>first|second|third|fourth|1st|2nd|3rd|4th|last|final)\s+quarter"
+           r"(?=\s+of\s+(?:(?:19|20)\d\d|(?:last|this|next)\s+year))"
+           r"|(?P<q>Q[1-4])(?:\s+(?P<y>(?:19|20)\d\d))?)\b(?!\s*[:.)])", re.ASCII | re.IGNORECASE,
+           needs="quarter q")
+def quarter(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """last quarter / this quarter / the third quarter of 2023 / Q3 / Q1 2024."""
+    if m["mod"]:
+        return R.quarter_offset(ctx, offset(m["mod"]))
+    if m["q"] and not m["q"].startswith("Q"):
+        return None  # "q1" in lower case: not written as a quarter
+    q = int(m["q"][1]) if m["q"] else {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1,
+                                       "2nd": 2, "3rd": 3, "4th": 4, "last": 4,
+                                       "final": 4}[m["ord"].lower()]
+    y = int(m["y"]) if m["y"] else None
+    return R.in_year_or_default(ctx, lambda year: R.quarter(ctx, year, q), y, started_only=False)
 
 
 @RULES.add(r"\b(?:the\s+)?(?P<d>3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)\b", IC, needs="#")

@@ -13,6 +13,7 @@ from dataclasses import replace
 from chalicelib.domain.timeparse import atoms as A
 from chalicelib.domain.timeparse import resolve as R
 from chalicelib.domain.timeparse.atoms import Atom
+from chalicelib.domain.timeparse.numerals import EN_NUM, en_to_int
 from chalicelib.domain.timeparse.rules import RuleSet
 from chalicelib.domain.timeparse.span import Ctx
 
@@ -55,42 +56,62 @@ def plain_word(m: re.Match[str]) -> bool:
 
 # --- holidays (before the dates: July 4th is Independence Day) -------------------------------
 
+# (pattern, key, always a period): the day unless "holidays / break / vacation / weekend"
+# follows (the Christmas holidays, Thanksgiving weekend) or the name is a period itself.
 HOLIDAYS = (
-    (r"christmas\s+eve|xmas\s+eve", "christmas_eve"),
-    (r"christmas(?:\s+day)?|xmas", "christmas"),
-    (r"new\s+year['’]?s\s+eve", "new_year_eve"),
-    (r"new\s+year['’]?s(?:\s+day)?", "new_year"),
-    (r"valentine['’]?s(?:\s+day)?", "valentine"),
-    (r"halloween", "halloween"),
-    (r"thanksgiving(?:\s+day)?", "thanksgiving"),
+    (r"christmas\s+eve|xmas\s+eve", "christmas_eve", False),
+    (r"christmas(?:\s+day)?|xmas", "christmas", False),
+    (r"new\s+year['’]?s\s+eve", "new_year_eve", False),
+    (r"new\s+year['’]?s(?:\s+day)?", "new_year", False),
+    (r"valentine['’]?s(?:\s+day)?", "valentine", False),
+    (r"halloween", "halloween", False),
+    (r"thanksgiving(?:\s+day)?", "thanksgiving", False),
     (r"independence\s+day|(?:the\s+)?fourth\s+of\s+july|july\s+4th|july\s+fourth",
-     "independence_day"),
-    (r"easter(?:\s+sunday)?", "easter"),
-    (r"mother['’]?s\s+day", "mothers_day"),
-    (r"father['’]?s\s+day", "fathers_day"),
-    (r"memorial\s+day", "memorial_day"),
-    (r"labou?r\s+day", "labor_day_us"),
-    (r"(?:chinese|lunar)\s+new\s+year|spring\s+festival", "spring_festival"),
-    (r"mid-?\s?autumn\s+festival|moon\s+festival", "mid_autumn"),
-    (r"dragon\s+boat\s+festival", "dragon_boat"),
-    (r"lantern\s+festival", "lantern"),
-    (r"qingming(?:\s+festival)?|tomb[-\s]sweeping\s+day", "qingming"),
-    (r"(?:china['’]?s\s+)?national\s+day(?:\s+holiday)?|golden\s+week", "national_day"),
+     "independence_day", False),
+    (r"good\s+friday", "good_friday", False),
+    (r"easter(?:\s+sunday)?", "easter", False),
+    (r"mother['’]?s\s+day", "mothers_day", False),
+    (r"father['’]?s\s+day", "fathers_day", False),
+    (r"memorial\s+day", "memorial_day", False),
+    (r"labou?r\s+day", "labor_day_us", False),
+    (r"(?:chinese|lunar)\s+new\s+year|spring\s+festival", "spring_festival", False),
+    (r"mid-?\s?autumn\s+festival|moon\s+festival", "mid_autumn", False),
+    (r"dragon\s+boat\s+festival", "dragon_boat", False),
+    (r"lantern\s+festival", "lantern", False),
+    (r"qingming(?:\s+festival)?|tomb[-\s]sweeping\s+day", "qingming", False),
+    (r"(?:china['’]?s\s+)?national\s+day", "national_day", False),
+    (r"golden\s+week", "national_day", True),
+    (r"boxing\s+day", "boxing_day", False),
+    (r"(?:st\.?|saint)\s+patrick['’]?s(?:\s+day)?", "st_patrick", False),
+    (r"black\s+friday", "black_friday", False),
+    (r"(?:martin\s+luther\s+king|mlk)(?:\s+jr\.?)?\s+day", "mlk_day", False),
+    (r"presidents['’]?\s+day", "presidents_day", False),
+    (r"veterans['’]?\s+day", "veterans_day", False),
+    (r"summer\s+(?:vacation|break|holidays?)", "summer_holiday", True),
+    (r"winter\s+(?:vacation|break|holidays?)", "christmas", True),
 )
 HOLIDAY_WORDS = ("christmas xmas new valentine halloween thanksgiving independence fourth july "
                  "easter mother father memorial labor labour chinese lunar spring autumn moon "
-                 "dragon lantern qingming tomb national golden")
-HOLIDAY_RE = "|".join(f"(?P<h{i}>{pattern})" for i, (pattern, _) in enumerate(HOLIDAYS))
+                 "dragon lantern qingming tomb national golden good boxing patrick black king mlk "
+                 "president veteran summer winter")
+HOLIDAY_RE = "|".join(f"(?P<h{i}>{pattern})" for i, (pattern, _, _) in enumerate(HOLIDAYS))
 MODIFIER = r"(?P<mod>last|this|next|this past|this coming)"
+PERIOD = r"(?P<period>\s+(?:holidays?|break|vacation|weekend|long\s+weekend))?"
+WEEKEND_PERIODS = {"thanksgiving", "easter", "labor_day_us", "memorial_day"}
 
 
-@RULES.add(rf"\b(?:{MODIFIER}\s+)?(?:{HOLIDAY_RE})\b(?:,?\s+(?:of\s+)?{YEAR}\b)?", IC,
+@RULES.add(rf"\b(?:{MODIFIER}\s+)?(?:the\s+)?(?:{HOLIDAY_RE})\b{PERIOD}(?:,?\s+(?:of\s+)?{YEAR}\b)?", IC,
            needs=HOLIDAY_WORDS)
 def holiday(ctx: Ctx, m: re.Match[str]) -> Atom | None:
-    """Christmas / last Christmas / Christmas 2022 / Thanksgiving / Chinese New Year."""
-    key = next(k for i, (_, k) in enumerate(HOLIDAYS) if m[f"h{i}"] is not None)
+    """Christmas / last Christmas / Christmas 2022 / Thanksgiving / Chinese New Year; the
+    Christmas holidays / Thanksgiving weekend / Golden Week: the holiday period."""
+    index = next(i for i in range(len(HOLIDAYS)) if m[f"h{i}"] is not None)
+    _, key, always = HOLIDAYS[index]
+    suffix = (m["period"] or "").strip().lower()
+    if "weekend" in suffix and key not in WEEKEND_PERIODS:
+        return None  # "Christmas weekend": not a window we name
     year = int(m["y"]) if m["y"] else None
-    return R.holiday(ctx, key, year, modifier(m["mod"]))
+    return R.holiday(ctx, key, year, modifier(m["mod"]), period=always or bool(suffix))
 
 
 # --- dates and months ------------------------------------------------------------------------
@@ -244,16 +265,36 @@ SEASON_WORDS = {"spring": "spring", "summer": "summer", "fall": "autumn", "autum
 
 
 @RULES.add(rf"\b(?:{MODIFIER}\s+|(?P<prep>(?:in|during|over|through|throughout)\s+(?:the\s+)?"
-           rf"|the\s+))?(?P<s>spring|summer|fall|autumn|winter)\b(?:\s+(?:of\s+)?{YEAR}\b)?", IC,
+           rf"|the\s+))?(?P<s>spring|summer|fall|autumn|winter)\b(?!\s+(?:vacation|break|holiday))"
+           rf"(?:\s+(?:of\s+)?{YEAR}\b)?", IC,
            needs="spring summer fall autumn winter")
 def season(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     """last summer / in the fall / summer 2022 / the winter of 2019; vague."""
-    if not (m["mod"] or m["prep"] or m["y"]):
+    part_of = previous_word(ctx.text, m.start()) in ("early", "late", "mid", "of") \
+        or POSSESSIVE_YEAR.search(ctx.text, max(0, m.start() - 12), m.start()) is not None
+    if not (m["mod"] or m["prep"] or m["y"] or part_of):
         return None  # "summer is hot", "fall down": no particular season named
-    if m["s"].lower() == "fall" and not (m["mod"] or m["y"] or "in" in (m["prep"] or "")):
+    if m["s"].lower() == "fall" and not (m["mod"] or m["y"] or "in" in (m["prep"] or "")
+                                         or part_of):
         return None
     year = int(m["y"]) if m["y"] else None
     return R.season(ctx, SEASON_WORDS[m["s"].lower()], year, modifier(m["mod"]))
+
+
+POSSESSIVE_YEAR = re.compile(r"year['’]s\s+$", re.IGNORECASE)
+
+
+@RULES.add(rf"\b(?P<n>{EN_NUM})\s+(?P<s>spring|summer|fall|autumn|winter)s\s+ago\b"
+           r"|\bthe\s+(?P<s2>spring|summer|fall|autumn|winter)\s+before\s+last\b", IC,
+           needs="spring summer fall autumn winter")
+def seasons_ago(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """two summers ago / the summer before last: counted back from last summer (the latest
+    one that is over); vague."""
+    n = en_to_int(m["n"]) if m["n"] else 2
+    last = R.season(ctx, SEASON_WORDS[(m["s"] or m["s2"]).lower()], mod="last")
+    if not n or n > 50 or last is None or last.season is None or last.in_year is None:
+        return None
+    return last.in_year(last.season[0] - (n - 1))
 
 
 # --- parts of months and years ---------------------------------------------------------------
@@ -270,6 +311,25 @@ def part_prefix(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     """early / mid- / late / the end of + a month, year or week (early August)."""
     word = re.sub(r"\s+", " ", (m["p"] or m["q"]).lower())
     return A.part(PART_WORDS[word])
+
+
+NTH = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4,
+       "4th": 4, "last": -1, "final": -1}
+
+
+@RULES.add(r"\b(?:the\s+)?(?P<n>first|1st|second|2nd|third|3rd|fourth|4th|last|final)\s+"
+           r"(?P<u>week|weekend|(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday))"
+           r"\s+(?:of|in)\b", IC, needs="week weekend monday tuesday wednesday thursday friday "
+                                       "saturday sunday")
+def nth_in_month(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """the first week of June (days 1-7) / the last weekend of May / the second Sunday in May:
+    applied to the month that follows."""
+    n = NTH[m["n"].lower()]
+    if m["wd"]:
+        day = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
+               "sunday").index(m["wd"].lower())
+        return A.part(f"weekday:{day}:{n}")
+    return A.part(f"{m['u'].lower()}:{n}")
 
 
 @RULES.add(r"(?<=\bof )the\s+(?P<u>week|month|year)\b", IC, needs="week month year")

@@ -44,7 +44,10 @@ def candidates(ctx: Ctx) -> list[tuple[int, int, Atom]]:
     found: list[tuple[int, int, Atom]] = []
     for order, rule in enumerate(rules_for(ctx.text)):
         for m in rule.pattern.finditer(ctx.text):
-            atom = rule.handler(ctx, m)
+            try:
+                atom = rule.handler(ctx, m)
+            except (OverflowError, ValueError):  # "year 9999 + 3 days": no such date, no time
+                atom = None
             if atom is not None:
                 found.append((m.end() - m.start(), order, replace(atom, start=m.start(),
                                                                   end=m.end())))
@@ -61,4 +64,7 @@ def select(found: list[tuple[int, int, Atom]]) -> list[Atom]:
 
 
 def find_atoms(ctx: Ctx) -> list[Atom]:
-    return combine(ctx, select(candidates(ctx)))
+    try:
+        return combine(ctx, select(candidates(ctx)))
+    except (OverflowError, ValueError):  # combining out-of-range neighbours: drop them
+        return select(candidates(ctx))

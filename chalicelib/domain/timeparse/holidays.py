@@ -42,6 +42,17 @@ def lunar_day(month: int, day: int, offset: int = 0) -> Callable[[int], Window]:
     return window
 
 
+def around(day_of: Callable[[int], Window], before: int, after: int, exact: bool = False
+           ) -> Callable[[int], Window]:
+    """The days from `before` days before a holiday to `after` days after its last day, both
+    included (a holiday period built round its day)."""
+    def window(year: int) -> Window:
+        first, end, _ = day_of(year)
+        return first - timedelta(days=before), end + timedelta(days=after), exact
+
+    return window
+
+
 def nth(month: int, weekday: int, n: int) -> Callable[[int], Window]:
     def window(year: int) -> Window:
         return one_day(nth_weekday(year, month, weekday, n))
@@ -64,6 +75,20 @@ def easter(year: int) -> Window:
     return one_day(easter_date(year))
 
 
+def lunar_previous(month: int, day: int) -> Callable[[int], Window]:
+    """A day of the lunar year that ends in `year` (腊八, 小年 fall in January or February)."""
+    def window(year: int) -> Window:
+        return one_day(lunar(year - 1, month, day))
+
+    return window
+
+
+def winter_holiday(year: int) -> Window:
+    """寒假: three weeks either side of 春节; vague (schools set their own dates)."""
+    day = lunar(year, 1, 1)
+    return day - timedelta(days=21), day + timedelta(days=21), False
+
+
 HOLIDAYS: dict[str, Callable[[int], Window]] = {
     "new_year": fixed(1, 1),
     "new_year_eve": fixed(12, 31),
@@ -73,8 +98,8 @@ HOLIDAYS: dict[str, Callable[[int], Window]] = {
     "labour_day": fixed(5, 1),
     "childrens_day": fixed(6, 1),
     "teachers_day": fixed(9, 10),
-    # 国庆节 = the Oct 1-7 golden week, a 7-day window.
-    "national_day": fixed(10, 1, 7),
+    # 国庆节 the day is October 1; 国庆假期 / 国庆长假 / 十一黄金周 the holiday, Oct 1-7.
+    "national_day": fixed(10, 1),
     "halloween": fixed(10, 31),
     "christmas_eve": fixed(12, 24),
     "christmas": fixed(12, 25),
@@ -92,11 +117,47 @@ HOLIDAYS: dict[str, Callable[[int], Window]] = {
     "memorial_day": nth(5, 0, -1),
     "labor_day_us": nth(9, 0, 1),
     "easter": easter,
+    "good_friday": lambda year: one_day(easter(year)[0] - timedelta(days=2)),
+    "boxing_day": fixed(12, 26),
+    "st_patrick": fixed(3, 17),
+    "black_friday": lambda year: one_day(nth_weekday(year, 11, 3, 4) + timedelta(days=1)),
+    "mlk_day": nth(1, 0, 3),
+    "presidents_day": nth(2, 0, 3),
+    "veterans_day": fixed(11, 11),
+    "laba": lunar_previous(12, 8),
+    "xiaonian": lunar_previous(12, 23),
+    "longtaitou": lunar_day(2, 2),
+    "zhongyuan": lunar_day(7, 15),
+}
+
+# Holiday periods, named apart from the day: 国庆节 is October 1, 国庆假期 the golden week.
+HOLIDAY_PERIODS: dict[str, Callable[[int], Window]] = {
+    "national_day": fixed(10, 1, 7),
+    "labour_day": fixed(5, 1, 5),  # the May Day holiday, May 1-5 since 2020
+    # 春节假期 / 过年: 除夕 to 初六, the traditional seven days (the official dates move a
+    # little from year to year, so the window is vague)
+    "spring_festival": around(lunar_day(1, 1), 1, 5),
+    "new_year": fixed(1, 1, 3, exact=False),
+    "qingming": around(qingming, 1, 1),
+    "dragon_boat": around(lunar_day(5, 5), 1, 1),
+    "mid_autumn": around(lunar_day(8, 15), 1, 1),
+    # the Christmas holidays: Christmas Eve to New Year's Day
+    "christmas": fixed(12, 24, 9, exact=False),
+    "thanksgiving": around(nth(11, 3, 4), 0, 3, exact=True),  # Thursday to Sunday
+    "easter": around(easter, 2, 1, exact=True),  # Good Friday to Easter Monday
+    "labor_day_us": around(nth(9, 0, 1), 2, 0, exact=True),  # Saturday to Monday
+    "memorial_day": around(nth(5, 0, -1), 2, 0, exact=True),
+    "winter_holiday": winter_holiday,
+    "summer_holiday": fixed(7, 1, 62, exact=False),  # 暑假 / summer vacation: July-August
 }
 
 
-def holiday_window(key: str, year: int) -> Window | None:
+def holiday_window(key: str, year: int, period: bool = False) -> Window | None:
+    """The day(s) of a holiday in `year`; period=True: its holiday period where it has one
+    (国庆假期, the Christmas holidays), else the day."""
     try:
+        if period and key in HOLIDAY_PERIODS:
+            return HOLIDAY_PERIODS[key](year)
         return HOLIDAYS[key](year)
     except ImportError:  # lunardate missing: lunar holidays resolve to nothing, never crash
         return None

@@ -19,10 +19,16 @@ EN_WORDS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
     "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
     "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17,
-    "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
+    "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
+    "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "a hundred": 100,
+    "one hundred": 100,
 }
-# Regex fragment: a count in digits or an English number word.
-EN_NUM = r"(?:\d{1,3}|" + "|".join(sorted(EN_WORDS, key=len, reverse=True)) + ")"
+TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+UNITS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+# Regex fragment: a count in digits or English words (three, twenty-one, twenty one).
+EN_NUM = (r"(?:\d{1,3}|(?:" + "|".join(TENS) + r")(?:[\s-]+(?:" + "|".join(UNITS) + r"))?|"
+          + "|".join(sorted((w for w in EN_WORDS if w not in TENS), key=len, reverse=True))
+          .replace(" ", r"\s+") + ")")
 
 
 def zh_to_int(text: str) -> int | None:
@@ -67,7 +73,10 @@ def zh_vague(text: str) -> tuple[int, int] | None:
 
 def en_to_int(text: str) -> int | None:
     """'3' -> 3, 'three' -> 3, 'a' -> 1; None if not a number."""
-    word = text.strip().lower()
+    word = " ".join(text.lower().replace("-", " ").split())
     if word.isdigit():
         return int(word)
+    tens, _, unit = word.partition(" ")
+    if tens in TENS and unit in UNITS:  # twenty one
+        return EN_WORDS[tens] + EN_WORDS[unit]
     return EN_WORDS.get(word)

@@ -10,15 +10,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import date, timedelta
+from typing import Any
 
 from chalicelib.domain.timeparse import atoms as A
 from chalicelib.domain.timeparse.atoms import Atom
 from chalicelib.domain.timeparse.cal import (
     add_months,
+    days_in_month,
     first_after,
     last_before,
     last_on_or_before,
     monday_of,
+    nth_weekday,
     safe_date,
     this_week_day,
 )
@@ -158,6 +161,51 @@ def during_this(ctx: Ctx, unit: str, earlier: bool) -> Atom:
     return A.days(ctx, min(t + timedelta(days=1), nxt - timedelta(days=1)), nxt, exact=False)
 
 
+def next_days(ctx: Ctx, n: int, exact: bool = True) -> Atom:
+    """The next n days from tomorrow (未来三天, the next few days)."""
+    return days_ahead(ctx, 1, n, exact)
+
+
+def about_days_ago(ctx: Ctx, centre: int, width: int) -> Atom:
+    """A vague window of `width` days centred `centre` days ago (一个半月前, a year and a
+    half ago); a negative centre is ahead."""
+    first = ctx.today - timedelta(days=centre + width // 2)
+    return A.days(ctx, first, first + timedelta(days=width), exact=False)
+
+
+def same_day(ctx: Ctx, years: int = 0, months: int = 0, weeks: int = 0) -> Atom:
+    """去年的今天 / 上个月的今天 / this day last year: today's date moved back (29 Feb -> 28)."""
+    t = ctx.today
+    y, m = add_months(t.year, t.month, 12 * years + months)
+    day = safe_date(y, m, t.day) or date(y, m, days_in_month(y, m))
+    return A.days(ctx, day + timedelta(days=7 * weeks))
+
+
+def same_time(ctx: Ctx, years: int = 0, months: int = 0, weeks: int = 0) -> Atom:
+    """去年这个时候 / this time last year: three weeks round today's date a year back (one
+    week round it a month back; the day itself a week back); vague."""
+    day = same_day(ctx, years, months, weeks)
+    if years == 0 and months == 0:
+        return day
+    assert day.lo is not None
+    half = 10 if years else 3
+    first = day.lo.date() - timedelta(days=half)
+    return A.days(ctx, first, first + timedelta(days=2 * half + 1), exact=False)
+
+
+def quarter(ctx: Ctx, y: int, q: int, **kw: Any) -> Atom | None:
+    """Q1..Q4 / 第一季度: three calendar months."""
+    if not 1 <= q <= 4:
+        return None
+    return replace(A.months(ctx, y, 3 * q - 2, 3), quarter=q, **kw)
+
+
+def quarter_offset(ctx: Ctx, n: int) -> Atom | None:
+    t = ctx.today
+    y, m = add_months(t.year, t.month - (t.month - 1) % 3, 3 * n)
+    return quarter(ctx, y, (m - 1) // 3 + 1)
+
+
 # --- weekdays ----------------------------------------------------------------------------
 
 def weekday_in_week(ctx: Ctx, weekday: int, weeks: int) -> Atom:
@@ -183,6 +231,14 @@ def weekday_past(ctx: Ctx, weekday: int) -> Atom:
 def weekday_coming(ctx: Ctx, weekday: int) -> Atom:
     """this coming Tuesday: the first one strictly after today."""
     return A.days(ctx, first_after(ctx.today, weekday))
+
+
+def weekdays_ago(ctx: Ctx, weekday: int, n: int) -> Atom:
+    """3 Fridays ago / 三个周五以前: the n-th Friday counted back from today (not counting
+    today); a negative n counts forward (two Mondays from now)."""
+    if n >= 0:
+        return A.days(ctx, last_before(ctx.today, weekday) - timedelta(days=7 * (n - 1)))
+    return A.days(ctx, first_after(ctx.today, weekday) + timedelta(days=7 * (-n - 1)))
 
 
 # --- things named without a year ------------------------------------------------------------
@@ -262,11 +318,13 @@ def day_in_month(ctx: Ctx, ymonth: tuple[int, int], d: int) -> Atom | None:
 
 # --- holidays and seasons -------------------------------------------------------------------
 
-def holiday(ctx: Ctx, key: str, y: int | None = None, mod: str | None = None) -> Atom | None:
+def holiday(ctx: Ctx, key: str, y: int | None = None, mod: str | None = None,
+            period: bool = False) -> Atom | None:
     """A holiday in year y; unnamed year: the latest that has started (future wording: the
-    next not yet over); mod last/this/next as in English."""
+    next not yet over); mod last/this/next as in English. period: the holiday period
+    (国庆假期, the Christmas holidays) rather than the day."""
     def build(year: int) -> Atom | None:
-        window = holiday_window(key, year)
+        window = holiday_window(key, year, period)
         return A.days(ctx, window[0], window[1], exact=window[2]) if window else None
 
     return with_modifier(ctx, build, y, mod)
@@ -278,8 +336,9 @@ def with_modifier(ctx: Ctx, build: Build, y: int | None, mod: str | None) -> Ato
     if mod is None:
         return pick_year(ctx, build, started_only=True)
     found = [a for a in (build(ctx.today.year + k) for k in (-2, -1, 0, 1, 2)) if a]
-    if mod == "this":
-        found = [a for a in found if a.lo and a.lo.year == ctx.today.year]
+    if mod == "this":  # the one under way, else this year's
+        under_way = [a for a in found if a.lo and a.hi and a.lo <= ctx.now < a.hi]
+        found = under_way or [a for a in found if a.lo and a.lo.year == ctx.today.year]
         return found[0] if found else None
     if mod == "last":  # the latest one that is over
         over = [a for a in found if a.hi and a.hi <= ctx.now]
@@ -293,16 +352,102 @@ def season(ctx: Ctx, name: str, y: int | None = None, mod: str | None = None) ->
     year named); vague. Unnamed year: the latest that has started; "last summer" = the latest
     that is over."""
     def build(year: int) -> Atom:
-        return A.months(ctx, year, SEASONS[name], 3, exact=False)
+        return replace(A.months(ctx, year, SEASONS[name], 3, exact=False),
+                       season=(year, SEASONS[name]))
 
     atom = with_modifier(ctx, build, y, mod)
     return replace(atom, in_year=build) if atom else None
 
 
+def season_part(ctx: Ctx, op: str, span: Atom) -> Atom | None:
+    """early / mid / late summer, 初夏 / 仲夏 / 夏末: the first / middle / last month."""
+    if span.season is None:
+        return None
+    index = {"begin": 0, "early": 0, "mid": 1, "late": 2, "end": 2}.get(op)
+    if index is None:
+        return None
+    y, m = add_months(*span.season, index)
+    return A.months(ctx, y, m, 1, exact=False)
+
+
+# --- relative to another date ----------------------------------------------------------------
+
+def apply_relation(ctx: Ctx, op: str, arg: tuple[int, ...], anchor: Atom) -> Atom | None:
+    """the week before / two days after / the Sunday before / the week of <anchor>.
+
+    arg = (n, direction) with direction -1 (before) or +1 (after); a weekday op carries
+    (weekday, direction)."""
+    if anchor.lo is None or anchor.hi is None:
+        return None
+    first = anchor.lo.date()
+    last = (anchor.hi - timedelta(seconds=1)).date()
+    if op == "week_of":
+        return A.week(ctx, first)
+    n, direction = arg
+    base = first if direction < 0 else last
+    if op == "days":
+        return A.days(ctx, base + timedelta(days=n * direction), exact=anchor.exact)
+    if op == "weeks":
+        return relation_weeks(ctx, n, direction, first, last, anchor.exact)
+    if op == "weekday":
+        day = last_before(first, n) if direction < 0 else first_after(last, n)
+        return A.days(ctx, day, exact=anchor.exact)
+    if op == "weekend":
+        sunday = last_before(first, 6) if direction < 0 else first_after(last, 5) + \
+            timedelta(days=1)
+        return A.days(ctx, sunday - timedelta(days=1), sunday + timedelta(days=1),
+                      exact=anchor.exact)
+    if op == "months":
+        y, m = add_months(base.year, base.month, n * direction)
+        return A.month(ctx, y, m, exact=anchor.exact)
+    if op == "years":
+        return A.year(ctx, base.year + n * direction, exact=anchor.exact)
+    return None
+
+
+def relation_weeks(ctx: Ctx, n: int, direction: int, first: date, last: date,
+                   exact: bool) -> Atom:
+    """the week before X = the 7 days before X; N weeks before X = the week around X - 7N."""
+    if n == 1:
+        lo = first - timedelta(days=7) if direction < 0 else last + timedelta(days=1)
+        return A.days(ctx, lo, lo + timedelta(days=7), "week", exact=exact)
+    point = (first if direction < 0 else last) + timedelta(days=7 * n * direction)
+    return A.days(ctx, point - timedelta(days=3), point + timedelta(days=4), "week",
+                  exact=False)
+
+
 # --- parts of months, years and weeks ---------------------------------------------------------
 
+def nth_in_month(ctx: Ctx, op: str, y: int, m: int) -> Atom | None:
+    """week:N (days 7N-6 .. 7N; week:-1 the last 7 days), weekend:N (the N-th Saturday and the
+    Sunday after it), weekday:D:N (the N-th weekday D) of month m of year y."""
+    kind, *args = op.split(":")
+    n = int(args[-1])
+    last = days_in_month(y, m)
+    if kind == "week":
+        first = date(y, m, 1 + 7 * (n - 1)) if n > 0 else date(y, m, last - 6)
+        return A.days(ctx, first, first + timedelta(days=7), "week")
+    weekday = 5 if kind == "weekend" else int(args[0])
+    if n > 0:
+        day = nth_weekday(y, m, weekday, n)
+        if day.month != m:
+            return None
+    elif kind == "weekend":  # the last weekend: the last Saturday whose Sunday is in the month
+        day = nth_weekday(y, m, 6, -1) - timedelta(days=1)
+    else:
+        day = nth_weekday(y, m, weekday, -1)
+    if kind == "weekend":
+        return A.days(ctx, day, day + timedelta(days=2))
+    return A.days(ctx, day)
+
+
 def apply_part(ctx: Ctx, op: str, span: Atom) -> Atom | None:
-    """Part (begin/early/mid/late/end/h1/h2) of a calendar month, year or week."""
+    """Part (begin/early/mid/late/end/h1/h2) of a calendar month, year, week or season; an
+    n-th week / weekend / weekday of a month (week:1, weekend:-1, weekday:6:2)."""
+    if ":" in op:
+        return nth_in_month(ctx, op, *span.ymonth) if span.ymonth is not None else None
+    if span.season is not None:
+        return season_part(ctx, op, span)
     if span.ymonth is not None and op in MONTH_PARTS:
         y, m = span.ymonth
         d0, d1 = MONTH_PARTS[op]
@@ -317,6 +462,24 @@ def apply_part(ctx: Ctx, op: str, span: Atom) -> Atom | None:
         return A.days(ctx, monday + timedelta(days=d0), monday + timedelta(days=d1),
                       exact=False)
     return None
+
+
+def keeping_year(atom: Atom, change: Callable[[Atom], Atom | None]) -> Atom | None:
+    """change(atom), still movable to another year (去年 + 11月底, 去年 + 春节前后)."""
+    changed = change(atom)
+    if changed is None or atom.in_year is None:
+        return changed
+    build = atom.in_year
+
+    def in_year(y: int) -> Atom | None:
+        moved = build(y)
+        return change(moved) if moved is not None else None
+
+    return replace(changed, in_year=in_year)
+
+
+def part_keeping_year(ctx: Ctx, op: str, atom: Atom) -> Atom | None:
+    return keeping_year(atom, lambda a: apply_part(ctx, op, a))
 
 
 def this_month_part(ctx: Ctx, op: str) -> Atom | None:

@@ -37,7 +37,7 @@ class TimeSpan:
 FUTURE_WORDS = re.compile(
     r"打算|准备|计划|将要|将会|即将|要去|要回|要来|会去|会来|预计|预定|约好|约了|下次|到时候|届时|想去"
     r"|明天|后天|下周|下个|下星期|下礼拜|明年"
-    r"|\b(?:will|shall|gonna|going to|plan(?:s|ning)? to|planning|upcoming|scheduled"
+    r"|\b(?:will|shall|gonna|going to|plan(?:s|ning)? to|planning|upcoming|scheduled|see you"
     r"|looking forward|can't wait|hope to|intend to|tomorrow|next (?:week|month|year|weekend))\b"
     r"|['’]ll\b",
     re.IGNORECASE,
@@ -47,6 +47,13 @@ FUTURE_WORDS = re.compile(
 # offsets into the normalised text are offsets into the caller's text.
 _FULL_WIDTH = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)}
 _FULL_WIDTH[0x3000] = 0x20
+# Traditional characters of the time words -> simplified, also one for one (上個禮拜, 3週後,
+# 國慶節, 聖誕節), so that the Chinese rules read both scripts.
+_TRADITIONAL = ("後后 個个 週周 禮礼 點点 鐘钟 時时 號号 節节 慶庆 聖圣 誕诞 國国 兩两 幾几 這这 來来"
+                " 裡里 當当 過过 間间 陣阵 剛刚 將将 會会 準准 計计 劃划 預预 約约 報报 歲岁 樓楼 線线"
+                " 車车 門门 開开 見见 長长 黃黄 頭头 兒儿 萬万 親亲 婦妇 師师 復复 勞劳 動动 陽阳 從从"
+                " 農农 曆历 舊旧 際际 誕诞 燈灯 賞赏 團团 圓圆 嗎吗 歡欢 於于 紀纪 級级 鐘钟 閒闲 週周")
+_FULL_WIDTH.update({ord(pair[0]): ord(pair[1]) for pair in _TRADITIONAL.split()})
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from datetime import timedelta
 
 from chalicelib.domain.timeparse import atoms as A
 from chalicelib.domain.timeparse import resolve as R
@@ -29,7 +30,8 @@ WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6
 PODS = {"凌晨": (0, 6), "清晨": (5, 8), "早上": (6, 10), "早晨": (6, 10), "一早": (6, 10),
         "上午": (8, 12), "中午": (11, 14), "午后": (13, 16), "下午": (12, 18), "傍晚": (17, 19),
         "黄昏": (17, 19), "晚上": (18, 24), "晚间": (18, 24), "夜里": (21, 29), "夜间": (21, 29),
-        "半夜": (23, 27), "深夜": (23, 27), "午夜": (23, 27), "白天": (6, 18)}
+        "半夜": (23, 27), "深夜": (23, 27), "午夜": (23, 27), "白天": (6, 18), "午间": (11, 14),
+        "夜晚": (18, 24), "晨间": (6, 10)}
 SHORT_PODS = {"今早": (0, "早上"), "今晨": (0, "早上"), "今晚": (0, "晚上"), "昨晚": (-1, "晚上"),
               "昨夜": (-1, "晚上"), "前晚": (-2, "晚上"), "明早": (1, "早上"), "明晚": (1, "晚上")}
 PARTS = {"初": "begin", "中": "mid", "底": "end", "末": "end", "上旬": "early", "中旬": "mid",
@@ -51,6 +53,9 @@ HOLIDAYS = {
     "六一儿童节": "childrens_day", "六一": "childrens_day", "妇女节": "womens_day",
     "三八妇女节": "womens_day", "教师节": "teachers_day", "跨年夜": "new_year_eve",
     "跨年": "new_year_eve", "复活节": "easter", "过年": "spring_festival",
+    "腊八节": "laba", "腊八": "laba", "小年": "xiaonian", "龙抬头": "longtaitou",
+    "中元节": "zhongyuan", "鬼节": "zhongyuan", "春晚": "new_year_eve_lunar",
+    "年夜饭": "new_year_eve_lunar", "元旦节": "new_year", "大年夜": "new_year_eve_lunar",
     # lunar dates said as such: 八月十五 is 中秋, not 15 August
     "正月初一": "spring_festival", "正月十五": "lantern", "五月初五": "dragon_boat",
     "七月初七": "qixi", "八月十五": "mid_autumn", "九月初九": "double_ninth",
@@ -60,7 +65,7 @@ HOLIDAYS = {
 WEEK_WORD_TAILS = set("围年期边岁刊报")  # 这周围, 上周年 ...: not a week
 CLOCK_TAILS = set("见到前后左开出去来回起睡吃了的在集准整钟多")
 NUMERAL_CHARS = "零〇一二两三四五六七八九十百几"
-MONTH = r"(?P<m>1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])"
+MONTH = r"(?P<m>1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九]|(?<![美日欧港币块])元)"
 DAY = r"(?P<d>[12]\d|3[01]|0?[1-9]|[一二]?十[一二三四五六七八九]?|三十一?|[一二三四五六七八九])"
 YEAR = r"(?P<y>(?:19|20)\d\d|[一二][〇零○一二三四五六七八九]{3})"
 PART_SUFFIX = r"(?P<part>上旬|中旬|下旬|初|底|末)?"
@@ -82,13 +87,13 @@ def _pod(ctx: Ctx, name: str, day_offset: int | None = None, standalone: bool = 
 def _with_part(ctx: Ctx, atom: Atom | None, part: str | None) -> Atom | None:
     if atom is None or not part:
         return atom
-    return R.apply_part(ctx, PARTS[part], atom)
+    return R.part_keeping_year(ctx, PARTS[part], atom)
 
 
 # --- days --------------------------------------------------------------------------------------
 
 @RULES.add(r"(?<![以之从提如至每当然最先])(?:大前天|前天|昨天|昨日|昨儿|今天|今日|今儿|明天|明日|明儿"
-           r"|大后天|后天)(?!天)", needs="天日儿")
+           r"|大后天|后天)(?![天性])", needs="天日儿")
 def day_word(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     return R.day_offset(ctx, DAY_WORDS[m[0]])
 
@@ -99,7 +104,7 @@ def short_pod(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     return _pod(ctx, name, offset)
 
 
-@RULES.add(rf"(?<![\d{NUMERAL_CHARS}第])(?P<n>{ZH_VAGUE}|{ZH_NUM})(?:天|日)(?:之|以)?(?P<dir>前|后)"
+@RULES.add(rf"(?<![\d{NUMERAL_CHARS}第])(?P<n>{ZH_VAGUE}|{ZH_NUM})\s?(?:天|日)(?:之|以)?(?P<dir>前|后)"
            r"(?![天面边])", needs="天日")
 def days_ago(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     """三天前 / 十几天前 / 两天后."""
@@ -114,7 +119,7 @@ def days_ago(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     return R.day_offset(ctx, -n if back else n)
 
 
-@RULES.add(rf"(?<![\d{NUMERAL_CHARS}第])(?P<n>{ZH_VAGUE}|{ZH_NUM})个?(?:星期|礼拜|周)(?:之|以)?"
+@RULES.add(rf"(?<![\d{NUMERAL_CHARS}第])(?P<n>{ZH_VAGUE}|{ZH_NUM})\s?个?(?:星期|礼拜|周)(?:之|以)?"
            r"(?P<dir>前|后)(?![天面边])", needs="周期拜")
 def weeks_ago(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     vague = zh_vague(m["n"])
@@ -126,33 +131,43 @@ def weeks_ago(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     return R.week_offset(ctx, sign * n) if n is not None and n < 200 else None
 
 
-@RULES.add(rf"(?<![\d{NUMERAL_CHARS}第])(?P<n>{ZH_VAGUE}|{ZH_NUM}|半)个(?P<more>多)?(?P<half>半)?月"
-           r"(?:之|以)?(?P<dir>前|后)(?![天面边])", needs="月")
+@RULES.add(rf"(?<![\d{NUMERAL_CHARS}第])(?P<big>大)?(?P<n>{ZH_VAGUE}|{ZH_NUM}|半)\s?个(?P<more>多)?"
+           r"(?P<half>半)?月(?:之|以)?(?P<dir>前|后)(?![天面边])", needs="月")
 def months_ago(ctx: Ctx, m: re.Match[str]) -> Atom | None:
-    """三个月前 = the calendar month three back; 半个月前, 三个多月前, 几个月前 are vague."""
-    back = m["dir"] == "前"
-    if m["n"] == "半":
-        return R.days_back(ctx, 20, 10) if back else R.days_ahead(ctx, 10, 20)
+    """三个月前 = the calendar month three back; 半个月前, 一个半月前, 三个多月前, 几个月前 are
+    vague."""
+    sign = 1 if m["dir"] == "前" else -1
+    if m["n"] == "半":  # 半个月前: 10-20 days ago; 大半个月前: 15-25
+        near, far = (15, 25) if m["big"] else (10, 20)
+        return R.days_back(ctx, far, near) if sign > 0 else R.days_ahead(ctx, near, far)
     vague = zh_vague(m["n"])
     n = zh_to_int(m["n"])
-    if vague is None and n is not None and (m["more"] or m["half"]):
+    if m["half"] and vague is None and n is not None:  # 一个半月前: about 45 days ago
+        return R.about_days_ago(ctx, sign * (30 * n + 15), 31)
+    if vague is None and n is not None and m["more"]:
         vague = (n, n + 1)
     if vague:
         lo, hi = vague
-        return R.months_back(ctx, hi, lo) if back else R.months_ahead(ctx, lo, hi)
+        return R.months_back(ctx, hi, lo) if sign > 0 else R.months_ahead(ctx, lo, hi)
     if n is None or n > 600:
         return None
-    return R.month_offset(ctx, -n if back else n)
+    return R.month_offset(ctx, -sign * n)
 
 
-@RULES.add(rf"(?<![\d{NUMERAL_CHARS}第])(?P<n>{ZH_VAGUE}|{ZH_NUM}|半)(?P<more>多)?年(?P<more2>多)?"
-           r"(?:之|以)?(?P<dir>前|后)(?![天面边])", needs="年")
+@RULES.add(rf"(?<![\d{NUMERAL_CHARS}第])(?P<big>大)?(?P<n>{ZH_VAGUE}|{ZH_NUM}|半)\s?(?P<more>多)?年"
+           r"(?P<more2>多)?(?P<half>半)?(?:之|以)?(?P<dir>前|后)(?![天面边])", needs="年")
 def years_ago(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """三年前 = the calendar year three back; 半年前 (months 5-7 back), 大半年前 (7-10), 一年半前
+    (about 18 months), 几年前, 两年多前 are vague."""
     back = m["dir"] == "前"
     if m["n"] == "半":
+        if m["big"]:
+            return R.months_back(ctx, 10, 7) if back else R.months_ahead(ctx, 7, 10)
         return R.months_back(ctx, 7, 5) if back else R.months_ahead(ctx, 5, 7)
     vague = zh_vague(m["n"])
     n = zh_to_int(m["n"])
+    if m["half"] and vague is None and n is not None:  # 一年半前: ±3 months round 18 months
+        return R.about_days_ago(ctx, (1 if back else -1) * (365 * n + 182), 183)
     if vague is None and n is not None and (m["more"] or m["more2"]):
         vague = (n, n + 1)
     if vague:
@@ -163,7 +178,7 @@ def years_ago(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     return R.year_offset(ctx, -n if back else n)
 
 
-@RULES.add(rf"(?<![\d{NUMERAL_CHARS}第])(?P<n>{ZH_NUM}|半)个?(?:小时|钟头)(?:之|以)?(?P<dir>前|后)",
+@RULES.add(rf"(?<![\d{NUMERAL_CHARS}第])(?P<n>{ZH_NUM}|半)\s?个?(?:小时|钟头)(?:之|以)?(?P<dir>前|后)",
            needs="时头")
 def hours_ago(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     sign = -1 if m["dir"] == "前" else 1
@@ -173,7 +188,7 @@ def hours_ago(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     return R.hours_ago(ctx, -sign * n) if n is not None and n < 200 else None
 
 
-@RULES.add(rf"(?<![\d{NUMERAL_CHARS}第])(?P<n>{ZH_NUM})分钟(?:之|以)?(?P<dir>前|后)", needs="钟")
+@RULES.add(rf"(?<![\d{NUMERAL_CHARS}第])(?P<n>{ZH_NUM})\s?分钟(?:之|以)?(?P<dir>前|后)", needs="钟")
 def minutes_ago(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     n = zh_to_int(m["n"])
     if n is None:
@@ -181,18 +196,134 @@ def minutes_ago(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     return R.minutes_ago(ctx, n if m["dir"] == "前" else -n)
 
 
-@RULES.add(r"(?:最近|(?<![将接])近|过去|这)的?(?P<n>[一二两三四五六七八九十]|\d{1,2})"
+# 最近几天 / 这几年: a vague count of units, in days
+VAGUE_UNITS = {"天": 5, "日": 5, "周": 21, "个星期": 21, "个礼拜": 21, "个月": 120, "年": 4 * 365}
+UNIT_DAYS = {"天": 1, "日": 1, "周": 7, "个星期": 7, "个礼拜": 7, "个月": 30, "年": 365}
+
+
+@RULES.add(r"(?:最近|(?<![将接])近|过去|这)的?(?P<n>[一二两三四五六七八九十几]|\d{1,2})"
            r"(?P<u>天|日|周|个星期|个礼拜|个月|年)(?P<le>了)?"
-           r"(?:来|以来|里|内)?", needs="近去这")
+           r"(?:来|以来|里|内|中)?", needs="近去这")
 def last_n(ctx: Ctx, m: re.Match[str]) -> Atom | None:
-    """最近三天 / 过去一周 / 近一个月: rolling windows ending today."""
-    if m[0].startswith("这") and m["u"] not in ("天", "日"):
+    """最近三天 / 过去一周 / 近一个月: rolling windows ending today; 这几年 / 最近几个月 /
+    这两年: vague ones."""
+    if m[0].startswith("这") and m["u"] not in ("天", "日") and m["n"] not in "几两":
         return None  # 这一周 / 这个月 are calendar units, read by other rules
     if m["le"]:
         return None  # 过去三年了: three years have passed, a duration
+    if m["n"] == "几":
+        return R.last_days(ctx, VAGUE_UNITS[m["u"]], exact=False)
     n = zh_to_int(m["n"]) or 1
-    unit_days = {"天": 1, "日": 1, "周": 7, "个星期": 7, "个礼拜": 7, "个月": 30, "年": 365}
-    return R.last_days(ctx, n * unit_days[m["u"]])
+    return R.last_days(ctx, n * UNIT_DAYS[m["u"]], exact=not m[0].startswith("这"))
+
+
+@RULES.add(r"(?:未来|接下来|今后|往后|之后|随后)的?(?P<n>[一二两三四五六七八九十几]|\d{1,2})"
+           r"(?P<u>天|日|周|个星期|个礼拜|个月|年)(?:里|内|中)?", needs="未接今往之随")
+def next_n(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """未来三天 / 接下来的一周 / 今后几个月: the days from tomorrow on."""
+    if m["n"] == "几":
+        return R.next_days(ctx, VAGUE_UNITS[m["u"]], exact=False)
+    n = zh_to_int(m["n"]) or 1
+    return R.next_days(ctx, n * UNIT_DAYS[m["u"]])
+
+
+@RULES.add(r"(?<![之的最第])前(?P<n>几|两|一两|些|两三)(?P<u>周|个星期|个礼拜|个月|年)(?![的里内中间])",
+           needs="前")
+def few_units_ago(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """前几周 / 前两个月 / 前些年: a few weeks / months / years ago, like 几周前."""
+    lo, hi = {"几": (2, 6), "些": (2, 6), "两": (1, 3), "一两": (1, 2), "两三": (2, 3)}[m["n"]]
+    if m["u"] == "年":
+        return R.years_back(ctx, hi, lo)
+    if m["u"] == "个月":
+        return R.months_back(ctx, hi, lo)
+    return R.weeks_back(ctx, hi, lo)
+
+
+@RULES.add(r"今明(?:两天)?|明后(?:两)?天|今明后(?:三天)?", needs="明")
+def two_days(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """今明两天 (today and tomorrow) / 明后天 (tomorrow and the day after)."""
+    if m[0].startswith("今明后"):
+        return R.days_ahead(ctx, 0, 2, exact=True)
+    if m[0].startswith("今明"):
+        return R.days_ahead(ctx, 0, 1, exact=True) if m[0] != "今明" else None
+    return R.days_ahead(ctx, 1, 2, exact=True)
+
+
+@RULES.add(r"(?P<off>大前年|前年|去年|今年|明年|后年|上上个月|上个月|下个月|上上周|上周|上个星期|上星期"
+           r"|上个礼拜|上礼拜|下周|下个星期|(?P<n>[一二两三四五六七八九十]|\d{1,2})(?P<u>年|个月|周|个星期)(?:之|以)?前)"
+           r"的?(?P<w>今天|今日|这一天|这天|同一天|这个时候|这时候|这个时间|这段时间|此时|这会儿|同期|同一时间)",
+           needs="今天时期会")
+def same_time(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """去年的今天 (today's date last year) / 去年这个时候 / 去年同期 (round it, vague) / 上周的今天."""
+    if m["n"]:
+        n = zh_to_int(m["n"]) or 0
+        years, months, weeks = {"年": (n, 0, 0), "个月": (0, n, 0)}.get(m["u"], (0, 0, n))
+        years, months, weeks = -years, -months, -weeks
+    else:
+        off = m["off"]
+        years = {"大前年": -3, "前年": -2, "去年": -1, "今年": 0, "明年": 1, "后年": 2}.get(off, 0)
+        months = {"上上个月": -2, "上个月": -1, "下个月": 1}.get(off, 0)
+        weeks = 0 if years or months or off == "今年" else (-2 if off.startswith("上上") else
+                                                              1 if off.startswith("下") else -1)
+    if m["w"] in ("今天", "今日", "这一天", "这天", "同一天"):
+        return R.same_day(ctx, years, months, weeks)
+    return R.same_time(ctx, years, months, weeks)
+
+
+@RULES.add(rf"(?<![\d{NUMERAL_CHARS}第])(?P<n>{ZH_NUM})个(?:周|星期|礼拜)(?P<d>[一二三四五六日天])"
+           r"(?:之|以)?(?P<dir>前|后)", needs="周期拜")
+def weekdays_ago(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """三个周五以前: the third Friday back (not counting today); 两个周一后 forward."""
+    n = zh_to_int(m["n"])
+    if not n or n > 60:
+        return None
+    return R.weekdays_ago(ctx, WEEKDAYS[m["d"]], n if m["dir"] == "前" else -n)
+
+
+SEASON_PARTS = {"初": "begin", "早": "begin", "仲": "mid", "盛": "mid", "深": "end", "晚": "end",
+                "暮": "end", "隆": "mid", "末": "end", "尾": "end"}
+
+
+@RULES.add(r"(?P<p>初|早|仲|盛|深|晚|暮)(?P<s>[春夏秋])(?![装款天季节风雨景色])"
+           r"|(?P<p3>初|隆|深)(?P<s3>冬)(?![装款天季节风雨景色瓜])"
+           r"|(?<![立])(?P<s2>[春夏秋冬])(?:天|季)?(?P<p2>初|末|尾)(?![了])", needs="春夏秋冬")
+def season_part(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """初夏 / 深秋 / 夏末 / 隆冬: the first, middle or last month of the season; vague."""
+    name = SEASONS[m["s"] or m["s2"] or m["s3"]]
+    op = SEASON_PARTS[m["p"] or m["p2"] or m["p3"]]
+    base = R.season(ctx, name)
+    if base is None or base.in_year is None:
+        return None
+    build = base.in_year
+
+    def in_year(y: int) -> Atom | None:
+        atom = build(y)
+        return R.season_part(ctx, op, atom) if atom else None
+
+    atom = R.season_part(ctx, op, base)
+    return replace(atom, in_year=in_year) if atom else None
+
+
+@RULES.add(r"(?:(?P<pre>上上个|上个|上|这个|这|本|下个|下)(?:一个)?季度"
+           r"|第(?P<q>[一二三四1-4])(?:个)?季度|(?<![\d一二三四五六七八九十])(?P<q2>[一二三四1-4])季度"
+           r"|(?<![A-Za-z])Q(?P<q3>[1-4])(?![\d]|\s*[:.)：、]))", needs="季Q")
+def quarter(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """上个季度 / 本季度 / 第一季度 / 2023年Q3: three calendar months."""
+    if m["pre"]:
+        offsets = {"上上个": -2, "上个": -1, "上": -1, "这个": 0, "这": 0, "本": 0, "下个": 1, "下": 1}
+        return R.quarter_offset(ctx, offsets[m["pre"]])
+    q = zh_to_int(m["q"] or m["q2"] or m["q3"]) or 0
+    return R.in_year_or_default(ctx, lambda y: R.quarter(ctx, y, q), None, started_only=False)
+
+
+@RULES.add(r"一段时间(?:之|以)?前|很久(?:之|以)?前|好久(?:之|以)?前|不久(?:之|以)?前", needs="段久")
+def some_time_ago(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """一段时间前 (a while ago, 1-6 weeks); 不久前 (recently); 很久以前 names no window."""
+    if m[0].startswith(("很久", "好久")):
+        return None
+    if m[0].startswith("不久"):
+        return R.recently(ctx)
+    return R.a_while_ago(ctx)
 
 
 @RULES.add(r"最近(?![的一点处地])|近来|近期|近日|这阵子|这段时间|这些天|这些日子|不久前|前不久", needs="近段些久阵")
@@ -231,10 +362,12 @@ def shift(ctx: Ctx, m: re.Match[str]) -> Atom | None:
 # --- weeks and weekdays ------------------------------------------------------------------------
 
 @RULES.add(rf"(?<![每{NUMERAL_CHARS}\d])(?:(?P<pre>上上|上|这|本|下下|下)(?:个|一)?)?"
-           r"(?P<w>周|星期|礼拜)(?P<d>[一二三四五六日天末])?", needs="周期拜")
+           r"(?P<w>周|星期|礼拜)(?:(?P<d>[一二三四五六日天末])|(?P<wp>初))?", needs="周期拜")
 def week_rule(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     """上周 / 上周二 / 这周五 / 周二 / 周末 / 上周末."""
     pre, wday = m["pre"], m["d"]
+    if m["wp"]:  # 上周初 / 这周初: Monday-Tuesday
+        return R.apply_part(ctx, "begin", R.week_offset(ctx, WEEK_PREFIX[pre])) if pre else None
     if wday is None:
         if pre is None or ctx.text[m.end():m.end() + 1] in WEEK_WORD_TAILS:
             return None
@@ -257,13 +390,13 @@ def month_word(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     return _with_part(ctx, R.month_offset(ctx, offsets[m["pre"]]), m["part"])
 
 
-@RULES.add(rf"(?<![\d{NUMERAL_CHARS}第.\-/])(?:{YEAR}年)?{MONTH}月份?"
-           rf"(?:{DAY}(?P<ds>日|号|號){NO_DAY_AFTER}|(?P<bd>[12]\d|3[01]|0?[1-9])"
+@RULES.add(rf"(?<![\d{NUMERAL_CHARS}第.\-/])(?:{YEAR}\s?年\s?)?{MONTH}\s?月份?"
+           rf"(?:\s?{DAY}\s?(?P<ds>日|号|號){NO_DAY_AFTER}|(?P<bd>[12]\d|3[01]|0?[1-9])"
            r"(?![\d个人次天年岁%.:点]))?" + PART_SUFFIX, needs="月")
 def month_date(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     """2026年10月20日 / 10月3号 / 8月15 / 十月三号 / 8月 / 8月份 / 8月底 / 2025年3月."""
     year = zh_to_int(m["y"]) if m["y"] else None
-    month = zh_to_int(m["m"])
+    month = 1 if m["m"] == "元" else zh_to_int(m["m"])
     if month is None or (year is not None and not 1900 <= year <= 2100):
         return None
     if m["d"] or m["bd"]:
@@ -291,7 +424,7 @@ def year_number(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     return _with_part(ctx, A.year(ctx, year), m["part"])
 
 
-@RULES.add(r"(?<![以之从提然每])(?P<w>大前年|前年|去年|今年|本年|明年|大后年|后年)"
+@RULES.add(r"(?<![以之提然每])(?P<w>大前年|(?<!从)前年|去年|今年|本年|明年|大后年|后年)"
            r"(?P<part>初|底|末|上半年|下半年)?(?!纪|级|代)", needs="年")
 def year_word(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     return _with_part(ctx, R.year_offset(ctx, YEAR_WORDS[m["w"]]), m["part"])
@@ -302,6 +435,17 @@ def year_part(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     """年底 alone: this year's; after a year (2025年年底) it applies to that year."""
     return replace(R.this_year_part(ctx, PARTS[m["p"]]) or A.part(PARTS[m["p"]]),
                    kind=A.PART, op=PARTS[m["p"]])
+
+
+@RULES.add(r"第(?P<k>[一二三四1-4])个(?P<w>周|星期|礼拜)(?P<d>[一二三四五六日天])"
+           r"|第(?P<n>[一二三四1-4])个?(?P<u>周|星期|礼拜)(?P<we>末)?|最后一个?(?P<u2>周|星期|礼拜)(?P<we2>末)?",
+           needs="第最")
+def nth_in_month(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """(6月的 / 上个月) 第一周 / 最后一个周末 / 第二个星期日: applied to the month before it."""
+    if m["d"]:
+        return A.part(f"weekday:{WEEKDAYS[m['d']]}:{zh_to_int(m['k'])}")
+    n = zh_to_int(m["n"]) if m["n"] else -1
+    return A.part(f"{'weekend' if m['we'] or m['we2'] else 'week'}:{n}")
 
 
 @RULES.add(rf"(?<![每个{NUMERAL_CHARS}\d])(?P<p>月初|月中|月底|月末|上旬|中旬|下旬)", needs="月旬")
@@ -319,29 +463,77 @@ def season(ctx: Ctx, m: re.Match[str]) -> Atom | None:
 
 HOLIDAY_RE = "|".join(sorted((k for k in HOLIDAYS if k not in ("十一", "五一", "六一", "过年")),
                              key=len, reverse=True))
+# After a holiday's name these make it the holiday period (国庆假期, 春节期间, 十一黄金周).
+PERIOD_SUFFIX = ("小长假", "长假", "假期", "黄金周", "期间", "放假", "那几天", "那几日", "七天",
+                 "假", "的时候", "时候", "时")
+# These holidays name a period even alone (过年 is spending the New Year, 黄金周 a week).
+PERIOD_NAMES = {"过年", "黄金周", "寒假", "暑假", "跨年"}
+PERIOD_KEYS = {"寒假": "winter_holiday", "暑假": "summer_holiday"}
 
 
 @RULES.add(rf"(?:{HOLIDAY_RE}|(?<![\d{NUMERAL_CHARS}])(?:十一|五一|六一)(?![\d{NUMERAL_CHARS}个号日月点次岁楼])"
-           r"|过年(?!好)(?:的时候|那几天|期间|时)?)(?:假期|长假|黄金周|期间|节)?", needs="旦节年夕宵明午秋庆一诞夜跨周月")
+           r"|过年(?!好))(?P<suffix>节)?(?P<period>小长假|长假|假期|黄金周|期间|放假期间|放假|那几天"
+           r"|那几日|七天(?![前后内里])|假(?![装如设的])|的时候|时候|时(?![间候期代刻光]))?(?P<around>前后)?",
+           needs="".join({k[-1] for k in HOLIDAYS}))
 def holiday(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """国庆节 / 春节 (the day) vs 国庆假期 / 十一黄金周 / 春节期间 / 过年 (the holiday period);
+    国庆前后: a few days either side."""
     name = m[0]
-    for suffix in ("假期", "长假", "黄金周", "期间", "的时候", "那几天", "时", "节"):
-        if name.endswith(suffix) and name[: -len(suffix)] in HOLIDAYS:
-            name = name[: -len(suffix)]
-            break
-    if name.startswith("过年"):
-        name = "过年"
+    for tail in ("前后", m["period"] or "", m["suffix"] or ""):
+        if tail and name.endswith(tail):
+            name = name[: -len(tail)]
     key = HOLIDAYS.get(name)
-    if key is None or (name == "十一" and m[0] == "十一"):
+    if key is None or (name == "十一" and not m["period"]):
         return None  # 十一 alone is the number eleven; 十一假期 / 十一长假 is the holiday
-    atom = R.holiday(ctx, key)
-    return replace(atom, exact=False) if atom is not None and name == "过年" else atom
+    timely = m["period"] in ("的时候", "时候", "时")
+    period = name in PERIOD_NAMES or bool(m["period"] and not timely)
+    atom = R.holiday(ctx, key, period=period)
+    if atom is None or not m["around"]:
+        return atom
+    return R.keeping_year(atom, _around)
+
+
+def _around(atom: Atom) -> Atom | None:
+    """国庆前后: three days either side."""
+    if atom.lo is None or atom.hi is None:
+        return None
+    return replace(atom, lo=atom.lo - timedelta(days=3), hi=atom.hi + timedelta(days=3),
+                   exact=False, day=None, in_year=None)
+
+
+@RULES.add(r"(?<![放])(?P<n>寒假|暑假)(?!作业|班|工|期间工)", needs="假")
+def school_holiday(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """寒假 (three weeks either side of 春节) / 暑假 (July-August); vague."""
+    return R.holiday(ctx, PERIOD_KEYS[m["n"]], period=True)
 
 
 # --- parts of the day and clock times ------------------------------------------------------------
 
+@RULES.add(r"(?<![今昨明前每最提趁])(?P<p>早|晚)(?=\s?(?:\d{1,2}|[一二三四五六七八九十]{1,3})(?:点|[:：]\d))", needs="早晚")
+def short_pod_before_clock(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """早8点 / 晚8:00: the half of the day, only with the clock after it."""
+    return _pod(ctx, "早上" if m["p"] == "早" else "晚上", standalone=False)
+
+
+YY_BEFORE = set("了过近花用达约整共满第每这那几多有快经")
+
+
+@RULES.add(r"(?<![\d\-/.])(?P<yy>\d\d|[零〇○一二三四五六七八九]{2})年(?![代前后多来内里了左间半级度届龄纪轻])",
+           needs="年")
+def two_digit_year(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """98年 / 03年 / 零三年: 19xx or 20xx, whichever is not in the future."""
+    if ctx.text[m.start() - 1:m.start()] in YY_BEFORE:
+        return None  # 工作了12年 / 这12年: a count of years
+    yy = zh_to_int(m["yy"])
+    if yy is None:
+        return None
+    if yy <= ctx.today.year % 100:
+        return A.year(ctx, 2000 + yy)
+    return A.year(ctx, 1900 + yy) if yy >= 60 else None  # 30年 / 50年: more likely a count
+
+
 @RULES.add(r"(?<!每天)(?<!每)(?P<p>凌晨|清晨|早上|早晨|一早|上午|中午|午后|下午|傍晚|黄昏|晚上|晚间|夜里"
-           r"|夜间|半夜|深夜|午夜|白天)(?!好)", needs="晨早午晚夜昏天")
+           r"|夜间|半夜|深夜|午夜|白天|午间|夜晚|晨间)(?!好)", needs="晨早午晚夜昏天间")
 def part_of_day(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     return None if habitual(ctx, m.start()) else _pod(ctx, m["p"])
 
