@@ -11,7 +11,10 @@ def bench() -> None:
 
 
 @bench.command("locomo", help="Retrieval quality on LoCoMo conversations (PATH = a LoCoMo "
-                              "JSON file), Annals vs BM25-only vs dense-only in one run.")
+                              "JSON file), Annals vs BM25-only vs dense-only in one run; "
+                              "plus hook-sized recall with and without the admission gate, "
+                              "and (two or more PATHs) each conversation's questions asked "
+                              "in another's space.")
 @click.argument("paths", nargs=-1, required=True,
                 type=click.Path(exists=True, dir_okay=False))
 @click.option("--json", "json_path", type=click.Path(dir_okay=False),

@@ -140,6 +140,16 @@ def load_conversation(path: Path | str) -> Conversation:
                         sessions=sessions, qa=list(data.get("qa", [])))
 
 
+def swap_names(question: str, asking: Conversation, answering: Conversation) -> str:
+    """A question of `asking` as put to `answering`'s space: its speaker_a / speaker_b (as
+    whole words, possessives included) become the answering conversation's speaker_a /
+    speaker_b, in one pass, so a name alone cannot refuse a foreign question."""
+    names = {asking.speaker_a: answering.speaker_a, asking.speaker_b: answering.speaker_b}
+    pattern = re.compile(r"(?<![^\W\d_])(" + "|".join(
+        re.escape(n) for n in sorted(names, key=len, reverse=True) if n) + r")(?![^\W\d_])")
+    return pattern.sub(lambda m: names[m.group(1)], question)
+
+
 # ------------------------------------------------------------------ cards
 
 
@@ -286,6 +296,154 @@ def ask(services, conv: Conversation, q: Question, recipes: dict[str, str],
     return records
 
 
+# Hook-sized recalls: the request a chat hook sends (no max_cards, so the recipe's default),
+# once with the admission gate as the recipe sets it and once with it switched off.
+HOOK_PASSES: dict[str, float | None] = {"gated": None, "ungated": 0.0}
+
+
+def hook_recall(services, space: str, question: str, now: datetime, recipe: str,
+                min_relevance: float | None) -> tuple[list[dict], list[float | None]]:
+    """One default-sized recall → (card records, each card's gate relevance or None)."""
+    from chalicelib.domain.models import RecallRequest
+    from chalicelib.usecases.recall import recall
+
+    req = RecallRequest(query=question, now=now, recipe=recipe, min_relevance=min_relevance)
+    cards = recall(services, space, req).cards
+    return ([card_record(c) for c in cards],
+            [c.score_parts.get("relevance") for c in cards])
+
+
+def ask_hook(services, conv: Conversation, q: Question, recipe: str, errors: list[dict],
+             answering: Conversation | None = None) -> None:
+    """The hook passes for one question: asked in its own space (own-question hit@1/hit@2),
+    or, with `answering`, in that conversation's space with the names swapped (foreign:
+    should come back empty). Fills q.results["hook_<pass>"] / ["foreign_<pass>"]."""
+    space_conv = answering or conv
+    text = q.question if answering is None else swap_names(q.question, conv, answering)
+    for name, min_relevance in HOOK_PASSES.items():
+        key = f"{'foreign' if answering else 'hook'}_{name}"
+        try:
+            cards, relevance = hook_recall(services, space_conv.space, text,
+                                           space_conv.last_time, recipe, min_relevance)
+        except Exception as exc:  # report, keep measuring the rest
+            errors.append({"conversation": conv.stem, "question_index": q.index,
+                           "recipe": recipe, "pass": key, "error": repr(exc),
+                           "traceback": traceback.format_exc(limit=6)})
+            q.results[key] = {"error": repr(exc)}
+            continue
+        result: dict[str, Any] = {"cards": len(cards), "abstained": M.abstained(cards),
+                                  "relevance": relevance}
+        if answering is None:
+            result.update({f"hit@{n}": M.card_hit(q.evidence, cards, n) for n in (1, 2)})
+        else:
+            result["asked_in"] = answering.stem
+        q.results[key] = result
+
+
+FOLLOW_UP = "Can you tell me more about that?"
+PLAIN_QUERY_RECIPE = "hybrid_plain_query"
+
+
+def context_pass(services, conversations: Sequence[Conversation],
+                 questions: Sequence[Question], recipe: str, errors: list[dict],
+                 progress: bool) -> dict:
+    """The query-context steps (chalicelib/usecases/recall/query.py), each beside the same
+    recall with them off (recipe hybrid_plain_query), in the same spaces:
+    - compound: two consecutive questions asked as one message ("Q1 Also, Q2") with 4 cards:
+      the share whose cards cite evidence of both (intents searched apart, or not);
+    - follow-up: "Can you tell me more about that?" with the question as the previous user
+      turn (`recent`), at the default max_cards: hit@2 with the recent turn read, or not;
+    - distracted: the question itself with an unrelated earlier question as the recent turn:
+      hit@2, to check the recent turns do not pull a clear question off its answer."""
+    from chalicelib.domain.models import RecallRequest, RecentTurn
+    from chalicelib.usecases.recall import recall
+
+    def cards(conv, query, recent=(), recipe_name=recipe, max_cards=None):
+        req = RecallRequest(query=query, now=conv.last_time, recipe=recipe_name,
+                            max_cards=max_cards,
+                            recent=[RecentTurn(role="user", content=t) for t in recent])
+        return [card_record(c) for c in recall(services, conv.space, req).cards]
+
+    out = {name: {"with": [], "without": []} for name in ("compound", "follow_up",
+                                                           "distracted")}
+    by_conv = {c.stem: c for c in conversations}
+    for stem, conv in by_conv.items():
+        mine = [q for q in questions if q.conversation == stem and q.evidence]
+        for q, other in tqdm(list(zip(mine, mine[1:] + mine[:1], strict=True)),
+                             desc=f"context {stem}", unit="q", file=sys.stderr,
+                             disable=not progress):
+            try:
+                joint = f"{q.question} Also, {other.question}"
+                for key, name in (("with", recipe), ("without", PLAIN_QUERY_RECIPE)):
+                    got = cards(conv, joint, recipe_name=name, max_cards=4)
+                    out["compound"][key].append(M.card_hit(q.evidence, got, 4)
+                                                and M.card_hit(other.evidence, got, 4))
+                    got = cards(conv, FOLLOW_UP, recent=[q.question], recipe_name=name)
+                    out["follow_up"][key].append(M.card_hit(q.evidence, got, 2))
+                    got = cards(conv, q.question, recent=[other.question], recipe_name=name)
+                    out["distracted"][key].append(M.card_hit(q.evidence, got, 2))
+            except Exception as exc:  # report, keep measuring the rest
+                errors.append({"conversation": stem, "question_index": q.index,
+                               "pass": "context", "error": repr(exc)})
+    return {name: {key: M.mean([float(v) for v in values]) for key, values in parts.items()}
+            | {"questions": len(parts["with"])} for name, parts in out.items()}
+
+
+def foreign_pairs(conversations: Sequence[Conversation]) -> list[tuple[Conversation,
+                                                                      Conversation]]:
+    """Each conversation's questions go to the next conversation's space (the last one's to
+    the first): with two, both ways. None with a single conversation."""
+    n = len(conversations)
+    return [(conv, conversations[(i + 1) % n]) for i, conv in enumerate(conversations)] \
+        if n >= 2 else []
+
+
+def hook_summary(questions: Sequence[Question], key: str) -> dict:
+    rows = [q.results[key] for q in questions if "error" not in q.results.get(key, {"error": 1})]
+    out: dict[str, Any] = {"questions": len(rows),
+                           "cards_returned": M.mean(r["cards"] for r in rows),
+                           "zero_cards": M.mean(r["abstained"] for r in rows)}
+    if key.startswith("hook_"):
+        out.update({f"hit@{n}": M.mean(r[f"hit@{n}"] for r in rows) for n in (1, 2)})
+    else:
+        out["abstention"] = out["zero_cards"]
+    return out
+
+
+def hook_report(questions: Sequence[Question], conversations: Sequence[Conversation],
+                recipe: Any) -> dict:
+    """Own-question hit@1/hit@2 and foreign abstention at the default max_cards, gated and
+    ungated, overall and per space (the store the gate runs in: its own conversation's
+    questions, and the foreign questions asked in it)."""
+    pairs = foreign_pairs(conversations)
+    report: dict[str, Any] = {
+        "max_cards": recipe.max_cards, "min_relevance": recipe.min_relevance,
+        "term_weight": recipe.term_weight,
+        "foreign_pairs": [[a.stem, b.stem] for a, b in pairs],  # asking → answering space
+        "own": {p: hook_summary(questions, f"hook_{p}") for p in HOOK_PASSES},
+        "foreign": ({p: hook_summary(questions, f"foreign_{p}") for p in HOOK_PASSES}
+                    if pairs else None),
+        "per_space": {},
+    }
+    for conv in conversations:
+        own = [q for q in questions if q.conversation == conv.stem]
+        foreign = [q for q in questions
+                   if q.results.get("foreign_gated", {}).get("asked_in") == conv.stem]
+        report["per_space"][conv.stem] = {
+            "own": {p: hook_summary(own, f"hook_{p}") for p in HOOK_PASSES},
+            "foreign_from": sorted({q.conversation for q in foreign}),
+            "foreign": ({p: hook_summary(foreign, f"foreign_{p}") for p in HOOK_PASSES}
+                        if pairs else None)}
+    own = report["own"]
+    report["own_hit@2_drop"] = _minus(own["ungated"]["hit@2"], own["gated"]["hit@2"])
+    report["own_hit@1_drop"] = _minus(own["ungated"]["hit@1"], own["gated"]["hit@1"])
+    return report
+
+
+def _minus(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else a - b
+
+
 def warm_up(services, conv: Conversation, recipes: dict[str, str]) -> None:
     from chalicelib.domain.models import RecallRequest
     from chalicelib.usecases.recall import recall
@@ -390,6 +548,7 @@ def run_locomo(paths: Sequence[Path | str], *, recipe: str | None = None,
                                               "question_index": q.index,
                                               "cards": records["annals"][:CARDS]},
                                              ensure_ascii=False))
+                ask_hook(services, conv, q, annals_recipe, errors)
             all_questions.extend(questions)
             conv_reports.append({
                 "conversation": conv.stem, "space": conv.space,
@@ -400,6 +559,19 @@ def run_locomo(paths: Sequence[Path | str], *, recipe: str | None = None,
                 "R@10": {k: M.mean(q.results[k].get("R@10", float("nan")) for q in questions)
                          for k in recipes},
             })
+        # Foreign questions: every space is built now; each conversation's questions are
+        # asked in the next one's space, names swapped, at the default max_cards.
+        for asking, answering in foreign_pairs(conversations):
+            mine = [q for q in all_questions if q.conversation == asking.stem]
+            for q in tqdm(mine, desc=f"foreign {asking.stem}→{answering.stem}", unit="q",
+                          file=sys.stderr, disable=not progress):
+                ask_hook(services, asking, q, annals_recipe, errors, answering=answering)
+        from chalicelib.usecases.recall.recipes import resolve
+
+        hook = hook_report(all_questions, conversations,
+                           resolve(annals_recipe, services.settings))
+        query_context = context_pass(services, conversations, all_questions, annals_recipe,
+                                     errors, progress)
     summary = {key: summarize(all_questions, key) for key in recipes}
     messages = sum(c["messages"] for c in conv_reports)
     ingest_s = sum(c["ingest_s"] for c in conv_reports)
@@ -415,6 +587,8 @@ def run_locomo(paths: Sequence[Path | str], *, recipe: str | None = None,
         "questions": len(all_questions),
         "recipes": summary,
         "delta_vs_best_baseline": deltas(summary),
+        "hook": hook,
+        "query_context": query_context,
         "query_embed_ms": {"p50": M.percentile(embed_ms, 50), "p95": M.percentile(embed_ms, 95)},
         "ingest": {"messages": messages, "seconds": ingest_s,
                    "msg_per_s": messages / ingest_s if ingest_s else None},
@@ -480,6 +654,59 @@ def _signed(value: float | None, pct: bool = True) -> str:
     return f"{value:+.3f}" if pct else f"{value:+.1f}"
 
 
+def format_context(report: dict) -> list[str]:
+    c = report.get("query_context")
+    if not c:
+        return []
+    return ["query context (with the step / without it, same spaces):",
+            f"  compound \"Q1 Also, Q2\", both cited in 4 cards: "
+            f"{_fmt(c['compound']['with'])} / {_fmt(c['compound']['without'])} "
+            f"(n={c['compound']['questions']})",
+            f"  follow-up \"{FOLLOW_UP}\" after the question, hit@2: "
+            f"{_fmt(c['follow_up']['with'])} / {_fmt(c['follow_up']['without'])}",
+            f"  the question after an unrelated one, hit@2: "
+            f"{_fmt(c['distracted']['with'])} / {_fmt(c['distracted']['without'])}"]
+
+
+def format_hook(report: dict) -> list[str]:
+    """The hook-sized block: own hit@1/hit@2 and foreign abstention, gated vs ungated."""
+    h = report.get("hook")
+    if not h:
+        return []
+    own, foreign = h["own"], h["foreign"]
+    w0, w = 34, 10
+    lines = [f"hook recall (default max_cards = {h['max_cards']}; gate: relevance ≥ "
+             f"{h['min_relevance']:g}, term weight {h['term_weight']:g})",
+             "metric".ljust(w0) + "gated".rjust(w) + "ungated".rjust(w) + "Δ".rjust(w)]
+    lines.append("-" * len(lines[-1]))
+
+    def row(name: str, gated: float | None, ungated: float | None) -> None:
+        lines.append(name.ljust(w0) + _fmt(gated).rjust(w) + _fmt(ungated).rjust(w)
+                     + _signed(_minus(gated, ungated)).rjust(w))
+
+    n = own["gated"]["questions"]
+    row(f"own hit@1 (n={n})", own["gated"]["hit@1"], own["ungated"]["hit@1"])
+    row("own hit@2", own["gated"]["hit@2"], own["ungated"]["hit@2"])
+    row("own cards returned", own["gated"]["cards_returned"], own["ungated"]["cards_returned"])
+    if foreign:
+        row(f"foreign abstention (n={foreign['gated']['questions']})",
+            foreign["gated"]["abstention"], foreign["ungated"]["abstention"])
+        for stem, per in h["per_space"].items():
+            own_g, own_u = per["own"]["gated"], per["own"]["ungated"]
+            fg, fu = per["foreign"]["gated"], per["foreign"]["ungated"]
+            lines.append(
+                f"  space {stem}: own hit@2 {_fmt(own_g['hit@2'])} / {_fmt(own_u['hit@2'])} "
+                f"(n={own_g['questions']}); {'+'.join(per['foreign_from']) or '—'}'s "
+                f"questions asked here: abstention {_fmt(fg['abstention'])} / "
+                f"{_fmt(fu['abstention'])} (n={fg['questions']})   [gated / ungated]")
+    else:
+        lines.append("foreign abstention: needs two or more conversations")
+    s = report["recipes"]["annals"]
+    lines.append(f"at {report['config']['cards']} cards (gate off above max_cards): R@10 "
+                 f"{_fmt(s['R@10'])}, temporal_hit@5 {_fmt(s['temporal_hit@5'])}")
+    return lines
+
+
 def format_table(report: dict) -> str:
     s = report["recipes"]
     d = report["delta_vs_best_baseline"]
@@ -511,6 +738,7 @@ def format_table(report: dict) -> str:
     lines.append("-" * len(lines[-1]))
     for name, vals, delta in rows:
         lines.append(name.ljust(w0) + "".join(v.rjust(w) for v in vals) + delta.rjust(16))
+    lines += ["", *format_hook(report), "", *format_context(report)]
     t = report["temporal"]
     e = report["query_embed_ms"]
     lines += [

@@ -80,6 +80,20 @@ def hit_at_k(evidence: Sequence[str], cards: Sequence[dict], k: int) -> float:
     return 1.0 if ev & set(ranked_turns(cards, k)) else 0.0
 
 
+def card_hit(evidence: Sequence[str], cards: Sequence[dict], n: int) -> float:
+    """1.0 if one of the first n *cards* cites an evidence turn (however many turns it cites):
+    what a hook injecting n cards gets right. NaN without evidence; 0.0 with no cards."""
+    ev = set(evidence)
+    if not ev:
+        return math.nan
+    return 1.0 if any(ev & set(c.get("sources", [])) for c in cards[:n]) else 0.0
+
+
+def abstained(cards: Sequence[dict]) -> float:
+    """1.0 when a recall returned no card at all."""
+    return 0.0 if cards else 1.0
+
+
 def context_chars(cards: Sequence[dict], k: int = 10) -> int:
     """Characters of text in the top-k cards: what injecting them would cost."""
     return sum(len(c.get("text") or "") for c in cards[:k])

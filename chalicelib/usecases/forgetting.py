@@ -3,7 +3,7 @@ with real use (deliveries a chat host reported). Low-retention events are archiv
 deleted: they leave default recall, stay listed with `?status=archived` and in the exported
 timeline with `?status=all`, and a PATCH back to `active` restores them.
 
-retention = 0.5 ** (days since the event or its last use / half-life), where
+retention = 0.5 ** (days since Annals learned the event, or its last use / half-life), where
 half-life = half_life_days × importance / 5 × (1 + uses). Key events (importance ≥
 keep_importance) and plans still ahead never fade.
 """
@@ -24,15 +24,21 @@ def usage(services: Services, space: str) -> dict[str, MemoryUse]:
 
 def record_use(services: Services, space: str, refs: Iterable[str], at: datetime) -> None:
     """Count real injections of event cards (called when a host reports a delivery): one
-    small record per memory, so concurrent deliveries of other memories never collide."""
+    small record per memory, so concurrent deliveries of other memories never collide.
+    Idempotent for a delivery sent again (its request retried after a failure part-way):
+    a use at the very time already counted last is the same use."""
     for ref in dict.fromkeys(r for r in refs if r.startswith("event:")):
         before = services.store.get_record(MemoryUse, space, ref)
+        if before is not None and before.last == at:
+            continue
         count, last = (before.count, max(before.last, at)) if before else (0, at)
         services.store.put_record(MemoryUse(scope=space, key=ref, count=count + 1, last=last))
 
 
 def retention(event: Event, now: datetime, use: MemoryUse | None, half_life_days: float) -> float:
-    anchor = max(filter(None, [event.when.end, use.last if use else None]))
+    # Age counts from when Annals learned the event (or last really used it), never from the
+    # event's own date: a year of imported history is fresh the day it is imported.
+    anchor = max(filter(None, [event.created_at, use.last if use else None]))
     age_days = max(0.0, (now - anchor).total_seconds() / 86400)
     half_life = half_life_days * max(event.importance, 1) / 5 * (1 + (use.count if use else 0))
     return 0.5 ** (age_days / half_life)

@@ -83,4 +83,4 @@ def test_every_format_has_a_token_estimate_and_timeline_stars_key_events(client,
         assert out[fmt]["context_tokens"] > 0
     assert "[typed_memory ref=" in out["blocks"]["context"]
     assert "├─ ★" in out["timeline"]["context"] and "2026-06" in out["timeline"]["context"]
-    assert out["compact"]["context"].startswith("- [2026-06-")
+    assert out["compact"]["context"].split("\n\n", 1)[1].startswith("- [2026-06-")

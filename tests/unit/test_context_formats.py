@@ -9,6 +9,8 @@ import pytest
 from chalicelib.domain.models import Card, Source, When
 from chalicelib.usecases.recall.context import (
     FORMATS,
+    PREAMBLE_EN,
+    PREAMBLE_ZH,
     compact,
     estimate_tokens,
     render,
@@ -78,10 +80,10 @@ class TestTimeline:
     def test_time_ordered_month_groups_and_stars(self):
         assert timeline([DIAG, COFFEE, PUPPY]) == (
             "2026-05\n"
-            "├─ 2026-05-03 Mel adopted a puppy named Luna.\n"
+            "├─ [2026-05-03] Mel adopted a puppy named Luna.\n"
             "2026-06\n"
-            "├─ 2026-06-02 Mel: coffee later?\n"
-            "├─ ★ 2026-06-14 小明家的猫奶糖被确诊了肾病。"
+            "├─ [2026-06-02] Mel: coffee later?\n"
+            "├─ ★ [2026-06-14] 小明家的猫奶糖被确诊了肾病。"
         )
 
     def test_threshold(self):
@@ -91,11 +93,11 @@ class TestTimeline:
     def test_a_single_undated_card(self):
         header, line = timeline([card("event:ev_u", "Something")]).splitlines()
         assert header == "undated"
-        assert line.split() == ["├─", "Something"]
+        assert line.split() == ["├─", "[?]", "Something"]
 
     def test_undated_and_dated_cards_together(self):
         out = timeline([DIAG, card("event:ev_u", "Something")])
-        assert "undated" in out and "├─ Something" in out
+        assert "undated" in out and "├─ [?] Something" in out
 
     def test_multi_line_text_stays_on_its_tree_line(self):
         out = timeline([card("event:ev_m", "Luna has an ear infection.\nDrops twice a day.",
@@ -114,11 +116,26 @@ class TestCompact:
 
 class TestRender:
     @pytest.mark.parametrize("fmt", sorted(FORMATS))
-    def test_dispatches_by_name(self, fmt):
-        assert render([DIAG, PUPPY], fmt) == FORMATS[fmt]([DIAG, PUPPY])
+    def test_dispatches_by_name_after_the_preamble(self, fmt):
+        assert render([DIAG, PUPPY], fmt, zh=False) == (
+            f"{PREAMBLE_EN}\n\n{FORMATS[fmt]([DIAG, PUPPY])}")
 
     def test_default_is_blocks(self):
-        assert render([DIAG]) == typed_blocks([DIAG])
+        assert render([DIAG]).endswith("\n\n" + typed_blocks([DIAG]))
+
+    def test_preamble_once_in_the_query_language(self):
+        assert render([PUPPY, DIAG], zh=True).startswith(PREAMBLE_ZH + "\n\n")
+        assert render([DIAG], zh=False).startswith(PREAMBLE_EN + "\n\n")
+        for fmt in FORMATS:
+            out = render([DIAG, PUPPY, COFFEE], fmt)
+            assert out.count(PREAMBLE_EN) + out.count(PREAMBLE_ZH) == 1
+
+    def test_preamble_follows_the_cards_when_no_language_is_given(self):
+        assert render([DIAG]).startswith(PREAMBLE_ZH)
+        assert render([PUPPY]).startswith(PREAMBLE_EN)
+
+    def test_no_cards_no_context(self):
+        assert all(render([], fmt) == "" for fmt in FORMATS)
 
     def test_known_formats(self):
         assert set(FORMATS) == {"blocks", "timeline", "compact"}

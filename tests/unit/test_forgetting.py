@@ -23,9 +23,9 @@ def event(eid: str, summary: str, importance: int, day: int = 0, plan: bool = Fa
 
 def test_retention_halves_per_half_life_and_use_slows_it():
     ev = event("a", "x", importance=5)
-    age = ev.when.end + timedelta(days=30)
+    age = ev.created_at + timedelta(days=30)
     assert forgetting.retention(ev, age, None, 30) == 0.5
-    used = MemoryUse(scope="sp", key=ev.ref, count=1, last=ev.when.end)
+    used = MemoryUse(scope="sp", key=ev.ref, count=1, last=ev.created_at)
     assert round(forgetting.retention(ev, age, used, 30), 3) == 0.707
     key = event("k", "x", importance=10)
     assert forgetting.retention(key, age, None, 30) > 0.7
@@ -74,3 +74,32 @@ def test_the_cooldown_job_fades_and_compacts(services, put):
     assert result["faded"] and result["compacted_journal_batches"] == 1
     assert all(e.status == "archived"
                for e in services.store.list_events("sp", statuses=("archived",)).events)
+
+
+def test_age_counts_from_when_annals_learned_the_event_not_its_date():
+    """A year of imported history is fresh the day it is imported."""
+    old_date = event("old", "Sam's first day at school", importance=3, day=-400)
+    learned_today = old_date.model_copy(update={"created_at": NOW, "updated_at": NOW})
+    assert forgetting.retention(learned_today, NOW, None, 30) == 1.0
+
+
+def test_the_readme_walkthrough_then_cooldown_archives_nothing(services, put):
+    """README: four messages from June 2026 extracted today (months later); the cooldown job
+    right after archives none of them."""
+    from datetime import timezone
+
+    from chalicelib.usecases import jobs
+    from chalicelib.usecases.extract import extract_session
+
+    cst = timezone(timedelta(hours=8))
+    put("s1", [(1, "user", "小明", "我今天领养了一只橘猫，取名叫奶糖"),
+               (2, "user", "小明", "奶糖昨天进行了体检，结果一切正常"),
+               (3, "user", "Sam", "I started learning the cello with a teacher downtown"),
+               (4, "user", "Sam", "I finally booked the flight to Lisbon for my sister's wedding")],
+        space="sp", base=datetime(2026, 6, 1, 20, 0, tzinfo=cst))
+    today = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+    events = extract_session(services, "sp", "s1", today)
+    assert len(events) >= 4
+    result = jobs.run_job("cooldown", services, today + timedelta(minutes=1)).as_dict()
+    assert result["faded"] == {}
+    assert services.store.list_events("sp", statuses=("archived",)).events == []

@@ -16,7 +16,7 @@ from chalicelib.ports import Hit
 from chalicelib.usecases.extract import extract_session
 from chalicelib.usecases.indexing import message_doc
 from chalicelib.usecases.recall import evidence_keys, recall, to_cards
-from chalicelib.usecases.recall.context import estimate_tokens, typed_blocks
+from chalicelib.usecases.recall.context import PREAMBLE_ZH, estimate_tokens, typed_blocks
 from chalicelib.usecases.recall.fusion import Candidate, reciprocal_rank_fusion
 from chalicelib.usecases.recall.recipes import HYBRID
 from tests.unit.conftest import SPACE, T0, message
@@ -87,7 +87,7 @@ class TestFusion:
 class TestResponse:
     def test_shape_of_a_plain_recall(self, services, memories):
         res = ask(services, "奶糖 肾病")
-        assert res.verdict == "none"
+        assert res.verdict == "hit"  # a plain recall that returns cards
         assert res.layers == []
         assert res.injected is False
         assert 1 <= len(res.cards) <= HYBRID.max_cards == 2
@@ -209,8 +209,8 @@ class TestEvidenceDedup:
 class TestContextAndTrace:
     def test_context_is_typed_blocks_of_the_cards(self, services, memories):
         res = ask(services, "奶糖 肾病", max_cards=3)
-        assert res.context == typed_blocks(res.cards)
-        assert res.context.startswith(f"[typed_memory ref={res.cards[0].ref}]\n")
+        assert res.context == f"{PREAMBLE_ZH}\n\n{typed_blocks(res.cards)}"  # a Chinese query
+        assert f"\n\n[typed_memory ref={res.cards[0].ref}]\n" in res.context
         assert res.context.count("[/typed_memory]") == len(res.cards)
         assert "date: 2026-06-15" in res.context
         assert res.context_tokens == estimate_tokens(res.context) > 0
@@ -224,7 +224,7 @@ class TestContextAndTrace:
     def test_trace_in_chinese_for_a_chinese_query(self, services, memories):
         res = ask(services, "奶糖 肾病")
         assert res.trace[0] == "[记忆检索] 线索：奶糖 肾病"
-        counts = re.search(r"候选 (\d+) 条 · 选出 (\d+) 条（hybrid）", res.trace[-1])
+        counts = re.search(r"候选 (\d+) 条 · 选出 (\d+) 条（hybrid）", "\n".join(res.trace))
         assert counts and int(counts.group(2)) == len(res.cards)
         assert int(counts.group(1)) >= len(res.cards)
 
@@ -273,7 +273,10 @@ class TestMeaning:
             assert [(s.session, s.seq_start) for s in res.cards[0].sources] == [("c1", seq)], query
 
     def test_hybrid_keeps_the_meaningful_card_on_top(self, e5_memories):
-        res = recall(e5_memories, SPACE, RecallRequest(query="Is Mel's pet unwell?"))
+        # Ranking, not admission: this pure paraphrase (no content word shared) lifts the
+        # card only ~0.05 above small talk, under the gate's 0.09 (bench/README.md).
+        res = recall(e5_memories, SPACE, RecallRequest(query="Is Mel's pet unwell?",
+                                                       min_relevance=0))
         assert all(s.seq_start == 0 for s in res.cards[0].sources)
 
 

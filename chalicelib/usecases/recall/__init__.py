@@ -3,7 +3,8 @@
 Pipeline (each step a small function, every knob in a RecallRecipe):
   freshen (a bounded catch-up of the space's keyword index) → candidates (keyword + vector
   over events and messages, inside a time window if one is named) → fusion → cards loaded
-  from the store (the truth) in one batch → rerank → limit → cooldown → context text.
+  from the store (the truth) in one batch → rerank → admission gate (hook-sized recalls:
+  gate.py) → limit → cooldown → context text.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 
 from chalicelib.domain.errors import BadRequest
 from chalicelib.domain.models import Card, Layer, RecallRequest, RecallResponse
-from chalicelib.domain.names import named_people, strip_names
+from chalicelib.domain.names import named_people
 from chalicelib.domain.textproc import is_cjk, query_terms
 from chalicelib.ports import Freshness, SearchFilter, Services
 from chalicelib.usecases.people import known_people
@@ -20,6 +21,8 @@ from chalicelib.usecases.recall.cards import load_cards
 from chalicelib.usecases.recall.context import estimate_tokens, render
 from chalicelib.usecases.recall.cooldown import cooled_refs
 from chalicelib.usecases.recall.fusion import Candidate, reciprocal_rank_fusion, score_fusion
+from chalicelib.usecases.recall.gate import Gate
+from chalicelib.usecases.recall.query import intents
 from chalicelib.usecases.recall.recipes import RecallRecipe, resolve
 from chalicelib.usecases.recall.rerank import rerank
 from chalicelib.usecases.recall.timewindow import (
@@ -93,6 +96,9 @@ def resolve_recipe(services: Services, request: RecallRequest) -> RecallRecipe:
 
 def recall(services: Services, space: str, request: RecallRequest) -> RecallResponse:
     """Recall by time when a time is named, otherwise by meaning and keywords."""
+    # The query read as memories are (chalicelib.domain.cleaning): no <think>, no status panel.
+    request = request.model_copy(update={"query": services.clean(request.query) or
+                                         request.query})
     recipe = resolve_recipe(services, request)
     now = request.now or services.clock()
     trace = Trace(zh=is_cjk(request.query), lines=[])
@@ -115,7 +121,8 @@ def recall(services: Services, space: str, request: RecallRequest) -> RecallResp
         result = recall_by_time(services, space, request, recipe, anchor, trace)
     result = apply_cooldown(request, result, cooled, trace)
     if request.format == "timeline" and result.cards:  # key events by the space's threshold
-        context = render(result.cards, "timeline", services.settings.highlight_threshold)
+        context = render(result.cards, "timeline", services.settings.highlight_threshold,
+                         zh=trace.zh)
         result = result.model_copy(update={"context": context,
                                            "context_tokens": estimate_tokens(context)})
     return result
@@ -149,18 +156,61 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
                  trace: Trace) -> RecallResponse:
     limit = request.card_limit or recipe.max_cards
     named = named_people(request.query, known_people(services, space))
-    query = request.query
-    if named and recipe.strip_names:
-        query = strip_names(query, named) or query
-    qvec = services.embedder.embed_query(query)
-    candidates = search_candidates(services, space, query, qvec, recipe, SearchFilter())
-    pairs = load_cards(services.store, space, candidates[: recipe.rerank_depth])
-    cards = dedupe_evidence(rerank(pairs, named, recipe))[:limit]
-    trace.add(f"[记忆检索] 未指定时间 · 候选 {len(candidates)} 条 · 选出 {len(cards)} 条"
+    threshold = gate_threshold(request, recipe, limit)
+    asked = intents(services, request, recipe, named)
+    per_intent, total = [], 0
+    for intent in asked:
+        candidates = search_candidates(services, space, intent.keywords, intent.vector, recipe,
+                                       SearchFilter())
+        total += len(candidates)
+        ranked = rerank(load_cards(services.store, space, candidates[: recipe.rerank_depth]),
+                        named, recipe)
+        if threshold:
+            gate = Gate.for_query(services.embedder, intent.text, intent.vector, named,
+                                  [c.parts["vector"] for c in candidates if "vector" in c.parts],
+                                  recipe.vector_k, threshold, recipe.term_weight)
+            ranked = gate.admit(ranked)
+        per_intent.append(ranked)
+    cards = dedupe_evidence(interleave(per_intent))[:limit]
+    if len(asked) > 1:
+        trace.add(f"[记忆检索] 拆成 {len(asked)} 个问题分别检索：" + " | ".join(i.text for i in asked),
+                  f"[recall] {len(asked)} intents searched apart: "
+                  + " | ".join(i.text for i in asked))
+    if request.recent:
+        trace.add(f"[记忆检索] 结合前 {len(request.recent)} 轮对话理解问题",
+                  f"[recall] read with the {len(request.recent)} turn(s) before it")
+    trace.add(f"[记忆检索] 未指定时间 · 候选 {total} 条 · 选出 {len(cards)} 条"
               f"（{recipe.name}）",
-              f"[recall] no time named · {len(candidates)} candidates · {len(cards)} chosen "
+              f"[recall] no time named · {total} candidates · {len(cards)} chosen "
               f"({recipe.name})")
-    return respond(request, "none", [], cards, trace)
+    if threshold and total and not cards:
+        trace.add(f"[记忆检索] 没有候选通过准入门槛（相关度 ≥ {threshold:g}），本次不注入记忆",
+                  f"[recall] nothing passed the gate (relevance ≥ {threshold:g}); "
+                  "nothing to inject")
+    elif threshold and cards:
+        trace.add(f"[记忆检索] 准入门槛：相关度 ≥ {threshold:g}，{len(cards)} 条通过",
+                  f"[recall] gate: relevance ≥ {threshold:g}, {len(cards)} passed")
+    return respond(request, "hit" if cards else "none", [], cards, trace)
+
+
+def interleave(ranked: list[list[Card]]) -> list[Card]:
+    """Each intent's best card, then each one's second, …: a message that asks two things
+    gets an answer to both before a second card for either."""
+    out, seen = [], set()
+    for rank in range(max((len(r) for r in ranked), default=0)):
+        for cards in ranked:
+            if rank < len(cards) and cards[rank].ref not in seen:
+                seen.add(cards[rank].ref)
+                out.append(cards[rank])
+    return out
+
+
+def gate_threshold(request: RecallRequest, recipe: RecallRecipe, limit: int) -> float:
+    """The admission threshold for this recall, 0 when the gate is off: the request's own if
+    it names one, else the recipe's for a hook-sized recall (at most recipe.max_cards)."""
+    if request.min_relevance is not None:
+        return request.min_relevance
+    return recipe.min_relevance if limit <= recipe.max_cards else 0.0
 
 
 def recall_by_time(services: Services, space: str, request: RecallRequest,
@@ -228,7 +278,7 @@ def dedupe_evidence(cards: list[Card]) -> list[Card]:
 
 def respond(request: RecallRequest, verdict: str, layers: list[Layer], cards: list[Card],
             trace: Trace, note: str = "") -> RecallResponse:
-    context = note or render(cards, request.format)
+    context = note or render(cards, request.format, zh=trace.zh)  # preamble in the query's language
     return RecallResponse(
         verdict=verdict, layers=layers, cards=cards, context=context,
         context_tokens=estimate_tokens(context), recalled_ids=[c.ref for c in cards],

@@ -15,13 +15,14 @@ def event_card(event: Event, cand: Candidate) -> Card:
     return Card(ref=event.ref, kind="event", title=event.title, text=event.summary,
                 when=event.when, sources=event.sources, importance=event.importance,
                 speaker=event.participants[0] if event.participants else None,
-                score=cand.score, score_parts=cand.parts)
+                tags=event.tags, score=cand.score, score_parts=cand.parts)
 
 
 def message_card(msg: Message, cand: Candidate) -> Card:
     when = When(start=msg.at, end=msg.at + timedelta(minutes=1), granularity="minute")
-    return Card(ref=msg.ref, kind="message", title=f"{msg.speaker} · {msg.at:%Y-%m-%d %H:%M}",
-                text=f"{msg.speaker}: {msg.content}", when=when,
+    speaker = " ".join(msg.speaker.split()) or msg.role  # one line, even if stored with breaks
+    return Card(ref=msg.ref, kind="message", title=f"{speaker} · {msg.at:%Y-%m-%d %H:%M}",
+                text=f"{speaker}: {msg.content}", when=when,
                 sources=[Source(session=msg.session, seq_start=msg.seq, seq_end=msg.seq,
                                 preview=msg.content[:80])],
                 speaker=msg.speaker, score=cand.score, score_parts=cand.parts)
@@ -40,9 +41,12 @@ def load_cards(store: Store, space: str,
     pairs = []
     for cand in candidates:
         ref = refs[cand.ref]
-        if isinstance(ref, EventRef):
-            if ref.id in events:
-                pairs.append((event_card(events[ref.id], cand), cand))
-        elif (ref.session, ref.seq) in messages:
-            pairs.append((message_card(messages[(ref.session, ref.seq)], cand), cand))
+        try:
+            if isinstance(ref, EventRef):
+                if ref.id in events:
+                    pairs.append((event_card(events[ref.id], cand), cand))
+            elif (ref.session, ref.seq) in messages:
+                pairs.append((message_card(messages[(ref.session, ref.seq)], cand), cand))
+        except (ValueError, OverflowError):  # stored before times were range-checked
+            continue
     return pairs

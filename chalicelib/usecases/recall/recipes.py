@@ -19,6 +19,16 @@ class RecallRecipe:
     vector_k: int = 40  # candidates taken from the vector index; 0 disables it
     kinds: tuple[str, ...] = ("event", "message")
     max_query_terms: int = 64  # keyword terms kept from a long query (its first ones)
+    # ---- query context (recall/query.py): the recent turns' embeddings join the query's
+    # with these weights (the last reply, then the previous user message); a message with
+    # fewer content terms than recent_keyword_min_terms also searches the recent user turn's
+    # words; a message asking several things is searched per intent (at most max_intents,
+    # each part with min_intent_terms content terms)
+    recent_weights: tuple[float, ...] = (0.3, 0.15)
+    recent_keyword_min_terms: int = 2
+    split_intents: bool = True
+    max_intents: int = 3
+    min_intent_terms: int = 2
     fusion: str = "rrf"  # "rrf" (reciprocal rank) or "score" (min-max normalised scores)
     rrf_k: int = 60  # reciprocal-rank-fusion constant
     keyword_weight: float = 1.0
@@ -38,6 +48,14 @@ class RecallRecipe:
     duplicate_overlap: float = 1.0  # ≥ this Jaccard overlap with a better card: dropped
     # ---- how many cards
     max_cards: int = 2  # cards per recall unless the request says otherwise (a hook's budget)
+    # ---- admission gate (gate.py), for recalls of at most max_cards cards: a card is shown
+    # only when relevance = (cosine to the query − the query's cosine to small talk)
+    # + term_weight × (share of the query's content terms it holds) ≥ min_relevance, so a
+    # hook gets no card when nothing relevant is stored. 0 switches it off; a request's
+    # `min_relevance` replaces it. Calibrated for multilingual-e5-small on LoCoMo
+    # (bench/README.md, "Admission gate").
+    min_relevance: float = 0.09
+    term_weight: float = 0.08
     # ---- time: understand a time named in the query (layered time-window recall, seed 003).
     # Off for the plain baselines, which rank everything by text alone.
     time_layers: bool = True
@@ -64,11 +82,16 @@ class RecallRecipe:
 HYBRID = RecallRecipe(name="hybrid", fusion="score", name_boost=1.0, strip_names=True,
                       prefer_events=True)
 HYBRID_RRF = RecallRecipe(name="hybrid_rrf")
-BM25_ONLY = RecallRecipe(name="bm25", vector_k=0, time_layers=False)
-DENSE_ONLY = RecallRecipe(name="dense", keyword_k=0, time_layers=False)
+# The default with each message searched whole, and recent turns unread: the bench measures
+# the query-context steps against it.
+HYBRID_PLAIN_QUERY = replace(HYBRID, name="hybrid_plain_query", split_intents=False,
+                             recent_weights=(), recent_keyword_min_terms=0)
+# The plain baselines rank by text alone: no time layers, no admission gate.
+BM25_ONLY = RecallRecipe(name="bm25", vector_k=0, time_layers=False, min_relevance=0.0)
+DENSE_ONLY = RecallRecipe(name="dense", keyword_k=0, time_layers=False, min_relevance=0.0)
 
 RECIPES: dict[str, RecallRecipe] = {
-    r.name: r for r in (HYBRID, HYBRID_RRF, BM25_ONLY, DENSE_ONLY)}
+    r.name: r for r in (HYBRID, HYBRID_RRF, HYBRID_PLAIN_QUERY, BM25_ONLY, DENSE_ONLY)}
 
 # Settings fields (ANNALS_<NAME>) that override the recipe field of the same name when set.
 OVERRIDABLE = ("max_cards", "min_score", "expand_factor", "max_expansions", "time_max_results",

@@ -1,0 +1,124 @@
+"""Admission gate: a card is injected only when there is absolute evidence that it is about
+the query, so a hook-sized recall returns nothing rather than fill its slots with whatever
+ranked first.
+
+The fused score cannot say this: it is min-max normalised per query, so the best candidate
+scores high even when nothing relevant is stored. The gate reads two pieces of absolute
+evidence instead (the query vector is the one recall searched with: without the people it
+names, under the hybrid recipe):
+
+- **lift**: the query's cosine to the card (the vector list's own score) minus the query's
+  cosine to small talk in its own language (`SMALL_TALK`, the mean vector of a few greetings
+  and thanks, embedded once per embedder). e5 puts any chat line at 0.75-0.85 of any
+  question, and how high depends on the question; small talk is what an unrelated line looks
+  like *to this query*, so the lift is how much more the card means to it than chatter does.
+- **coverage**: the share of the query's content terms (`query_terms`: stop words and
+  particles dropped, names excluded) that the card's title and text hold.
+
+    relevance = lift + term_weight × coverage        admitted when relevance ≥ min_relevance
+
+A card whose vector is not among the vector list's hits has a cosine at most the list's
+lowest, which stands in for it when the list is full; a card with no vector evidence at all
+(not embedded yet, or no vector list) is admitted only when it holds every content term.
+Calibration (LoCoMo, fit on one conversation and tested on the other): bench/README.md.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from chalicelib.domain.models import Card
+from chalicelib.domain.names import strip_names
+from chalicelib.domain.textproc import is_cjk, query_terms, tokenize
+from chalicelib.ports import Embedder
+
+# Chatter that is about nothing: what an unrelated memory looks like to a query. Written once
+# (not tuned): greetings, thanks, agreement, goodbyes. The query's language picks the list.
+SMALL_TALK: dict[str, tuple[str, ...]] = {
+    "en": ("Hi!", "How's it going?", "That's awesome, congrats!", "Thanks so much.",
+           "See you later!", "Haha, yeah.", "Good night!", "Okay, sounds good."),
+    "zh": ("你好呀", "最近怎么样？", "太好了，恭喜！", "谢谢你", "回头见", "哈哈，是啊", "晚安！",
+           "好的，没问题"),
+}
+
+_small_talk: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # embedder → {lang: vec}
+
+
+def small_talk_vector(embedder: Embedder, lang: str) -> np.ndarray:
+    """The mean passage vector of the small talk in `lang`, once per embedder object."""
+    try:
+        cache = _small_talk.setdefault(embedder, {})
+    except TypeError:  # an embedder that cannot be weakly referenced: no cache
+        cache = {}
+    vec = cache.get(lang)
+    if vec is None:
+        vec = np.asarray(embedder.embed_passages(list(SMALL_TALK[lang])), np.float32).mean(axis=0)
+        cache[lang] = vec
+    return vec
+
+
+def relevance(lift: float, coverage: float, term_weight: float) -> float:
+    """The gate's score: meaning above small talk, plus the share of content terms held."""
+    return lift + term_weight * coverage
+
+
+def coverage(terms: Sequence[str], card: Card) -> float:
+    """Share of the query's content terms that occur in the card's title and text."""
+    if not terms:
+        return 0.0
+    tokens = set(tokenize(f"{card.title} {card.text}"))
+    return sum(1 for t in terms if t in tokens) / len(terms)
+
+
+@dataclass(frozen=True)
+class Judgement:
+    admitted: bool
+    relevance: float | None  # None: no meaning evidence (judged on terms alone)
+    coverage: float
+
+
+@dataclass
+class Gate:
+    """One recall's gate: the query's terms and small-talk baseline, and the cosine bound."""
+
+    threshold: float
+    term_weight: float
+    terms: list[str]
+    baseline: float  # the query's cosine to small talk in its language
+    bound: float | None  # the lowest cosine of a full vector list; None if not full
+
+    @classmethod
+    def for_query(cls, embedder: Embedder, query: str, qvec, named: set[str],
+                  cosines: Sequence[float], vector_k: int, threshold: float,
+                  term_weight: float) -> Gate:
+        """`cosines`: the vector list's scores for this query (all of them, any order)."""
+        content = strip_names(query, named) if named else query
+        lang = "zh" if is_cjk(query) else "en"
+        baseline = float(np.dot(np.asarray(qvec, np.float32), small_talk_vector(embedder, lang)))
+        bound = min(cosines) if cosines and vector_k and len(cosines) >= vector_k else None
+        return cls(threshold=threshold, term_weight=term_weight,
+                   terms=query_terms(content or query), baseline=baseline, bound=bound)
+
+    def judge(self, card: Card) -> Judgement:
+        cover = coverage(self.terms, card)
+        cosine = card.score_parts.get("vector", self.bound)
+        if cosine is None:  # nothing known about its meaning: every content term, or out
+            return Judgement(bool(self.terms) and cover >= 1.0, None, cover)
+        score = relevance(cosine - self.baseline, cover, self.term_weight)
+        return Judgement(score >= self.threshold, score, cover)
+
+    def admit(self, cards: Sequence[Card]) -> list[Card]:
+        """The cards that pass, in order, each with its relevance in score_parts."""
+        out = []
+        for card in cards:
+            judged = self.judge(card)
+            if judged.admitted:
+                parts = {**card.score_parts, "coverage": round(judged.coverage, 6)}
+                if judged.relevance is not None:
+                    parts["relevance"] = round(judged.relevance, 6)
+                out.append(card.model_copy(update={"score_parts": parts}))
+        return out

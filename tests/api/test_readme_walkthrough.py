@@ -1,0 +1,89 @@
+"""README.md "A walk through the API", steps 1, 2 and 4, through chalice.test.Client with the
+real e5 model: the admission gate (chalicelib/usecases/recall/gate.py) must let the check-up
+through and keep what was never said out."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from chalice.test import Client
+
+from app import app
+from tests.conftest import AUTH
+
+pytestmark = pytest.mark.e5
+
+API = "/v1/spaces/me"
+MESSAGES = [  # README.md, step 1, verbatim
+    {"seq": 1, "role": "user", "speaker": "小明", "content": "我今天领养了一只橘猫，取名叫奶糖",
+     "at": "2026-06-01T20:00:00+08:00"},
+    {"seq": 2, "role": "user", "speaker": "小明", "content": "奶糖昨天进行了体检，结果一切正常",
+     "at": "2026-06-15T10:00:00+08:00"},
+    {"seq": 3, "role": "user", "speaker": "Sam",
+     "content": "I started learning the cello with a teacher downtown",
+     "at": "2026-06-18T09:00:00+08:00"},
+    {"seq": 4, "role": "user", "speaker": "Sam",
+     "content": "I finally booked the flight to Lisbon for my sister's wedding",
+     "at": "2026-06-20T09:00:00+08:00"},
+]
+
+
+@pytest.fixture(scope="module")
+def walk(tmp_path_factory, e5_embedder):
+    """One space for the whole module: the README's PUT and extract, then any recall."""
+    from chalicelib.wiring import set_services
+    from tests.conftest import make_services
+
+    services = make_services(tmp_path_factory.mktemp("readme"), embedder_obj=e5_embedder,
+                             store="memory")
+    set_services(services)
+    with Client(app) as client:
+        put = client.http.put(f"{API}/sessions/s1/messages", headers=AUTH,
+                              body=json.dumps({"messages": MESSAGES}))
+        assert put.status_code == 200 and json.loads(put.body)["accepted"] == 4
+        assert client.http.post(f"{API}/extract", headers=AUTH, body="{}").status_code == 200
+
+        def recall(**body) -> dict:
+            resp = client.http.post(f"{API}/recall", headers=AUTH, body=json.dumps(body))
+            assert resp.status_code == 200, resp.body
+            return json.loads(resp.body)
+
+        yield recall
+    set_services(None)
+
+
+def about(card: dict, *words: str) -> bool:
+    return any(w.lower() in card["text"].lower() for w in words)
+
+
+def test_the_checkup_comes_first_and_nothing_unrelated_follows(walk):
+    out = walk(query="奶糖体检")
+    assert out["verdict"] == "hit"
+    assert out["cards"] and "体检" in out["cards"][0]["text"]
+    assert all("奶糖" in c["text"] for c in out["cards"])  # 奶糖 herself may follow
+    assert not any(about(c, "cello", "Lisbon", "大提琴", "里斯本") for c in out["cards"])
+    assert out["context"] and out["recalled_ids"] == [c["ref"] for c in out["cards"]]
+    assert any("准入门槛" in line for line in out["trace"])
+
+
+@pytest.mark.parametrize(("query", "gate_line"), [
+    ("我的吉他课怎么样了", "没有候选通过准入门槛"),
+    ("how was my trip to Tokyo?", "nothing passed the gate"),
+])
+def test_what_was_never_said_brings_no_card(walk, query, gate_line):
+    out = walk(query=query)
+    assert (out["verdict"], out["cards"], out["recalled_ids"], out["context"]) == (
+        "none", [], [], "")
+    assert any(gate_line in line for line in out["trace"])
+    # min_relevance 0 switches the gate off: the slots are filled again
+    ungated = walk(query=query, min_relevance=0)
+    assert ungated["verdict"] == "hit" and len(ungated["cards"]) == 2
+    assert not any(gate_line in line for line in ungated["trace"])
+
+
+def test_an_english_question_finds_the_flight(walk):
+    out = walk(query="what did Sam book?", max_cards=3)  # above max_cards: no gate
+    assert out["verdict"] == "hit" and "Lisbon" in out["cards"][0]["text"]
+    gated = walk(query="when is the wedding trip?")
+    assert [c for c in gated["cards"] if "Lisbon" in c["text"]] == gated["cards"][:1]

@@ -1,0 +1,199 @@
+"""The admission gate (chalicelib/usecases/recall/gate.py): relevance = (cosine to the query
+− the query's cosine to small talk) + term_weight × coverage; a hook-sized recall shows only
+cards that reach the threshold, and says so when none does. A stub embedder with three
+axes (cats, music, small talk) makes every cosine known in advance."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import numpy as np
+import pytest
+
+from chalicelib.domain.models import Card, MessageIn, PutMessagesRequest, RecallRequest
+from chalicelib.usecases import ingest
+from chalicelib.usecases.recall import gate_threshold, recall
+from chalicelib.usecases.recall.gate import (
+    SMALL_TALK,
+    Gate,
+    coverage,
+    relevance,
+    small_talk_vector,
+)
+from chalicelib.usecases.recall.recipes import BM25_ONLY, HYBRID, RecallRecipe
+from tests.conftest import make_services
+from tests.unit.conftest import T0
+
+SPACE = "sp"
+ALL_SMALL_TALK = {line for lines in SMALL_TALK.values() for line in lines}
+
+
+class StubEmbedder:
+    """Cats → axis 0, music → axis 1, small talk → axis 2; a query mixes what it mentions."""
+
+    name = "stub"
+    dim = 3
+
+    def __init__(self):
+        self.passage_calls = 0
+
+    def _vec(self, text: str) -> np.ndarray:
+        low = text.lower()
+        vec = np.array([float(any(w in low for w in ("cat", "奶糖", "vet"))),
+                        float(any(w in low for w in ("cello", "guitar", "music"))),
+                        float(text in ALL_SMALL_TALK or "weather" in low)], np.float32)
+        if not vec.any():
+            vec[2] = 1.0
+        return vec / np.linalg.norm(vec)
+
+    def embed_passages(self, texts):
+        self.passage_calls += 1
+        return np.vstack([self._vec(t) for t in texts]) if texts else np.zeros((0, 3))
+
+    def embed_query(self, text):
+        return self._vec(text)
+
+
+def card(text: str, *, vector: float | None = None, title: str = "t") -> Card:
+    parts = {} if vector is None else {"vector": vector}
+    return Card(ref=f"event:{abs(hash(text))}", kind="event", title=title, text=text,
+                score=1.0, score_parts=parts)
+
+
+def gate(terms, *, baseline=0.80, bound=None, threshold=0.09, weight=0.08) -> Gate:
+    return Gate(threshold=threshold, term_weight=weight, terms=list(terms), baseline=baseline,
+                bound=bound)
+
+
+# ------------------------------------------------------------------ the rule
+
+
+def test_relevance_is_lift_plus_weighted_coverage():
+    assert relevance(0.05, 0.5, 0.08) == pytest.approx(0.09)
+    assert relevance(-0.01, 1.0, 0.1) == pytest.approx(0.09)
+    assert relevance(0.2, 0.0, 0.08) == pytest.approx(0.2)
+
+
+def test_coverage_counts_the_query_terms_a_card_holds():
+    c = card("Melanie painted a sunrise by the lake", title="Melanie painted")
+    assert coverage(["paint", "sunris"], c) == 1.0
+    assert coverage(["paint", "pottery"], c) == 0.5
+    assert coverage([], c) == 0.0
+    assert coverage(["体检"], card("奶糖昨天进行了体检")) == 1.0
+
+
+@pytest.mark.parametrize(("cosine", "terms_held", "admitted"), [
+    (0.95, 0, True),    # lift 0.15 on meaning alone
+    (0.88, 0, False),   # lift 0.08: close, but chatter-level meaning is not enough
+    (0.84, 2, True),    # lift 0.04 + 0.08 × 1.0
+    (0.84, 1, False),   # lift 0.04 + 0.08 × 0.5 = 0.08
+    (0.70, 2, False),   # every term, but further from the query than small talk is
+])
+def test_judge_combines_meaning_and_terms(cosine, terms_held, admitted):
+    text = " ".join(["cello", "lesson"][:terms_held]) or "something else"
+    judged = gate(["cello", "lesson"]).judge(card(text, vector=cosine))
+    assert judged.admitted is admitted
+    assert judged.relevance == pytest.approx(cosine - 0.80 + 0.08 * terms_held / 2)
+
+
+def test_a_card_outside_the_vector_list_gets_its_lowest_cosine():
+    g = gate(["cello"], bound=0.83)
+    judged = g.judge(card("cello"))  # no vector part: at most the list's lowest
+    assert judged.relevance == pytest.approx(0.83 - 0.80 + 0.08)
+    assert judged.admitted
+
+
+def test_without_any_meaning_evidence_every_term_is_required():
+    g = gate(["cello", "lesson"], bound=None)  # the vector list was not full: not embedded
+    assert g.judge(card("cello lesson today")).admitted
+    assert g.judge(card("cello lesson today")).relevance is None
+    assert not g.judge(card("cello practice")).admitted
+    assert not gate([], bound=None).judge(card("anything")).admitted
+
+
+def test_admit_keeps_the_order_and_records_the_evidence():
+    g = gate(["cello"])
+    first, dropped, second = card("cello", vector=0.9), card("x", vector=0.8), card("y", vector=0.95)
+    out = g.admit([first, dropped, second])
+    assert [c.ref for c in out] == [first.ref, second.ref]
+    assert out[0].score_parts == {"vector": 0.9, "coverage": 1.0,
+                                  "relevance": pytest.approx(0.9 - 0.8 + 0.08)}
+    assert first.score_parts == {"vector": 0.9}  # the input card is not changed
+
+
+def test_threshold_hook_sized_by_default_explicit_anywhere_zero_off():
+    assert gate_threshold(RecallRequest(query="q"), HYBRID, 2) == HYBRID.min_relevance > 0
+    assert gate_threshold(RecallRequest(query="q", max_cards=1), HYBRID, 1) == HYBRID.min_relevance
+    assert gate_threshold(RecallRequest(query="q", max_cards=3), HYBRID, 3) == 0.0
+    assert gate_threshold(RecallRequest(query="q", min_relevance=0.05), HYBRID, 20) == 0.05
+    assert gate_threshold(RecallRequest(query="q", min_relevance=0), HYBRID, 2) == 0.0
+    assert gate_threshold(RecallRequest(query="q"), BM25_ONLY, 2) == 0.0  # baselines: off
+
+
+def test_small_talk_is_in_the_query_language_and_embedded_once():
+    stub = StubEmbedder()
+    en = small_talk_vector(stub, "en")
+    assert small_talk_vector(stub, "en") is en and stub.passage_calls == 1
+    small_talk_vector(stub, "zh")
+    assert stub.passage_calls == 2
+    g = Gate.for_query(stub, "我的吉他课怎么样了", stub.embed_query("吉他课"), set(), [0.5] * 40,
+                       40, 0.09, 0.08)
+    assert g.baseline == pytest.approx(1.0)  # stub: unknown words are small talk
+    g = Gate.for_query(stub, "How is Sam's cat?", stub.embed_query("How is cat?"), {"Sam"},
+                       [0.9, 0.5], 40, 0.09, 0.08)
+    assert g.terms == ["cat"] and g.bound is None  # names are not content; list not full
+
+
+# ------------------------------------------------------------------ through recall
+
+
+@pytest.fixture
+def stub_services(tmp_path):
+    services = make_services(tmp_path, embedder_obj=StubEmbedder(), store="memory")
+    texts = [("小明", "奶糖 went to the vet for a check-up, all fine"),
+             ("Sam", "I started learning the cello downtown"),
+             ("Sam", "Nice weather today")]
+    for i, (speaker, text) in enumerate(texts):  # one session each: no reply context
+        ingest.put_messages(services, SPACE, f"s{i}", PutMessagesRequest(messages=[
+            MessageIn(seq=1, role="user", speaker=speaker, content=text,
+                      at=T0 + timedelta(minutes=i))]))
+    return services
+
+
+def ask(services, query, **kw):
+    return recall(services, SPACE, RecallRequest(query=query, recipe="hybrid", **kw))
+
+
+def test_a_relevant_card_passes_alone_with_verdict_hit(stub_services):
+    res = ask(stub_services, "how did the cat's vet visit go?")
+    assert res.verdict == "hit"
+    assert [c.ref for c in res.cards] == ["message:s0:1"]  # the slot is not filled
+    assert res.cards[0].score_parts["relevance"] >= HYBRID.min_relevance
+    assert res.trace[-1] == f"[recall] gate: relevance ≥ {HYBRID.min_relevance:g}, 1 passed"
+
+
+def test_nothing_relevant_means_no_card_verdict_none_and_a_trace_line(stub_services):
+    res = ask(stub_services, "我的吉他课怎么样了")  # stub: no known word → small talk itself
+    assert (res.verdict, res.cards, res.context) == ("none", [], "")
+    assert res.trace[-1].startswith("[记忆检索] 没有候选通过准入门槛")
+    back = ask(stub_services, "我的吉他课怎么样了", min_relevance=0)
+    assert back.verdict == "hit" and len(back.cards) == HYBRID.max_cards
+    assert not any("准入门槛" in line for line in back.trace)
+
+
+def test_more_cards_than_a_hook_asks_for_are_not_gated(stub_services):
+    res = ask(stub_services, "我的吉他课怎么样了", max_cards=3)
+    assert res.verdict == "hit" and len(res.cards) == 3
+    strict = ask(stub_services, "cat", max_cards=3, min_relevance=0.5)  # unless asked to
+    assert [c.ref for c in strict.cards] == ["message:s0:1"]
+
+
+def test_an_empty_space_says_nothing_about_the_gate(stub_services):
+    res = recall(stub_services, "empty", RecallRequest(query="cat"))
+    assert res.verdict == "none" and res.cards == []
+    assert not any("gate" in line for line in res.trace)
+
+
+def test_recipes_carry_the_gate():
+    assert (HYBRID.min_relevance, HYBRID.term_weight) == (0.09, 0.08)
+    assert RecallRecipe(name="x", min_relevance=0).min_relevance == 0
