@@ -6,13 +6,21 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from chalice.app import Request, Response
 from pydantic import BaseModel, ValidationError
 
-from chalicelib.domain.errors import AnnalsError, BadRequest, PayloadTooLarge, validation_error
+from chalicelib.domain.errors import (
+    AnnalsError,
+    BadRequest,
+    PayloadTooLarge,
+    Unavailable,
+    validation_error,
+)
+from chalicelib.ports import ConflictError
 
 MAX_BODY_BYTES = 2 * 1024 * 1024
 JSON = "application/json; charset=utf-8"
@@ -30,7 +38,10 @@ def json_response(body: Any, status: int = 200) -> Response:
 
 
 def error_response(err: AnnalsError) -> Response:
-    return json_response(err.body(), err.status)
+    response = json_response(err.body(), err.status)
+    if isinstance(err, Unavailable):
+        response.headers["Retry-After"] = str(err.retry_after)
+    return response
 
 
 def parse_body(request: Request, model: type[M], *, optional: bool = False) -> M:
@@ -41,16 +52,54 @@ def parse_body(request: Request, model: type[M], *, optional: bool = False) -> M
         if optional:
             return model()
         raise BadRequest("a JSON body is required", code="missing_body")
-    try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise BadRequest(f"malformed JSON: {exc}", code="malformed_json") from None
+    data = load_json(raw)
     if not isinstance(data, dict):
         raise BadRequest("the JSON body must be an object", code="malformed_json")
     try:
         return model.model_validate(data)
     except ValidationError as exc:
         raise validation_error(exc) from None
+
+
+MAX_DEPTH = 32  # nesting deeper than any request model needs is refused before parsing
+
+
+def load_json(raw: bytes) -> object:
+    """JSON that is well-formed, at most MAX_DEPTH levels deep, and valid Unicode (no lone
+    surrogates from "\\ud800" escapes, which no store or response can encode)."""
+    if json_depth(raw) > MAX_DEPTH:
+        raise BadRequest(f"JSON nested deeper than {MAX_DEPTH} levels", code="too_deep")
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        raise BadRequest(f"malformed JSON: {exc}", code="malformed_json") from None
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise BadRequest("the body holds text that is not valid Unicode (a lone surrogate)",
+                         code="invalid_unicode") from None
+    return data
+
+
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')  # unrolled: linear and fast
+_BRACKETS = re.compile(rb"[\[\]{}]")
+
+
+def json_depth(raw: bytes) -> int:
+    """The deepest nesting of brackets outside strings (json.loads itself would recurse and
+    fail with RecursionError on 100k levels). Strings are cut out first, so only the
+    brackets are walked in Python."""
+    depth = deepest = 0
+    for bracket in _BRACKETS.findall(_JSON_STRING.sub(b"", raw)):
+        if bracket in (b"[", b"{"):
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > MAX_DEPTH:
+                    break
+        else:
+            depth -= 1
+    return deepest
 
 
 def query_param(request: Request, name: str, default: str | None = None) -> str | None:
@@ -65,7 +114,8 @@ def parse_query(model: type[M], request: Request) -> M:
 
 
 def api(view: Callable[..., Any]) -> Callable[..., Any]:
-    """Wrap a view: domain errors and validation errors become JSON 4xx responses."""
+    """Wrap a view: domain errors and validation errors become JSON 4xx responses, and a
+    backend's transient failure a 503 with Retry-After (`transient`)."""
 
     @functools.wraps(view)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -75,8 +125,89 @@ def api(view: Callable[..., Any]) -> Callable[..., Any]:
             return error_response(err)
         except ValidationError as exc:
             return error_response(validation_error(exc))
+        except Exception as exc:
+            unavailable = transient(exc)
+            if unavailable is None:
+                raise
+            log.warning("%s: %s", unavailable.message, exc, exc_info=exc)
+            return error_response(unavailable)
 
     return wrapper
+
+
+# ------------------------------------------------------------------ transient backend failures
+
+RETRY_AFTER_SECONDS = 1
+# botocore error codes (DynamoDB, SQS, Secrets Manager, Bedrock) that mean "not now".
+TRANSIENT_AWS_CODES = frozenset({
+    "ProvisionedThroughputExceededException", "ThrottlingException", "Throttling",
+    "ThrottledException", "RequestThrottled", "RequestThrottledException",
+    "TooManyRequestsException", "RequestLimitExceeded", "LimitExceededException",
+    "TransactionConflict", "TransactionConflictException", "TransactionInProgressException",
+    "ServiceUnavailable", "ServiceUnavailableException", "InternalServerError",
+    "InternalFailure", "SlowDown", "AWS.SimpleQueueService.RequestThrottled",
+})
+TRANSIENT_HTTP_STATUSES = frozenset({429, 502, 503, 504})
+TRANSIENT_SQLITE = ("database is locked", "database is busy", "database table is locked")
+
+
+def transient(exc: BaseException) -> Unavailable | None:
+    """An Unavailable (503) when `exc` — or an exception it was raised from — is a backend
+    failing for now: SQLite locked/busy, DynamoDB/SQS throttling or a transaction conflict,
+    OpenSearch 429/502/503/504 or a connection error or timeout, a socket timeout, an
+    optimistic write still contended after its retries. None for anything else (a bug stays
+    a 500). Libraries are looked up in sys.modules, never imported here: an error can only
+    come from a library that is loaded."""
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:  # `raise … from transient` counts too
+        seen.add(id(cause))
+        reason = _transient_reason(cause)
+        if reason:
+            return Unavailable(f"{reason}; retry shortly", retry_after=RETRY_AFTER_SECONDS)
+        cause = cause.__cause__
+    return None
+
+
+def _transient_reason(exc: BaseException) -> str | None:
+    import sqlite3
+    import sys
+
+    if isinstance(exc, sqlite3.OperationalError):
+        text = str(exc).lower()
+        return "the database is busy" if any(t in text for t in TRANSIENT_SQLITE) else None
+    botocore = sys.modules.get("botocore.exceptions")
+    if botocore is not None:
+        if isinstance(exc, botocore.ClientError):
+            error = exc.response.get("Error", {})
+            codes = {error.get("Code", "")} | {
+                r.get("Code", "") for r in exc.response.get("CancellationReasons", [])}
+            status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+            if codes & TRANSIENT_AWS_CODES or {"ThrottlingError", "TransactionConflict"} & codes \
+                    or status in TRANSIENT_HTTP_STATUSES:
+                return f"the storage service is throttling or unavailable ({error.get('Code')})"
+            return None
+        if isinstance(exc, botocore.HTTPClientError | botocore.ConnectionError):
+            return "the storage service did not answer in time"
+    opensearch = sys.modules.get("opensearchpy.exceptions")
+    if opensearch is not None and isinstance(exc, opensearch.TransportError):
+        if isinstance(exc, opensearch.ConnectionError) or exc.status_code in \
+                TRANSIENT_HTTP_STATUSES:
+            return f"the search service is busy or unavailable ({exc.status_code})"
+        return None
+    if isinstance(exc, TimeoutError | ConnectionError):
+        return "a backend did not answer in time"
+    if isinstance(exc, ConflictError):  # only an optimistic write that never got its turn
+        return "a concurrent write holds this item" if "still contended" in str(exc) else None
+    table = sys.modules.get("chalicelib.adapters.dynamodb.table")
+    if table is not None and isinstance(exc, table.UnprocessedItemsError):
+        return "the storage service is throttling"
+    search = sys.modules.get("chalicelib.adapters.opensearch")
+    if search is not None and isinstance(exc, search.OpenSearchBulkError):
+        statuses = {reason.split(" ", 1)[0] for reason in exc.failed.values()}
+        if statuses and statuses <= {str(s) for s in TRANSIENT_HTTP_STATUSES}:
+            return "the search service is rejecting writes for now"
+    return None
 
 
 def normalise_chalice_error(response: Response) -> Response:

@@ -45,6 +45,17 @@ class Unprocessable(AnnalsError):
     status, code = 422, "validation_error"
 
 
+class Unavailable(AnnalsError):
+    """A backend failed transiently (a locked database, throttling, a timeout): nothing was
+    half-written, and the same request sent again after `retry_after` seconds may succeed."""
+
+    status, code = 503, "unavailable"
+
+    def __init__(self, message: str, *, retry_after: int = 1, **kwargs):
+        super().__init__(message, **kwargs)
+        self.retry_after = retry_after
+
+
 def validation_error(exc) -> Unprocessable:
     """A pydantic ValidationError as a 422 with every problem listed in `details`."""
     details = [

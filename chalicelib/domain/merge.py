@@ -2,7 +2,9 @@
 create, update and supersede. Nothing is written here; `chalicelib.usecases.merge` writes.
 
 "delete" never removes anything: the event becomes `superseded`, a new version, readable in
-its history.
+its history — and only when every message it cites is still cited by an active event (a
+duplicate merged into another, whose update takes its sources): a bare delete that would leave
+evidence uncited is skipped and reported.
 """
 
 from __future__ import annotations
@@ -170,8 +172,23 @@ def apply_instructions(events: Sequence[Event], instructions: Sequence[MergeInst
                 work[event.id] = event
                 created.append(event.id)
 
+    for event_id in list(superseded):  # nothing is lost: evidence stays cited
+        if orphaned(work[event_id], work.values()):
+            superseded.remove(event_id)
+            previous = {e.id: e for e in events}[event_id]
+            work[event_id] = previous
+            skipped.append(f"delete {event_id}: its evidence would be cited by no active "
+                           "event; merge it into the event that replaces it instead")
     return MergeResult(created=[work[i] for i in created], updated=[work[i] for i in updated],
                        superseded=[work[i] for i in superseded], skipped=skipped)
+
+
+def orphaned(deleted: Event, events: Sequence[Event] | object) -> bool:
+    """Whether a source of `deleted` would be cited by no active event."""
+    cited = {(s.session, q) for e in events if e.status == "active" and e.id != deleted.id
+             for s in e.sources for q in range(s.seq_start, s.seq_end + 1)}
+    return any((s.session, q) not in cited
+               for s in deleted.sources for q in range(s.seq_start, s.seq_end + 1))
 
 
 def _added(ins: MergeInstruction, donors: Sequence[Event], work: dict[str, Event],

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -31,27 +31,65 @@ EventStatus = Literal["active", "archived", "superseded"]
 Verdict = Literal["hit", "expanded", "forgot", "unparsed", "none"]
 
 # Space, session and window ids appear in URLs and in index keys; keep them to a safe set.
-IdStr = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.:@-]+$")]
+# Dots alone ("." and "..") are refused: they read as paths wherever an id becomes one.
+ID_PATTERN = r"^[A-Za-z0-9_.:@-]{1,128}$"
+_ID_RE = re.compile(ID_PATTERN)
 
 
-_ID_RE = re.compile(r"^[A-Za-z0-9_.:@-]{1,128}$")
+def _not_only_dots(value: str) -> str:
+    if not value.strip("."):
+        raise ValueError("an id may not be only dots")
+    return value
+
+
+IdStr = Annotated[str, Field(min_length=1, max_length=128, pattern=ID_PATTERN),
+                  AfterValidator(_not_only_dots)]
+
+# Every time Annals accepts lies in [MIN_TIME, MAX_TIME): wide enough for any chat history
+# or plan, narrow enough that windows widened ×9 and calendar arithmetic never overflow
+# (year 1 and year 9999 did, as 500s). docs/api-limits.md lists every bound.
+MIN_TIME = datetime(1900, 1, 1, tzinfo=UTC)
+MAX_TIME = datetime(2200, 1, 1, tzinfo=UTC)
+MAX_SEQ = 2**53  # the largest integer every JSON client keeps exactly
+# Short labels (tags, participants, speakers, refs) and their lists.
+LABEL_CHARS = 100
+REF_CHARS = 300
+MAX_LABELS = 20
 
 
 def check_id(value: str, name: str) -> str:
     """Path parameters are validated like body fields: a clear 400, never a stored oddity."""
-    if not _ID_RE.match(value):
-        raise BadRequest(f"{name} must be 1-128 characters of letters, digits and _ . : @ -",
-                         code=f"invalid_{name}")
+    if not _ID_RE.match(value) or not value.strip("."):
+        raise BadRequest(f"{name} must be 1-128 characters of letters, digits and _ . : @ - "
+                         "(not only dots)", code=f"invalid_{name}")
     return value
+
+
+def check_seq(value: str) -> int:
+    if not value.isdigit() or len(value) > 17 or int(value) > MAX_SEQ:
+        raise BadRequest(f"seq must be an integer from 0 to {MAX_SEQ}", code="invalid_seq")
+    return int(value)
 
 
 def _aware(value: datetime) -> datetime:
     if value.tzinfo is None or value.utcoffset() is None:
         raise ValueError("time must carry a timezone offset, e.g. 2026-06-15T10:00:00+08:00")
+    if not MIN_TIME <= value < MAX_TIME:
+        raise ValueError(f"time must be from {MIN_TIME:%Y-%m-%d} to before {MAX_TIME:%Y-%m-%d}")
     return value
 
 
+def _one_line(value: str) -> str:
+    """Titles, speakers and labels are single-line: runs of whitespace (newlines, tabs, Unicode
+    line and paragraph separators) become one space; other control characters go."""
+    value = "".join(ch for ch in value if ch.isprintable() or ch.isspace())
+    return " ".join(value.split())
+
+
 AwareDatetime = Annotated[datetime, AfterValidator(_aware)]
+OneLine = Annotated[str, AfterValidator(_one_line)]
+Label = Annotated[str, AfterValidator(_one_line), Field(min_length=1, max_length=LABEL_CHARS)]
+Labels = Annotated[list[Label], Field(max_length=MAX_LABELS)]
 
 
 class Strict(BaseModel):
@@ -71,9 +109,9 @@ class StrictText(Strict):
 
 
 class MessageIn(Strict):
-    seq: int = Field(ge=0, le=2**53)
+    seq: int = Field(ge=0, le=MAX_SEQ)
     role: Role
-    speaker: str | None = Field(default=None, max_length=100)
+    speaker: OneLine | None = Field(default=None, max_length=LABEL_CHARS)
     content: str = Field(min_length=1, max_length=20_000)
     at: AwareDatetime
 
@@ -146,7 +184,8 @@ class When(BaseModel):
     @model_validator(mode="after")
     def _ordered(self) -> When:
         _aware(self.start)
-        _aware(self.end)
+        if self.end != MAX_TIME:
+            _aware(self.end)
         if self.end <= self.start:
             raise ValueError("when.end must be after when.start")
         return self
@@ -212,24 +251,24 @@ class SaveEventRequest(StrictText):
     """memory_save: a memory written by hand."""
 
     summary: str = Field(min_length=1, max_length=4000)
-    title: str | None = Field(default=None, max_length=200)
+    title: OneLine | None = Field(default=None, max_length=200)
     happened_at: AwareDatetime | None = None
     details: str | None = Field(default=None, max_length=4000)
-    tags: list[str] = Field(default_factory=list, max_length=20)
+    tags: Labels = Field(default_factory=list)
     importance: int = Field(default=6, ge=1, le=10)
-    participants: list[str] = Field(default_factory=list, max_length=20)
+    participants: Labels = Field(default_factory=list)
 
 
 class EventFields(StrictText):
     """The editable fields of an event, all optional: absent means unchanged."""
 
-    title: str | None = Field(default=None, min_length=1, max_length=200)
+    title: OneLine | None = Field(default=None, min_length=1, max_length=200)
     summary: str | None = Field(default=None, min_length=1, max_length=4000)
     when: When | None = None
     importance: int | None = Field(default=None, ge=1, le=10)
-    participants: list[str] | None = None
-    location: str | None = None
-    tags: list[str] | None = None
+    participants: Labels | None = None
+    location: OneLine | None = Field(default=None, max_length=200)
+    tags: Labels | None = None
 
 
 class PatchEventRequest(EventFields):
@@ -276,6 +315,7 @@ class Card(BaseModel):
     sources: list[Source] = Field(default_factory=list)
     importance: int | None = None
     speaker: str | None = None  # who said it (a message) or whom it is about (an event)
+    tags: list[str] = Field(default_factory=list)  # an event's tags ("quoted", "plan", …)
     score: float
     score_parts: dict[str, float] = Field(default_factory=dict)
 
@@ -288,8 +328,19 @@ class Layer(BaseModel):
     hits: int
 
 
+class RecentTurn(Strict):
+    """A turn before the new message: the last reply, the previous user message."""
+
+    role: Literal["user", "assistant"]
+    content: str = Field(min_length=1, max_length=4000)
+
+
 class RecallRequest(Strict):
     query: str = Field(min_length=1, max_length=4000)
+    recent: list[RecentTurn] = Field(
+        default_factory=list, max_length=4,
+        description="the turns before the query, oldest first (e.g. the previous user message "
+                    "and the last reply): they help read a short follow-up")
     time_hint: str | None = Field(default=None, max_length=200)
     window: IdStr | None = None
     limit: int | None = Field(default=None, ge=1, le=50, description="alias of max_cards")
@@ -297,6 +348,10 @@ class RecallRequest(Strict):
     now: AwareDatetime | None = None
     format: Literal["blocks", "timeline", "compact"] = "blocks"
     recipe: str | None = Field(default=None, max_length=64)
+    # The admission gate's threshold for this recall (usecases/recall/gate.py): None = the
+    # recipe's, applied when at most the recipe's max_cards cards are asked for; a number
+    # applies whatever the card limit; 0 switches the gate off.
+    min_relevance: float | None = Field(default=None, ge=0, le=1)
 
     @property
     def card_limit(self) -> int | None:
@@ -319,7 +374,8 @@ class RecallResponse(BaseModel):
 
 class DeliveryRequest(Strict):
     window: IdStr
-    ids: list[str] = Field(min_length=1, max_length=50)
+    ids: list[Annotated[str, Field(min_length=1, max_length=REF_CHARS)]] = Field(
+        min_length=1, max_length=50)
     at: AwareDatetime | None = None
 
 

@@ -9,7 +9,7 @@ belongs to one chat window.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
@@ -70,7 +70,58 @@ class MergeState(Record):
     pending: int = 0
     runs: int = 0
     fingerprint: str | None = None
+    # Events a pass is about to write, noted first: if it fails part-way, the next pass
+    # indexes them again (a retried pass finds those writes done, so it would not).
+    reindex: list[str] = Field(default_factory=list)
+
+
+KEYS_SCOPE = "global"  # the scope of records that belong to no one space (API keys)
+
+
+class ApiKey(Record):
+    """An API key (scope = KEYS_SCOPE, key = its id): the sha256 of the whole key, never the
+    key itself. `spaces` None: every space. Written at creation and at revocation only."""
+
+    KIND: ClassVar[str] = "api-key"
+    key_hash: str
+    access: Literal["read", "write", "admin"]
+    spaces: list[str] | None = None
+    label: str = ""
+    created_at: datetime
+    revoked_at: datetime | None = None
+
+
+class ApiKeyUse(Record):
+    """When an API key was last used (scope = KEYS_SCOPE, key = its id); apart from ApiKey so
+    that noting a use can never overwrite a revocation."""
+
+    KIND: ClassVar[str] = "api-key-use"
+    last_used_at: datetime
+
+
+class KnownSpace(Record):
+    """A space that may hold events but no sessions (scope = KEYS_SCOPE, key = the space),
+    so GET /v1/spaces can list it."""
+
+    KIND: ClassVar[str] = "space"
+
+
+class JobFailure(Record):
+    """A unit of background work that failed (scope = the job: quiet-window, merge, cooldown,
+    index; key = the unit: a space, space/session or space/ref). After QUARANTINE_AFTER
+    failures in a row it is quarantined — skipped until its state (fingerprint) changes —
+    instead of failing every run; a success removes the record."""
+
+    KIND: ClassVar[str] = "job-failure"
+    space: str
+    error: str
+    failures: int = 1
+    first_at: datetime
+    last_at: datetime
+    fingerprint: str | None = None
+    quarantined: bool = False
 
 
 RECORD_KINDS: dict[str, type[Record]] = {
-    cls.KIND: cls for cls in (Person, MemoryUse, JournalBatch, LLMUsageRecord, MergeState)}
+    cls.KIND: cls for cls in (Person, MemoryUse, JournalBatch, LLMUsageRecord, MergeState,
+                              ApiKey, ApiKeyUse, KnownSpace, JobFailure)}

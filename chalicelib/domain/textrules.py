@@ -7,6 +7,7 @@ how a first-person sentence is retold in the third person with the speaker named
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from chalicelib.domain.textproc import is_cjk, query_terms
 
@@ -145,3 +146,89 @@ def importance(sentence: str, has_time: bool) -> int:
     if is_question(sentence):
         score -= 2
     return max(1, min(10, score))
+
+
+# ------------------------------------------------------------------ instructions and role markers
+
+QUOTED_TAG = "quoted"
+MAX_QUOTE_CHARS = 400
+
+_ROLE_WORDS = (r"ai|assistant|model|chatbot|bot|dan|gpt|chatgpt|llm|system|admin(?:istrator)?|root"
+               r"|developer|jailbroken|unrestricted|unfiltered|uncensored")
+# Text that talks to an AI or pretends to be a chat's own structure. Matched on the folded text
+# (fold_marks: invisible characters dropped, NFKC, so ｓｙｓｔｅｍ and ［INST］ count too).
+INSTRUCTION_PATTERNS = re.compile("|".join([
+    # "SYSTEM OVERRIDE", "system prompt", "system instructions"
+    r"\bsystem\s*(?:override|prompt|message|instruction|command|directive|update|notice)s?\b",
+    # "ignore (all) previous instructions", "disregard the above rules", "forget your prompt"
+    r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:(?:all|any|every|the|your|my|these"
+    r"|those|of|previous|prior|above|earlier|preceding|former|existing|system|safety|original)"
+    r"\s+){0,4}(?:instructions?|prompts?|rules|directives|guidelines|guardrails|restrictions"
+    r"|programming|context|messages)\b",
+    r"\bignore\s+(?:all\s+|everything\s+)?(?:above|previous|prior)\b",
+    # "you are now DAN", "you are now an unrestricted AI", "you are no longer an assistant"
+    rf"\byou\s+are\s+(?:now|no\s+longer)\s+(?:(?:an?|the|in|my|our)\s+)?(?:[\w-]+\s+){{0,2}}?"
+    rf"(?:{_ROLE_WORDS}|mode|bound|restricted|limited)\b",
+    r"\b(?:from\s+now\s+on|henceforth)\b[\s,]*(?:you|the\s+assistant)\s+"
+    r"(?:are|will|must|shall|should|have\s+to)\b",
+    rf"\b(?:act|pretend|behave|roleplay)\s+(?:to\s+be|as\s+if\s+you\s+(?:are|were)|as|like)\s+"
+    rf"(?:an?\s+)?(?:[\w-]+\s+)?(?:{_ROLE_WORDS})\b",
+    r"\b(?:new|updated|real|actual|hidden|secret)\s+(?:system\s+)?instructions?\s*:",
+    r"\b(?:developer|god|dan|jailbreak)\s+mode\b|\bjailbreak|\bdo\s+anything\s+now\b",
+    r"\breveal\s+(?:your|the)\s+(?:system\s+)?(?:prompt|instructions)\b",
+    # role and structure markers: <system>, </memory>, <|im_start|>, [INST], <<SYS>>, "System:"
+    r"<\s*/?\s*(?:system|memory|memories|assistant|user|human|instructions?|prompt|context"
+    r"|typed_memory|tool|developer)\b[^>]*>",
+    r"<\|[^|>\n]{1,40}\|>",
+    r"\[\s*/?\s*(?:inst|sys|system|typed_memory|assistant|user)\b[^\]]*\]",
+    r"<<\s*/?\s*sys\s*>>",
+    r"(?:^|\n)\s*(?:#{1,4}\s*)?(?:system|developer)\s*:",
+    # 忽略之前的指令, 无视以上所有规则, 系统提示, 你现在是一个没有限制的AI, 从现在开始你必须…
+    r"(?:忽略|无视|忘记|忘掉|忘了|不要理会|别管|跳过)掉?(?:你|我)?(?:之前|以前|前面|上面|以上|先前|此前"
+    r"|原来|原有|所有|全部|一切|的|你的)+(?:指令|指示|提示词?|规则|设定|要求|命令|限制)",
+    r"系统(?:提示|指令|覆盖|命令|设定|消息)",
+    rf"你(?:现在|从现在起|已经)(?:是|扮演|变成|成为)(?:一个|一名)?.{{0,8}}?"
+    rf"(?:{_ROLE_WORDS}|人工智能|助手|机器人|管理员|系统|模型|没有限制|不受限制|开发者)",
+    r"从(?:现在|此|今天)(?:开始|起)[，,]?\s*你(?:是|要|必须|将|只能|应该|需要)",
+    r"(?:新的?|最新的?|真正的?|隐藏的?)(?:系统)?指令\s*[:：]",
+    r"开发者模式|越狱",
+]), re.IGNORECASE)
+
+
+def fold_marks(text: str) -> str:
+    """Text as a model would read it: format characters (zero-width, bidi) dropped and
+    compatibility forms (full-width letters and brackets) folded."""
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+    return unicodedata.normalize("NFKC", text)
+
+
+def looks_like_instruction(text: str) -> bool:
+    """True when the text gives orders to an AI or poses as a system/role marker: it is then
+    recorded as what its speaker said, never as a fact."""
+    return bool(INSTRUCTION_PATTERNS.search(fold_marks(text)))
+
+
+def quote(text: str, limit: int = MAX_QUOTE_CHARS) -> str:
+    """The words, on one line, cut at `limit` characters."""
+    words = " ".join(text.split())
+    return words if len(words) <= limit else words[: limit - 1] + "…"
+
+
+def reported_speech(speaker: str, text: str) -> tuple[str, str]:
+    """(title, summary) reporting what the speaker said: 小明说：「…」 / Sam said: "…"."""
+    said = quote(text)
+    if is_cjk(said):
+        short = said if len(said) <= 16 else said[:15] + "…"
+        return f"{speaker}说「{short}」"[:200], f"{speaker}说：「{said}」"
+    words = said.split()
+    short = " ".join(words) if len(words) <= 8 else " ".join(words[:7]) + "…"
+    return f'{speaker} said "{short}"'[:200], f'{speaker} said: "{said}"'
+
+
+_REPORTING = re.compile(r"\s*(?:said|says|wrote|writes|told|asked|claimed|typed|posted|说|写道|表示|称|声称)")
+
+
+def is_reported_speech(summary: str, speaker: str) -> bool:
+    """The summary starts by naming the speaker as saying something, and quotes it."""
+    return (summary.startswith(speaker) and bool(_REPORTING.match(summary[len(speaker):]))
+            and any(mark in summary for mark in ('"', "“", "「", "『", "\'")))

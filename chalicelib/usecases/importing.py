@@ -2,22 +2,28 @@
 LoCoMo conversations. Each becomes sessions of messages put through the normal ingest path,
 so an import is idempotent (re-running it reports everything unchanged).
 
-Times: a message's own time is used when the file has one; otherwise messages get
-`start + i seconds` in file order (so seq order and time order agree). SillyTavern writes
-`send_date` in several human formats ("June 1, 2024 8:30pm"); dateparser reads those.
+Times: a message's own time is used when the file has one. Otherwise its time must be
+stable, or every re-import would re-date the message, report it `changed` and re-extract it:
+- a message already stored at the same session and seq with the same role, speaker and words
+  keeps the time it was stored with;
+- a new one gets `start + i seconds` in file order (so seq order and time order agree), where
+  `start` is `--start` if given, else the file's own modification time.
+SillyTavern writes `send_date` in several human formats ("June 1, 2024 8:30pm"); dateparser
+reads those.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
 
-from chalicelib.domain.models import MessageIn
+from chalicelib.domain.models import MessageIn, default_speaker
+from chalicelib.ports import Services
 
 BATCH = 500  # messages per put_messages call (the API allows 1000)
 
@@ -26,6 +32,7 @@ BATCH = 500  # messages per put_messages call (the API allows 1000)
 class ImportedSession:
     session: str
     messages: list[MessageIn]
+    untimed: frozenset[int] = frozenset()  # seqs whose time the file did not give
 
 
 class ImportFormatError(ValueError):
@@ -51,13 +58,14 @@ def parse_time(value: Any, zone: tzinfo) -> datetime | None:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=zone)
 
 
-def _fill_times(rows: list[dict], start: datetime) -> list[MessageIn]:
+def _session(session: str, rows: list[dict], start: datetime) -> ImportedSession:
     out = []
     for seq, row in enumerate(rows):
         at = row.get("at") or start + timedelta(seconds=seq)
         out.append(MessageIn(seq=seq, role=row["role"], speaker=row.get("speaker"),
                              content=row["content"], at=at))
-    return out
+    untimed = frozenset(seq for seq, row in enumerate(rows) if not row.get("at"))
+    return ImportedSession(session, out, untimed)
 
 
 def openai_messages(data: Any, session: str, start: datetime, zone: tzinfo) -> list[
@@ -78,7 +86,7 @@ def openai_messages(data: Any, session: str, start: datetime, zone: tzinfo) -> l
         when = next((item[k] for k in ("at", "timestamp", "created_at") if item.get(k)), None)
         rows.append({"role": item["role"], "speaker": item.get("name"), "content": content,
                      "at": parse_time(when, zone)})
-    return [ImportedSession(session, _fill_times(rows, start))]
+    return [_session(session, rows, start)]
 
 
 def sillytavern(lines: list[str], session: str, start: datetime, zone: tzinfo) -> list[
@@ -100,7 +108,7 @@ def sillytavern(lines: list[str], session: str, start: datetime, zone: tzinfo) -
         rows.append({"role": "user" if item.get("is_user") else "assistant",
                      "speaker": item.get("name"), "content": str(item["mes"]),
                      "at": parse_time(item.get("send_date"), zone)})
-    return [ImportedSession(session, _fill_times(rows, start))]
+    return [_session(session, rows, start)]
 
 
 def locomo(data: dict, zone: tzinfo) -> list[ImportedSession]:
@@ -132,10 +140,13 @@ def locomo(data: dict, zone: tzinfo) -> list[ImportedSession]:
     return sorted(out, key=lambda s: int(s.session))
 
 
-def read_file(path: Path, fmt: str, session: str | None, start: datetime,
+def read_file(path: Path, fmt: str, session: str | None, start: datetime | None,
               zone: tzinfo) -> list[ImportedSession]:
-    """Parse `path` as `fmt` (auto: by extension and shape)."""
+    """Parse `path` as `fmt` (auto: by extension and shape). `start`: the time of the first
+    message without one (default: the file's modification time)."""
     text = path.read_text(encoding="utf-8")
+    if start is None:
+        start = datetime.fromtimestamp(int(path.stat().st_mtime), zone)
     session = session or path.stem
     if fmt == "auto":
         fmt = detect(path, text)
@@ -162,3 +173,42 @@ def detect(path: Path, text: str) -> str:
 def batches(messages: list[MessageIn]) -> Iterable[list[MessageIn]]:
     for i in range(0, len(messages), BATCH):
         yield messages[i : i + BATCH]
+
+
+def keep_stored_times(services: Services, space: str, imported: ImportedSession) -> list[
+        MessageIn]:
+    """Messages the file gave no time keep the one they were stored with, when they are the
+    same message (role, speaker, words) at the same seq: a re-import changes nothing."""
+    if not imported.untimed:
+        return imported.messages
+    stored = {m.seq: m for m in services.store.get_messages(space, imported.session)}
+    out = []
+    for msg in imported.messages:
+        old = stored.get(msg.seq)
+        if (msg.seq in imported.untimed and old is not None and old.role == msg.role
+                and old.content == msg.content
+                and old.speaker == (msg.speaker or default_speaker(msg.role))):
+            msg = msg.model_copy(update={"at": old.at})
+        out.append(msg)
+    return out
+
+
+def import_sessions(services: Services, space: str, sessions: list[ImportedSession],
+                    progress: Callable[[ImportedSession], None] | None = None) -> list[dict]:
+    """Put every session through the normal ingest path, in batches. Returns per session how
+    many messages were accepted, unchanged and changed."""
+    from chalicelib.domain.models import PutMessagesRequest
+    from chalicelib.usecases.ingest import put_messages
+
+    report = []
+    for imported in sessions:
+        totals = {"session": imported.session, "accepted": 0, "unchanged": 0, "changed": 0}
+        for batch in batches(keep_stored_times(services, space, imported)):
+            out = put_messages(services, space, imported.session,
+                               PutMessagesRequest(messages=batch))
+            for key in ("accepted", "unchanged", "changed"):
+                totals[key] += getattr(out, key)
+        report.append(totals)
+        if progress:
+            progress(imported)
+    return report

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from chalicelib.domain.models import Message, SessionState
+from chalicelib.domain.records import JobFailure
 from chalicelib.ports import Services
 from chalicelib.usecases import forgetting
 from chalicelib.usecases.extract import extract_session, journal, pending_sessions
@@ -69,64 +70,135 @@ def session_readiness(services: Services, state: SessionState, now: datetime) ->
     return None
 
 
+QUARANTINE_AFTER = 3  # failures in a row before a unit is skipped until its state changes
+
+
+def isolated(services: Services, job: str, space: str, unit: str, fingerprint: str,
+             now: datetime, work: Callable[[], object], result: dict) -> object | None:
+    """Run one unit of a job (a session, a space) so that its failure stays its own: the
+    exception is logged with the space and cause, kept as a JobFailure record (shown by
+    /stats), counted in `result["failed"]`, and the job goes on with the next unit. A unit
+    that failed QUARANTINE_AFTER times in a row is skipped while its fingerprint is the same
+    (new messages, an edit, … change it and it is tried again)."""
+    record = services.store.get_record(JobFailure, job, unit)
+    if record and record.quarantined and record.fingerprint == fingerprint:
+        result.setdefault("quarantined", []).append(unit)
+        return None
+    try:
+        out = work()
+    except Exception as exc:
+        cause = f"{type(exc).__name__}: {str(exc)[:300]}"
+        log.exception("job %s failed for %s (space %s): %s", job, unit, space, cause)
+        failures = (record.failures + 1) if record else 1
+        services.store.put_record(JobFailure(
+            scope=job, key=unit, space=space, error=cause, failures=failures,
+            first_at=record.first_at if record else now, last_at=now, fingerprint=fingerprint,
+            quarantined=failures >= QUARANTINE_AFTER))
+        result.setdefault("failed", []).append(unit)
+        return None
+    if record is not None:
+        services.store.delete_records(JobFailure, job, [unit])
+    return out
+
+
+def session_fingerprint(state: SessionState) -> str:
+    return (f"{state.extracted_upto}|{state.message_count}|{state.dirty_from}|"
+            f"{state.last_message_at}")
+
+
 def quiet_window(services: Services, now: datetime | None = None) -> JobResult:
-    """Extract every session that is ready (see session_readiness); sessions never combine."""
+    """Extract every session that is ready (see session_readiness); sessions never combine,
+    and one that fails is recorded and skipped, never holding the others back."""
     now = now or services.clock()
-    done, reasons, events = [], {}, 0
+    done, reasons, detail, events = [], {}, {}, 0
     for state in pending_sessions(services):
-        reason = session_readiness(services, state, now)
-        if reason is None:
-            continue
         key = f"{state.space}/{state.session}"
-        done.append(key)
-        reasons[key] = reason
-        if services.queue is not None:  # AWS: the SQS worker extracts, with retries and a DLQ
-            services.queue.send({"kind": "extract-session", "space": state.space,
-                                 "session": state.session})
-            continue
-        events += len(extract_session(services, state.space, state.session, now))
+
+        def extract_if_ready(state: SessionState = state, key: str = key) -> int:
+            reason = session_readiness(services, state, now)
+            if reason is None:
+                return 0
+            done.append(key)
+            reasons[key] = reason
+            if services.queue is not None:  # AWS: the SQS worker extracts (retries, a DLQ)
+                services.queue.send({"kind": "extract-session", "space": state.space,
+                                     "session": state.session})
+                return 0
+            return len(extract_session(services, state.space, state.session, now))
+
+        events += isolated(services, "quiet-window", state.space, key,
+                           session_fingerprint(state), now, extract_if_ready, detail) or 0
     if done:
         log.info("quiet-window extracted %d events from %s", events, ", ".join(done))
-    return JobResult("quiet-window", len(done), events, {"extracted": done, "reasons": reasons})
+    return JobResult("quiet-window", len(done), events,
+                     {"extracted": done, "reasons": reasons, **detail})
 
 
 def cooldown(services: Services, now: datetime | None = None) -> JobResult:
     """Bookkeeping: purge deliveries older than every cooldown (DynamoDB's TTL does it there;
     its purge is a no-op), compact extraction journals past their retention, and let
-    low-retention events fade into the archive (chalicelib.usecases.forgetting)."""
+    low-retention events fade into the archive (chalicelib.usecases.forgetting) — space by
+    space, a failing space recorded and skipped."""
     now = now or services.clock()
     settings = services.settings
     recipe = resolve(settings.recipe, settings)
     keep = timedelta(minutes=recipe.cooldown_minutes) + timedelta(days=1)
     purged = services.store.purge_deliveries(now - keep)
     retention = timedelta(days=settings.journal_retention_days)
-    sessions = services.store.list_sessions()
-    compacted = sum(journal.compact(services, s.space, s.session, now, retention)
-                    for s in sessions)
-    faded = {}
-    for space in sorted({s.space for s in sessions}):
-        archived = forgetting.fade_space(services, space, now)
-        if archived:
-            faded[space] = [e.id for e in archived]
+    by_space = sessions_by_space(services)
+    compacted, faded, detail = 0, {}, {}
+    for space, sessions in sorted(by_space.items()):
+        def tend(space: str = space, sessions: list[SessionState] = sessions) -> tuple:
+            count = sum(journal.compact(services, space, s.session, now, retention)
+                        for s in sessions)
+            return count, forgetting.fade_space(services, space, now)
+
+        out = isolated(services, "cooldown", space, space, sessions_fingerprint(sessions), now,
+                       tend, detail)
+        if out:
+            compacted += out[0]
+            if out[1]:
+                faded[space] = [e.id for e in out[1]]
     return JobResult("cooldown", 0, 0, {"purged_deliveries": purged,
                                         "compacted_journal_batches": compacted,
-                                        "faded": faded})
+                                        "faded": faded, **detail})
+
+
+def forget_space(services: Services, space: str, now: datetime | None = None) -> dict:
+    """The cooldown job's work for one space, now (POST …/forget, the web app's "forget
+    now"): compact its extraction journals past their retention and let low-retention events
+    fade into the archive. A failure is the caller's answer, not a JobFailure record."""
+    now = now or services.clock()
+    retention = timedelta(days=services.settings.journal_retention_days)
+    compacted = sum(journal.compact(services, space, s.session, now, retention)
+                    for s in services.store.list_sessions(space))
+    faded = forgetting.fade_space(services, space, now)
+    return {"space": space, "faded": [e.id for e in faded],
+            "compacted_journal_batches": compacted}
+
+
+def sessions_by_space(services: Services) -> dict[str, list[SessionState]]:
+    by_space: dict[str, list[SessionState]] = {}
+    for state in services.store.list_sessions(None):
+        by_space.setdefault(state.space, []).append(state)
+    return by_space
 
 
 def merge_job(services: Services, now: datetime | None = None) -> JobResult:
     """Every space with `merge_every` new events since its last merge (usecases.merge)."""
     now = now or services.clock()
-    by_space: dict[str, list[SessionState]] = {}
-    for state in services.store.list_sessions(None):
-        by_space.setdefault(state.space, []).append(state)
     merged: dict[str, dict] = {}
+    detail: dict = {}
     changes = 0
-    for space, sessions in sorted(by_space.items()):
-        summary = merge_space(services, space, now, fingerprint=sessions_fingerprint(sessions))
-        if summary["merged"]:
+    for space, sessions in sorted(sessions_by_space(services).items()):
+        fingerprint = sessions_fingerprint(sessions)
+        summary = isolated(services, "merge", space, space, fingerprint, now,
+                           lambda space=space, fp=fingerprint: merge_space(
+                               services, space, now, fingerprint=fp), detail)
+        if summary and summary["merged"]:
             merged[space] = summary
             changes += summary["created"] + summary["updated"] + summary["superseded"]
-    return JobResult("merge", 0, changes, {"spaces": merged})
+    return JobResult("merge", 0, changes, {"spaces": merged, **detail})
 
 
 JOBS: dict[str, Callable[[Services, datetime | None], JobResult]] = {

@@ -3,7 +3,7 @@ messages, how far the search indexes are behind, LLM usage and the merge pass's 
 
 from __future__ import annotations
 
-from chalicelib.domain.records import MergeState
+from chalicelib.domain.records import JobFailure, MergeState
 from chalicelib.ports import Services, iter_events
 from chalicelib.usecases.llm_usage import space_usage
 
@@ -12,6 +12,17 @@ STATUSES = ("active", "archived", "superseded")
 
 def count_events(services: Services, space: str, status: str) -> int:
     return sum(1 for _ in iter_events(services.store, space, (status,)))
+
+
+JOBS = ("quiet-window", "merge", "cooldown", "index")
+
+
+def failures(services: Services, space: str) -> list[dict]:
+    """Background work that failed for this space (chalicelib.usecases.jobs.isolated)."""
+    return [{"job": r.scope, "unit": r.key, "error": r.error, "failures": r.failures,
+             "last_at": r.last_at.isoformat(), "quarantined": r.quarantined}
+            for job in JOBS for r in services.store.list_records(JobFailure, job)
+            if r.space == space]
 
 
 def space_stats(services: Services, space: str) -> dict:
@@ -31,9 +42,9 @@ def space_stats(services: Services, space: str) -> dict:
                      "vector_pending": fresh.vector_pending},
         "extractor": services.extractor.name,
         "merger": services.merger.name,
-        "llm": {"provider": services.settings.llm,
-                "model": services.llm.model if services.llm is not None else None,
-                **space_usage(services.store, space)},
+        "llm": {**space_usage(services.store, space), "provider": services.settings.llm,
+                "model": services.llm.model if services.llm is not None else None},
+        "failures": failures(services, space),
         "merge": {"pending": merge.pending, "runs": merge.runs,
                   "last_merged_at": merge.last_merged_at.isoformat()
                   if merge.last_merged_at else None},
