@@ -8,9 +8,18 @@ It speaks the real wire format, so the official `openai` SDK talks to it unchang
         llm.reply_error(429, retry_after_ms=1)    # a rate limit (the SDK retries it)
         llm.reply_json({...}, delay=2.0)          # a slow reply (for timeouts)
         llm.reply(lambda request: Reply(...))     # computed from the request
+        llm.reply_text("Hello there", chunks=["Hel", "lo", " there"], chunk_delay=0.05)
+        llm.reply_text("Hello there", cut_after=2)        # streamed: connection dropped
+        llm.reply_text("Hello there", error_after=1)      # streamed: an error event
         OpenAI(base_url=llm.url, api_key="k")...
         llm.requests                              # every request body received, in order
         llm.served_usage                          # summed usage of the replies it sent
+        llm.streams_left_early                    # streams whose client hung up
+
+A request with `"stream": true` is answered with server-sent events (chunked transfer
+encoding): a role chunk, the content in `chunks` (default: pieces of 4 characters), a chunk
+with the finish_reason, a usage chunk when `stream_options.include_usage`, then
+`data: [DONE]`. `GET /v1/models` lists `models`.
 
 Requests are validated like the real endpoint: a Bearer key, JSON body, a non-empty `model`,
 non-empty `messages` of {role, content}, a known `response_format` type. A bad request gets
@@ -42,6 +51,18 @@ class Reply:
     completion_tokens: int | None = None  # default: characters of the content / 4
     headers: dict[str, str] = field(default_factory=dict)
     error: str = ""
+    # streamed replies ("stream": true)
+    chunks: list[str] | None = None  # the content in these pieces (default: 4 characters each)
+    chunk_delay: float = 0.0  # seconds between chunks
+    cut_after: int | None = None  # drop the connection after this many content chunks
+    error_after: int | None = None  # send an error event after this many content chunks
+    finish_reason: str = "stop"
+
+    def pieces(self) -> list[str]:
+        if self.chunks is not None:
+            return list(self.chunks)
+        content = self.content or ""
+        return [content[i:i + 4] for i in range(0, len(content), 4)]
 
 
 def estimate_tokens(text: str) -> int:
@@ -81,7 +102,10 @@ def validate_request(body: Any) -> str | None:
 
 
 class ChatDouble:
-    def __init__(self, model_check: Callable[[str], bool] | None = None):
+    def __init__(self, model_check: Callable[[str], bool] | None = None,
+                 models: tuple[str, ...] = ("double-model",)):
+        self.models = list(models)
+        self.streams_left_early = 0
         self._queue: deque[Reply | Callable[[dict], Reply]] = deque()
         self._lock = threading.Lock()
         self.requests: list[dict] = []  # valid request bodies, in arrival order
@@ -137,10 +161,21 @@ class ChatDouble:
                 double._handle(self)
 
             def do_GET(self):
+                if self.path.rstrip("/") == "/v1/models":
+                    return double._send(self, 200, {"object": "list", "data": [
+                        {"id": m, "object": "model", "created": 0, "owned_by": "double"}
+                        for m in double.models]})
                 double._send(self, 404, {"error": {"message": "not found", "type":
                                                    "invalid_request_error"}})
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(ThreadingHTTPServer):
+            def handle_error(self, request, client_address):  # a client that hung up
+                import sys
+
+                if not isinstance(sys.exc_info()[1], ConnectionError):
+                    super().handle_error(request, client_address)
+
+        self._server = Server(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02},
                          daemon=True).start()
@@ -197,6 +232,8 @@ class ChatDouble:
                 "message": reply.error, "type": kind, "param": None, "code": None}},
                 reply.headers)
         content = reply.content or ""
+        if body.get("stream") is True:
+            return self._stream(h, body, reply)
         usage = {
             "prompt_tokens": reply.prompt_tokens if reply.prompt_tokens is not None
             else estimate_tokens(prompt_text(body)),
@@ -217,6 +254,59 @@ class ChatDouble:
             "usage": usage,
             "system_fingerprint": "fp_double",
         }, reply.headers)
+
+    def _stream(self, h: BaseHTTPRequestHandler, body: dict, reply: Reply) -> None:
+        """Server-sent events, one HTTP chunk each, as OpenAI streams them."""
+        ident, created = "chatcmpl-" + uuid.uuid4().hex[:24], int(time.time())
+
+        def chunk(delta: dict, finish: str | None = None) -> dict:
+            return {"id": ident, "object": "chat.completion.chunk", "created": created,
+                    "model": body["model"], "system_fingerprint": "fp_double",
+                    "choices": [{"index": 0, "delta": delta, "logprobs": None,
+                                 "finish_reason": finish}]}
+
+        def event(payload: dict | str) -> bytes:
+            data = payload if isinstance(payload, str) else json.dumps(payload,
+                                                                      ensure_ascii=False)
+            raw = f"data: {data}\n\n".encode()
+            return f"{len(raw):x}\r\n".encode() + raw + b"\r\n"
+
+        try:
+            h.send_response(200)
+            h.send_header("Content-Type", "text/event-stream; charset=utf-8")
+            h.send_header("Transfer-Encoding", "chunked")
+            for k, v in reply.headers.items():
+                h.send_header(k, v)
+            h.end_headers()
+            h.wfile.write(event(chunk({"role": "assistant", "content": ""})))
+            pieces = reply.pieces()
+            for index, piece in enumerate(pieces):
+                if reply.cut_after is not None and index >= reply.cut_after:
+                    h.close_connection = True  # no closing chunk: a broken stream
+                    return
+                if reply.error_after is not None and index >= reply.error_after:
+                    h.wfile.write(event({"error": {"message": reply.error or "stream failed",
+                                                   "type": "server_error", "param": None,
+                                                   "code": None}}))
+                    h.wfile.write(b"0\r\n\r\n")
+                    return
+                if reply.chunk_delay:
+                    time.sleep(reply.chunk_delay)
+                h.wfile.write(event(chunk({"content": piece})))
+            h.wfile.write(event(chunk({}, reply.finish_reason)))
+            usage = {"prompt_tokens": estimate_tokens(prompt_text(body)),
+                     "completion_tokens": estimate_tokens(reply.content or "")}
+            usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+            if (body.get("stream_options") or {}).get("include_usage"):
+                h.wfile.write(event({**chunk({}), "choices": [], "usage": usage}))
+            h.wfile.write(event("[DONE]"))
+            h.wfile.write(b"0\r\n\r\n")
+            with self._lock:
+                self.served.append(usage)
+        except (BrokenPipeError, ConnectionResetError):  # the client hung up
+            with self._lock:
+                self.streams_left_early += 1
+            h.close_connection = True
 
     @staticmethod
     def _send(h: BaseHTTPRequestHandler, status: int, payload: dict,
