@@ -1,0 +1,105 @@
+// A force-directed layout in plain JS (no library, nothing fetched): nodes repel, links pull,
+// everything drifts to the centre; a fixed number of steps from a deterministic start, so the
+// same data always draws the same picture.
+
+import {s} from './dom.js';
+
+function hash(text) {
+  let x = 2166136261;
+  for (const ch of text) x = Math.imul(x ^ ch.codePointAt(0), 16777619);
+  return (x >>> 0) / 4294967296;
+}
+
+/** nodes: [{id, kind, …}], links: [[sourceId, targetId]] → nodes with x, y. */
+export function layout(nodes, links, {width = 800, height = 560, steps = 300} = {}) {
+  const index = new Map(nodes.map((n, i) => [n.id, i]));
+  const edges = links.map(([a, b]) => [index.get(a), index.get(b)]).filter(([a, b]) => a !== undefined && b !== undefined);
+  const n = nodes.length;
+  const area = width * height;
+  const k = Math.sqrt(area / Math.max(n, 1)) * 0.75;
+  const x = new Float64Array(n);
+  const y = new Float64Array(n);
+  nodes.forEach((node, i) => {
+    const angle = hash(node.id) * Math.PI * 2;
+    const radius = (node.kind === 'person' ? 0.25 : 0.4) * Math.min(width, height) * (0.5 + hash(`${node.id}r`));
+    x[i] = width / 2 + Math.cos(angle) * radius;
+    y[i] = height / 2 + Math.sin(angle) * radius;
+  });
+  const dx = new Float64Array(n);
+  const dy = new Float64Array(n);
+  let temperature = width / 8;
+  for (let step = 0; step < steps; step += 1) {
+    dx.fill(0);
+    dy.fill(0);
+    for (let i = 0; i < n; i += 1) {
+      for (let j = i + 1; j < n; j += 1) {
+        let ex = x[i] - x[j];
+        let ey = y[i] - y[j];
+        let d2 = ex * ex + ey * ey;
+        if (d2 < 0.01) {
+          ex = 0.1;
+          ey = 0.1;
+          d2 = 0.02;
+        }
+        const force = (k * k) / d2;
+        dx[i] += ex * force;
+        dy[i] += ey * force;
+        dx[j] -= ex * force;
+        dy[j] -= ey * force;
+      }
+    }
+    for (const [a, b] of edges) {
+      const ex = x[a] - x[b];
+      const ey = y[a] - y[b];
+      const d = Math.sqrt(ex * ex + ey * ey) || 0.1;
+      const force = d / k;
+      dx[a] -= ex * force;
+      dy[a] -= ey * force;
+      dx[b] += ex * force;
+      dy[b] += ey * force;
+    }
+    for (let i = 0; i < n; i += 1) {
+      dx[i] += (width / 2 - x[i]) * 0.05;
+      dy[i] += (height / 2 - y[i]) * 0.05;
+      const d = Math.sqrt(dx[i] * dx[i] + dy[i] * dy[i]) || 1;
+      const move = Math.min(d, temperature);
+      x[i] += (dx[i] / d) * move;
+      y[i] += (dy[i] / d) * move;
+    }
+    temperature = Math.max(1, temperature * 0.985);
+  }
+  // Fit into the box with a margin for labels.
+  const margin = 40;
+  const minX = Math.min(...x);
+  const maxX = Math.max(...x);
+  const minY = Math.min(...y);
+  const maxY = Math.max(...y);
+  const scale = Math.min((width - 2 * margin) / (maxX - minX || 1), (height - 2 * margin) / (maxY - minY || 1));
+  return nodes.map((node, i) => ({...node,
+    x: margin + (x[i] - minX) * scale + ((width - 2 * margin) - (maxX - minX) * scale) / 2,
+    y: margin + (y[i] - minY) * scale + ((height - 2 * margin) - (maxY - minY) * scale) / 2}));
+}
+
+/** The graph as SVG: every node a link (keyboard reachable), people labelled. */
+export function graphView(nodes, links, {width = 800, height = 560, label, selected} = {}) {
+  const placed = layout(nodes, links, {width, height});
+  const at = new Map(placed.map((n) => [n.id, n]));
+  return s('svg', {class: 'graph', viewBox: `0 0 ${width} ${height}`, role: 'group', 'aria-label': label,
+    preserveAspectRatio: 'xMidYMid meet'},
+  s('g', {class: 'links', 'aria-hidden': 'true'}, links.map(([a, b]) => {
+    const p = at.get(a);
+    const q = at.get(b);
+    if (!p || !q) return null;
+    return s('line', {x1: p.x.toFixed(1), y1: p.y.toFixed(1), x2: q.x.toFixed(1), y2: q.y.toFixed(1),
+      class: selected && (a === selected || b === selected) ? 'on' : null});
+  })),
+  s('g', {class: 'nodes'}, placed.map((node) => s('a', {href: node.href, class: ['node', node.kind, node.key && 'key', node.id === selected && 'selected'],
+    'aria-label': node.label},
+  s('title', {}, node.label),
+  node.kind === 'event'
+    ? s('rect', {x: (node.x - 5).toFixed(1), y: (node.y - 5).toFixed(1), width: 10, height: 10, rx: 2,
+      transform: `rotate(45 ${node.x.toFixed(1)} ${node.y.toFixed(1)})`})
+    : s('circle', {cx: node.x.toFixed(1), cy: node.y.toFixed(1), r: node.kind === 'thread' ? 9 : Math.min(22, 8 + 2 * Math.sqrt(node.weight || 1))}),
+  node.kind === 'event' ? null : s('text', {x: node.x.toFixed(1), y: (node.y + (node.kind === 'thread' ? 22 : 14 + Math.min(22, 8 + 2 * Math.sqrt(node.weight || 1)))).toFixed(1),
+    'text-anchor': 'middle', 'aria-hidden': 'true'}, node.short || node.label)))));
+}

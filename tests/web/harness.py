@@ -1,0 +1,159 @@
+"""What the web tests and `make screenshots` share: `annals serve` as a subprocess (hash
+embedder, no scheduler, a known admin key), Debian's Chromium driven by Playwright for Python
+(never Playwright's own browser download), a small chat to import, and a watch on the page's
+console."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+ADMIN_KEY = "web-admin-key-0123456789"
+SPACE = "me"
+CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
+# As the machine's notes say: headless, no sandbox (root), and no background networking, so
+# Chromium never tries to reach the internet (nothing may load from there anyway).
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--disable-dev-shm-usage"]
+REQUIRE_ENV = "ANNALS_REQUIRE_BROWSER"  # set by .ci/run: a missing browser fails, never skips
+
+# A small chat, OpenAI-style, with times: two people, a key event, a trip.
+CHAT = [
+    {"role": "user", "name": "小明", "content": "我今天领养了一只橘猫，取名叫奶糖",
+     "timestamp": "2026-06-01T20:00:00+08:00"},
+    {"role": "assistant", "content": "太好了！奶糖一定很可爱。", "timestamp": "2026-06-01T20:00:05+08:00"},
+    {"role": "user", "name": "小明", "content": "奶糖昨天进行了体检，结果一切正常",
+     "timestamp": "2026-06-15T10:00:00+08:00"},
+    {"role": "assistant", "content": "真让人放心。", "timestamp": "2026-06-15T10:00:05+08:00"},
+    {"role": "user", "name": "Sam", "content": "I started learning the cello with a teacher downtown",
+     "timestamp": "2026-06-18T09:00:00+08:00"},
+    {"role": "assistant", "content": "That sounds wonderful.", "timestamp": "2026-06-18T09:00:05+08:00"},
+    {"role": "user", "name": "Sam",
+     "content": "I finally booked the flight to Lisbon for my sister's wedding",
+     "timestamp": "2026-07-02T09:00:00+08:00"},
+    {"role": "assistant", "content": "Congratulations to your sister!",
+     "timestamp": "2026-07-02T09:00:05+08:00"},
+]
+
+
+def chromium_path() -> str | None:
+    for candidate in CHROMIUM_CANDIDATES:
+        if Path(candidate).exists():
+            return candidate
+    return shutil.which("chromium")
+
+
+def browser_missing() -> str | None:
+    """Why the web tests cannot run here, or None."""
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "Playwright for Python is not installed (pip install -e '.[dev]')"
+    if chromium_path() is None:
+        return "Chromium is not installed (apt-get install -y chromium)"
+    return None
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Server:
+    """`annals serve` on a free port and a fresh data dir."""
+
+    def __init__(self, data_dir: Path):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("ANNALS_")}
+        env.update(ANNALS_DATA_DIR=str(data_dir), ANNALS_SCHEDULE="off", ANNALS_EMBEDDER="hash",
+                   ANNALS_API_KEY=ADMIN_KEY)
+        annals = Path(sys.executable).with_name("annals")
+        self.proc = subprocess.Popen(
+            [str(annals), "serve", "--host", "127.0.0.1", "--port", str(self.port)],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+    def wait_ready(self, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"server exited: {self.proc.stderr.read()}")
+            try:
+                if httpx.get(self.url + "/v1/health", timeout=1).status_code == 200:
+                    return
+            except httpx.TransportError:
+                time.sleep(0.1)
+        raise AssertionError("server did not start")
+
+    def http(self, key: str = ADMIN_KEY) -> httpx.Client:
+        return httpx.Client(base_url=self.url, timeout=30,
+                            headers={"Authorization": f"Bearer {key}"})
+
+    def stop(self) -> str:
+        self.proc.terminate()
+        try:
+            _, err = self.proc.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            _, err = self.proc.communicate()
+        return err
+
+
+def write_chat(folder: Path, name: str = "first-chat.json") -> Path:
+    path = folder / name
+    path.write_text(json.dumps(CHAT, ensure_ascii=False, indent=1), encoding="utf-8")
+    return path
+
+
+def seed(server: Server, space: str = SPACE) -> list[dict]:
+    """The chat imported and extracted over HTTP (for tests and screenshots that start there)."""
+    messages = [{"seq": i, "role": m["role"], "content": m["content"], "at": m["timestamp"],
+                 **({"speaker": m["name"]} if "name" in m else {})} for i, m in enumerate(CHAT)]
+    with server.http() as http:
+        put = http.put(f"/v1/spaces/{space}/sessions/first-chat/messages",
+                       json={"messages": messages})
+        assert put.status_code == 200, put.text
+        extracted = http.post(f"/v1/spaces/{space}/extract", json={})
+        assert extracted.status_code == 200, extracted.text
+        return extracted.json()["events"]
+
+
+def launch(playwright):
+    return playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS,
+                                      headless=True)
+
+
+@dataclass
+class ConsoleWatch:
+    """Console errors and uncaught exceptions of a page. `allow` lists substrings of expected
+    messages (a 409 the test provoked on purpose shows as "Failed to load resource … 409")."""
+
+    errors: list[str] = field(default_factory=list)
+    allow: list[str] = field(default_factory=list)
+
+    def attach(self, page) -> ConsoleWatch:
+        page.on("console", lambda msg: msg.type in ("error", "assert") and self.errors.append(
+            f"console.{msg.type}: {msg.text} @ {msg.location.get('url', '')}"))
+        page.on("pageerror", lambda exc: self.errors.append(f"pageerror: {exc}"))
+        page.on("requestfailed", lambda req: self.errors.append(
+            f"requestfailed: {req.url} {req.failure}"))
+        return self
+
+    def unexpected(self) -> list[str]:
+        return [e for e in self.errors if not any(a in e for a in self.allow)]
+
+
+def temp_dir() -> Path:
+    return Path(tempfile.mkdtemp(prefix="annals-web-"))

@@ -1,0 +1,172 @@
+"""The web app end to end, as a person uses it: sign in, import a chat, extract, find an event on
+the timeline, open its evidence, edit it and read the history (and meet a 409), recall and read
+the trace, report a delivery and see the next recall cool it down; a read-only key sees no write
+controls. Real `annals serve`, real headless Chromium."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.web.conftest import PHONE, sign_in
+from tests.web.harness import ADMIN_KEY, SPACE, seed, write_chat
+
+pytestmark = pytest.mark.e2e
+
+CHECKUP = "奶糖昨天（2026-06-14）进行了体检"
+
+
+def test_sign_in_import_extract_edit_recall_and_cooldown(open_page, server, tmp_path):
+    # A wrong key is refused (the 401 is the test's doing), then the admin key signs in.
+    page, _ = open_page(allow=["status of 401", "status of 409"])
+    page.goto(server.url + "/")
+    page.get_by_label("API key").fill("not-a-key")
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("alert")).to_contain_text("This key was not accepted")
+    page.get_by_label("API key").fill(ADMIN_KEY)
+    page.get_by_role("button", name="Sign in").click()
+
+    # No space yet: name one, and land on its (empty) chronicle.
+    expect(page.get_by_role("heading", name="Choose a space")).to_be_visible()
+    page.get_by_label("Space id").fill(SPACE)
+    page.get_by_role("button", name="Open").click()
+    expect(page.get_by_text("No events yet.")).to_be_visible()
+
+    # Import a chat file with progress, then extract.
+    page.get_by_role("link", name="Operations").click()
+    page.get_by_label("Chat file").set_input_files(str(write_chat(tmp_path)))
+    expect(page.get_by_label("Session")).to_have_value("first-chat")
+    page.get_by_role("button", name="Import", exact=True).click()
+    expect(page.get_by_text(re.compile(r"Imported 8 messages into “first-chat”"))).to_be_visible()
+    expect(page.locator("#import-progress")).to_have_js_property("value", 8)
+    page.get_by_role("button", name="Extract events").click()
+    expect(page.locator(".job-result")).to_contain_text("Extraction made 8 events")
+
+    # The timeline: search, a key event highlighted, its page with evidence.
+    page.get_by_role("link", name="Chronicle").click()
+    page.get_by_label("Search").fill("体检")
+    item = page.locator(".timeline li.event")
+    expect(item).to_have_count(1)
+    expect(item).to_have_class(re.compile(r"\bkey\b"))
+    expect(page.get_by_role("heading", name=re.compile(r"June 2026"))).to_be_visible()
+    item.get_by_role("link", name=CHECKUP).click()
+    evidence = page.locator(".messages .message")
+    expect(evidence).to_have_count(1)
+    expect(evidence).to_contain_text("奶糖昨天进行了体检，结果一切正常")
+    expect(evidence).to_contain_text("小明")
+
+    # Edit: the history shows version 2 as a diff of what changed.
+    page.get_by_role("button", name="Edit").click()
+    page.get_by_role("textbox", name="Summary").fill("奶糖昨天（2026-06-14）进行了体检，结果一切正常，医生夸它很健康")
+    page.get_by_label("Importance").fill("8")
+    page.get_by_role("button", name="Save").click()
+    expect(page.get_by_role("status")).to_contain_text("Saved as version 2")
+    history = page.locator(".history")
+    expect(history.locator("li").first).to_contain_text("Version 2")
+    expect(history.locator("li").first.locator("ins").first).to_contain_text("医生夸它很健康")
+    expect(history.locator("li").first).to_contain_text("7 → 8")
+
+    # Someone else edits meanwhile: the save answers 409, shown with a way through.
+    event_id = page.url.rsplit("/", 1)[-1]
+    with server.http() as http:
+        other = http.patch(f"/v1/spaces/{SPACE}/events/{event_id}",
+                           json={"version": 2, "tags": ["vet"]})
+        assert other.status_code == 200 and other.json()["version"] == 3
+    page.get_by_role("button", name="Edit").click()
+    page.get_by_role("textbox", name="Title").fill("奶糖的体检")
+    page.get_by_role("button", name="Save").click()
+    conflict = page.locator(".notice.warn")
+    expect(conflict).to_contain_text("Someone changed this event meanwhile")
+    expect(conflict).to_contain_text("You edited version 2")
+    page.get_by_role("button", name="Save mine over it").click()
+    expect(page.get_by_role("status")).to_contain_text("Saved as version 4")
+    expect(page.get_by_role("heading", level=1)).to_contain_text("奶糖的体检")
+    expect(history.locator("li").nth(1)).to_contain_text("vet")  # version 3, their tag
+
+    # Archive and restore.
+    page.get_by_role("button", name="Archive").click()
+    expect(page.get_by_role("status")).to_contain_text("Archived")
+    page.get_by_role("button", name="Restore").click()
+    expect(page.get_by_role("status")).to_contain_text("Restored")
+
+    # Recall: verdict, cards with score parts, the gate in the trace, the context.
+    page.get_by_role("link", name="Recall lab").click()
+    page.get_by_label("Query").fill("奶糖体检")
+    page.get_by_label("Chat window").fill("chat-1")
+    page.get_by_role("button", name="Recall", exact=True).click()
+    expect(page.locator(".badge.verdict-hit")).to_be_visible()
+    cards = page.locator(".recall-card")
+    expect(cards.first).to_contain_text("奶糖的体检")
+    expect(cards.first.locator("table.parts")).to_contain_text("relevance")
+    expect(page.locator(".trace li.trace-gate")).to_contain_text("准入门槛")
+    expect(page.locator("pre.context")).to_contain_text(f"ref=event:{event_id}")
+    expect(page.get_by_text(re.compile(r"≈ \d+ tokens"))).to_be_visible()
+    recalled = cards.count()
+
+    # Report it as delivered: the next recall in the window cools it down.
+    page.get_by_role("button", name=re.compile(r"Report \d+ as delivered")).click()
+    expect(page.get_by_text(re.compile(rf"Reported {recalled} as delivered to window “chat-1”"))).to_be_visible()
+    page.get_by_role("button", name="Recall again").click()
+    cooled = page.locator(".trace li.trace-cooldown")
+    expect(cooled).to_contain_text("[冷却] 窗口 chat-1")
+    expect(page.locator("section[aria-labelledby=cool-h]")).to_contain_text(f"event:{event_id}")
+    expect(page.locator(".recall-card")).to_have_count(0)
+
+    # Export the chronicle as Markdown (a download made in the page).
+    page.get_by_role("link", name="Operations").click()
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download Markdown").click()
+    with open(download.value.path(), encoding="utf-8") as fh:
+        text = fh.read()
+    assert "2026-06" in text and "医生夸它很健康" in text
+
+
+def test_people_graph_language_and_phone(open_page, server):
+    seed(server, "family")
+    page, _ = open_page(locale="zh-CN", viewport=PHONE)
+    sign_in(page, server, path="/#/family/people")
+    expect(page.get_by_role("heading", name="人物", level=1)).to_be_visible()
+    page.get_by_role("link", name=re.compile(r"^小明")).first.click()
+    expect(page.locator("#person-h")).to_contain_text("小明")
+    expect(page.locator("svg.graph a.node.person")).to_have_count(3)
+    # Chinese by the browser's language, English on request (kept for the next visit).
+    page.get_by_label("语言").select_option("en")
+    expect(page.get_by_role("heading", name="People", level=1)).to_be_visible()
+    assert page.evaluate("localStorage.getItem('annals.lang')") == "en"
+    assert page.evaluate("document.documentElement.lang") == "en"
+    # A phone screen: nothing wider than the viewport.
+    for view in ("chronicle", "recall", "people", "ops"):
+        page.goto(f"{server.url}/#/family/{view}")
+        page.locator("main h1").first.wait_for()
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], view
+
+
+def test_a_read_key_sees_no_write_controls(open_page, server):
+    events = seed(server, "shared")
+    with server.http() as http:
+        key = http.post("/v1/keys", json={"spaces": ["shared"], "access": "read"}).json()["key"]
+    page, _ = open_page()  # and no 403 in the console: the page never tries
+    sign_in(page, server, key)
+    expect(page.get_by_role("heading", name="Chronicle")).to_be_visible()  # its only space
+    expect(page.get_by_text("read only")).to_be_visible()
+    page.goto(f"{server.url}/#/shared/event/{events[0]['id']}")
+    expect(page.locator(".messages .message")).to_have_count(1)
+    for name in ("Edit", "Archive", "Restore"):
+        expect(page.get_by_role("button", name=name)).to_have_count(0)
+    page.goto(f"{server.url}/#/shared/ops")
+    expect(page.get_by_text("This key can only read")).to_be_visible()
+    for name in ("Import", "Extract events", "Create key"):
+        expect(page.get_by_role("button", name=name, exact=True)).to_have_count(0)
+    expect(page.get_by_role("button", name="Download JSON")).to_be_visible()
+    page.goto(f"{server.url}/#/shared/recall")
+    page.get_by_label("Query").fill("奶糖体检")
+    page.get_by_role("button", name="Recall", exact=True).click()
+    expect(page.locator(".badge.verdict-hit")).to_be_visible()
+    expect(page.get_by_role("button", name=re.compile("as delivered"))).to_have_count(0)
+    # Another space is not offered, and asking for it says so.
+    page.goto(f"{server.url}/#/{SPACE}/chronicle")
+    expect(page.get_by_role("alert")).to_contain_text("may not open space")
+    assert json.loads(page.evaluate("JSON.stringify(sessionStorage)"))["annals.key"] == key
