@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run test lint fmt bench install clean
+.PHONY: run test lint fmt bench install clean deploy
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -24,6 +24,27 @@ INFRA_STAMP := $(VENV)/.infra-stamp
 $(INFRA_STAMP): $(STAMP)
 	$(BIN)/python -m pip install -q -e '.[dev,infra]'
 	@touch $(INFRA_STAMP)
+
+# Your own copy on AWS (docs/aws.md), from a fresh clone:
+#   make deploy USER=alice [REGION=eu-west-1] [DEPLOY_ARGS='--opensearch-endpoint https://…']
+#   make deploy USER=alice SYNTH=1   # only write the CloudFormation template (no AWS account)
+# Installs the infra extra (aws-cdk-lib) and, when there is no Node.js (aws-cdk-lib runs on
+# it), Node into .venv with nodeenv; `annals deploy` gets the CDK CLI through npx.
+DEPLOY_OUT ?= cdk.out/$(USER)
+ifneq ($(filter deploy,$(MAKECMDGOALS)),)
+ifneq ($(origin USER),command line)
+$(error usage: make deploy USER=<name> [SYNTH=1] [REGION=…] — deploys the stack Annals-<name>)
+endif
+endif
+
+deploy: $(INFRA_STAMP)
+	@PATH="$(abspath $(BIN)):$$PATH"; command -v node >/dev/null 2>&1 || { \
+	  echo "Node.js not found (aws-cdk-lib needs it): installing it into $(VENV) (nodeenv)"; \
+	  $(BIN)/python -m pip install -q nodeenv && \
+	  VIRTUAL_ENV="$(abspath $(VENV))" $(BIN)/nodeenv -p --prebuilt --node=lts; }
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/annals deploy --user '$(USER)' \
+	  $(if $(REGION),--region '$(REGION)') \
+	  $(if $(SYNTH),--synth-only --out '$(DEPLOY_OUT)') $(DEPLOY_ARGS)
 
 test: $(STAMP) $(INFRA_STAMP)
 	$(BIN)/ruff check .

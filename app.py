@@ -12,7 +12,8 @@ from chalice import Chalice, Rate, Response
 from chalice.app import Request
 
 from chalicelib import __version__
-from chalicelib.api.auth import check_bearer, resolve_api_key
+from chalicelib.api import web
+from chalicelib.api.auth import authorize, current_scope, request_scope
 from chalicelib.api.http import (
     ACCEPTED_TYPES,
     api,
@@ -22,7 +23,8 @@ from chalicelib.api.http import (
     parse_body,
     parse_query,
 )
-from chalicelib.api.observability import observe
+from chalicelib.api.observability import job_metrics, observe
+from chalicelib.api.openapi import HookRecallResponse, openapi_document
 from chalicelib.domain.errors import AnnalsError, BadRequest
 from chalicelib.domain.models import (
     DeliveryRequest,
@@ -33,12 +35,14 @@ from chalicelib.domain.models import (
     RecallRequest,
     SaveEventRequest,
     check_id,
+    check_seq,
 )
 from chalicelib.usecases import deliveries as deliveries_uc
 from chalicelib.usecases import events as events_uc
 from chalicelib.usecases import export as export_uc
 from chalicelib.usecases import ingest as ingest_uc
 from chalicelib.usecases import jobs as jobs_uc
+from chalicelib.usecases import keys as keys_uc
 from chalicelib.usecases import merge as merge_uc
 from chalicelib.usecases import stats as stats_uc
 from chalicelib.usecases.extract import run_extraction
@@ -49,7 +53,7 @@ app = Chalice(app_name="annals")
 app.api.binary_types = []  # every response is JSON or text
 
 SPACE = "/v1/spaces/{space}"
-PUBLIC_PATHS = {"/v1/health"}
+PUBLIC_PATHS = {"/v1/health", "/v1/openapi.json", *web.PUBLIC_PATHS}
 
 
 def services():
@@ -65,13 +69,17 @@ app.register_middleware(observe, "all")
 
 @app.middleware("http")
 def authenticate(event: Request, get_response):
-    if event.path not in PUBLIC_PATHS:
-        try:
-            key = resolve_api_key(services().settings)
-            check_bearer(event.headers.get("authorization"), key)
-        except AnnalsError as err:
-            return error_response(err)
-    return normalise_chalice_error(get_response(event))
+    """Who is calling, and may they (chalicelib.api.auth: 401 / 403); the key's scope is the
+    request's own (api.auth.current_scope) until the response is made."""
+    if event.path in PUBLIC_PATHS:
+        return normalise_chalice_error(get_response(event))
+    try:
+        scope = authorize(services(), event.method, event.path, event.uri_params,
+                          event.headers.get("authorization"), headers=event.headers)
+    except AnnalsError as err:
+        return error_response(err)
+    with request_scope(scope):
+        return normalise_chalice_error(get_response(event))
 
 
 def route(path: str, **kwargs):
@@ -87,6 +95,13 @@ def route(path: str, **kwargs):
 @api
 def health():
     return json_response({"status": "ok", "version": __version__})
+
+
+@route("/v1/openapi.json", methods=["GET"])
+@api
+def openapi():
+    """The OpenAPI 3.1 document of these routes (chalicelib.api.openapi)."""
+    return json_response(openapi_document())
 
 
 # ------------------------------------------------------------------ messages
@@ -106,9 +121,7 @@ def put_messages(space: str, session: str):
 def delete_message(space: str, session: str, seq: str):
     check_id(space, "space")
     check_id(session, "session")
-    if not seq.isdigit():
-        raise BadRequest("seq must be a non-negative integer", code="invalid_seq")
-    deleted = ingest_uc.delete_message(services(), space, session, int(seq))
+    deleted = ingest_uc.delete_message(services(), space, session, check_seq(seq))
     return json_response({"deleted": deleted.model_dump(mode="json")})
 
 
@@ -142,6 +155,7 @@ def list_events(space: str):
 def save_event(space: str):
     check_id(space, "space")
     event = events_uc.save_event(services(), space, parse_body(req(), SaveEventRequest))
+    keys_uc.remember_space(services(), space)  # GET /v1/spaces lists spaces without sessions
     return json_response(event, 201)
 
 
@@ -190,6 +204,15 @@ def recall(space: str):
     return json_response(recall_uc(services(), space, parse_body(req(), RecallRequest)))
 
 
+@route(SPACE + "/hook/recall", methods=["POST"])
+@api
+def hook_recall(space: str):
+    """A chat host's pre-model hook: the recall as additional_context (a read, like recall)."""
+    check_id(space, "space")
+    result = recall_uc(services(), space, parse_body(req(), RecallRequest))
+    return json_response(HookRecallResponse.of(result))
+
+
 @route(SPACE + "/deliveries", methods=["POST"])
 @api
 def deliveries(space: str):
@@ -227,7 +250,8 @@ def export(space: str):
     if status not in export_uc.EXPORT_STATUSES:
         raise BadRequest("status must be active, archived or all", code="invalid_status")
     if fmt == "json":
-        return json_response({"space": space, "events": export_uc.export_json(services(), space)})
+        return json_response({"space": space,
+                              "events": export_uc.export_json(services(), space, status)})
     if fmt != "markdown":
         raise BadRequest("format must be markdown or json", code="invalid_format")
     text = export_uc.export_markdown(services(), space,
@@ -236,23 +260,127 @@ def export(space: str):
                     headers={"Content-Type": "text/markdown; charset=utf-8"})
 
 
+# ------------------------------------------------------------------ keys and spaces
+# /v1/keys is admin only (chalicelib.api.auth.required_access); docs/keys.md.
+
+
+@route("/v1/keys", methods=["POST"])
+@api
+def create_key():
+    created = keys_uc.create_key(services(), parse_body(req(), keys_uc.CreateKeyRequest))
+    return json_response(created, 201)
+
+
+@route("/v1/keys", methods=["GET"])
+@api
+def list_keys():
+    return json_response(keys_uc.list_keys(services()))
+
+
+@route("/v1/keys/{key_id}", methods=["DELETE"])
+@api
+def revoke_key(key_id: str):
+    return json_response(keys_uc.revoke_key(services(), key_id))
+
+
+@route("/v1/spaces", methods=["GET"])
+@api
+def list_spaces():
+    """The spaces the calling key may see."""
+    return json_response(keys_uc.visible_spaces(services(), current_scope()))
+
+
+# ------------------------------------------------------------------ forgetting now
+
+
+@route(SPACE + "/forget", methods=["POST"])
+@api
+def forget(space: str):
+    """The cooldown job for this space now: compact journals, fade low-retention events."""
+    check_id(space, "space")
+    return json_response(jobs_uc.forget_space(services(), space))
+
+
+# ------------------------------------------------------------------ the web app
+# chalicelib/web/ (plain HTML, CSS and ES modules) served by chalicelib.api.web; docs/web.md.
+
+
+@route(web.INDEX_PATH, methods=["GET"])
+@api
+def web_index():
+    return web.index()
+
+
+@route(web.ASSET_PATH, methods=["GET"])
+@api
+def web_asset(version: str, asset: str):
+    return web.asset(version, asset)
+
+
+# ------------------------------------------------------------------ MCP
+# The MCP server over streamable HTTP (stateless, JSON responses): docs/mcp.md. A read at the
+# door (api.auth.required_access); the MCP server keeps write tools from a read key. The SDK
+# is imported here, on the first call, so `import app` stays cheap.
+
+
+@route(SPACE + "/mcp", methods=["POST"])
+@api
+def mcp_server(space: str):
+    check_id(space, "space")
+    from chalicelib.mcp.http import handle
+
+    return handle(services(), space, current_scope(), req())
+
+
+# ------------------------------------------------------------------ chat gateway
+# OpenAI-compatible chat completions that remember (docs/gateway.md): space and window from
+# X-Annals-Space / X-Annals-Window; a write on that space (api.auth.required_access). Here the
+# response is whole (Lambda behind API Gateway REST buffers it: a stream comes as one SSE
+# body); `annals serve` streams `"stream": true` itself (chalicelib.local.wsgi).
+
+
+@route("/v1/chat/completions", methods=["POST"])
+@api
+def chat_completions():
+    from chalicelib.api import gateway
+
+    body = parse_body(req(), gateway.ChatCompletionRequest)
+    return gateway.chat_response(services(), req().headers, body)
+
+
+@route("/v1/models", methods=["GET"])
+@api
+def list_models():
+    from chalicelib.api import gateway
+
+    return gateway.models_response(services())
+
+
 # ------------------------------------------------------------------ scheduled jobs
 
 
 # The quiet-window, merge and cooldown jobs: the local scheduler calls the same functions.
 @app.schedule(Rate(5, unit=Rate.MINUTES), name="quiet-window")
 def quiet_window_job(event) -> dict:
-    return jobs_uc.run_job("quiet-window", services(), _event_time(event)).as_dict()
+    return _run_job("quiet-window", event)
 
 
 @app.schedule(Rate(10, unit=Rate.MINUTES), name="merge")
 def merge_job(event) -> dict:
-    return jobs_uc.run_job("merge", services(), _event_time(event)).as_dict()
+    return _run_job("merge", event)
 
 
 @app.schedule(Rate(1, unit=Rate.HOURS), name="cooldown")
 def cooldown_job(event) -> dict:
-    return jobs_uc.run_job("cooldown", services(), _event_time(event)).as_dict()
+    return _run_job("cooldown", event)
+
+
+def _run_job(name: str, event) -> dict:
+    """One scheduled run; a unit that failed is in the result (and a JobFailure record), and
+    counted as a metric so an alarm can say which job keeps failing."""
+    result = jobs_uc.run_job(name, services(), _event_time(event)).as_dict()
+    job_metrics(name, len(result.get("failed", [])), len(result.get("quarantined", [])))
+    return result
 
 
 def _event_time(event) -> datetime | None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -18,20 +20,67 @@ def _services():
     return build_services(Settings())
 
 
-def _parse_now(value: str | None) -> datetime | None:
+def _parse_now(value: str | None, option: str = "--now") -> datetime | None:
     if value is None:
         return None
     try:
         now = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
-        raise click.BadParameter(f"not an ISO-8601 time: {value!r}") from None
+        raise click.BadParameter(f"not an ISO-8601 time: {value!r}",
+                                 param_hint=option) from None
     if now.tzinfo is None:
-        raise click.BadParameter("--now needs an offset, e.g. 2026-10-28T10:30:00+08:00")
+        raise click.BadParameter(f"{option} needs an offset, e.g. 2026-10-28T10:30:00+08:00")
     return now
 
 
 def _echo_json(data: object) -> None:
     click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+
+
+# ------------------------------------------------------------------ a running instance
+# With --url (or ANNALS_URL) recall, save, export, import and extract talk to a running Annals
+# (`annals serve`, or a deployed stack's ApiUrl) through chalicelib.client; without, they work
+# on the local data dir as before.
+
+
+def remote_options(fn: Callable) -> Callable:
+    fn = click.option(
+        "--key", envvar="ANNALS_API_KEY", show_envvar=True,
+        help="API key for --url (for a loopback URL, default: the data dir's key file)")(fn)
+    return click.option(
+        "--url", envvar="ANNALS_URL", show_envvar=True,
+        help="a running Annals, e.g. http://127.0.0.1:8000 or a deployed stack's ApiUrl "
+             "(default: work on the local data dir)")(fn)
+
+
+def _is_loopback(url: str) -> bool:
+    from urllib.parse import urlsplit
+
+    return (urlsplit(url).hostname or "") in ("127.0.0.1", "localhost", "::1")
+
+
+@contextmanager
+def _remote(url: str, key: str | None) -> Iterator:
+    """An AnnalsClient for `url`; its errors become one-line messages (exit 1)."""
+    import httpx
+    from pydantic import ValidationError
+
+    from chalicelib.client import AnnalsAPIError, AnnalsClient
+
+    if not key and _is_loopback(url):  # `make run` in this directory: its generated key
+        path = Settings().key_path
+        key = path.read_text().strip() if path.is_file() else None
+    if not key:
+        raise click.UsageError("--url needs an API key: --key or ANNALS_API_KEY")
+    try:
+        with AnnalsClient(url, key, retries=2) as client:
+            yield client
+    except AnnalsAPIError as err:
+        raise click.ClickException(f"{url}: {err}") from None
+    except httpx.HTTPError as err:
+        raise click.ClickException(f"cannot reach {url}: {err}") from None
+    except ValidationError as err:
+        raise click.ClickException(str(err)) from None
 
 
 @click.group(help="Annals: long-term memory for AI chat.")
@@ -47,6 +96,29 @@ def serve(host: str, port: int) -> None:
     from chalicelib.local.server import serve as run
 
     run(host, port)
+
+
+@main.command(help="Serve MCP over stdio for a desktop client (Claude Desktop, Cursor, "
+              "Cherry Studio …), on the local data dir: the tools act on --space with admin "
+              "rights, or with the scope of --key (docs/mcp.md).")
+@click.option("--space", required=True, help="the space the tools read and write")
+@click.option("--key", envvar="ANNALS_MCP_KEY", show_envvar=True, default=None,
+              help="act with this API key's scope (e.g. a read-only key) instead of admin")
+def mcp(space: str, key: str | None) -> None:
+    from chalicelib.domain.errors import AnnalsError
+    from chalicelib.domain.models import check_id
+    from chalicelib.mcp.stdio import run_stdio, scope_for
+
+    try:
+        check_id(space, "space")
+    except AnnalsError as err:
+        raise click.BadParameter(err.message, param_hint="--space") from None
+    services = _services()
+    try:
+        scope = scope_for(services, space, key)
+    except AnnalsError as err:
+        raise click.ClickException(f"--key: {err.message}") from None
+    run_stdio(services, space, scope)
 
 
 @main.command(help="Resolve the time named in TEXT and print it as JSON.")
@@ -71,7 +143,12 @@ def when(text: str, now_: str | None, tz: str | None) -> None:
 @main.command(help="Extract events from pending messages now.")
 @click.option("--space", required=True)
 @click.option("--session", default=None)
-def extract(space: str, session: str | None) -> None:
+@remote_options
+def extract(space: str, session: str | None, url: str | None, key: str | None) -> None:
+    if url:
+        with _remote(url, key) as client:
+            _echo_json(client.extract(space, session).model_dump(mode="json"))
+        return
     from chalicelib.usecases.extract import run_extraction
 
     events = run_extraction(_services(), space, session)
@@ -90,43 +167,81 @@ def extract(space: str, session: str | None) -> None:
 @click.option("--tz", default=None, help="IANA zone for times written without one")
 @click.option("--extract/--no-extract", "extract_now", default=False,
               help="extract events right away instead of waiting for the quiet window")
+@click.option("--embed/--no-embed", default=True, show_default=True,
+              help="embed the imported messages before returning (else a running server's "
+                   "background lane does it); keywords are searchable either way")
+@remote_options
 def import_(file: Path, space: str, fmt: str, session: str | None, start_: str | None,
-            tz: str | None, extract_now: bool) -> None:
+            tz: str | None, extract_now: bool, embed: bool, url: str | None,
+            key: str | None) -> None:
     from zoneinfo import ZoneInfo
 
     from pydantic import ValidationError
 
-    from chalicelib.domain.models import PutMessagesRequest, check_id
+    from chalicelib.domain.models import check_id
     from chalicelib.usecases import importing as importers
-    from chalicelib.usecases.ingest import put_messages
 
     zone = ZoneInfo(tz) if tz else UTC
-    start = _parse_now(start_) or datetime.now(zone)
+    start = _parse_now(start_)  # None: the file's own modification time
     try:
         check_id(space, "space")
         sessions = importers.read_file(file, fmt, session, start, zone)
     except (importers.ImportFormatError, ValueError) as exc:
         raise click.ClickException(f"{file}: {exc}") from None
+    if url:
+        _import_remote(url, key, space, sessions, extract_now)
+        return
     services = _services()
-    report = []
-    with click.progressbar(sessions, label="importing", file=sys.stderr) as bar:
-        for imported in bar:
-            totals = {"session": imported.session, "accepted": 0, "unchanged": 0, "changed": 0}
-            for batch in importers.batches(imported.messages):
-                try:
-                    out = put_messages(services, space, imported.session,
-                                       PutMessagesRequest(messages=batch))
-                except ValidationError as exc:
-                    raise click.ClickException(f"session {imported.session}: {exc}") from None
-                for key in ("accepted", "unchanged", "changed"):
-                    totals[key] += getattr(out, key)
-            report.append(totals)
+    with click.progressbar(length=len(sessions), label="importing", file=sys.stderr) as bar:
+        try:
+            report = importers.import_sessions(services, space, sessions,
+                                               progress=lambda _: bar.update(1))
+        except ValidationError as exc:
+            raise click.ClickException(str(exc)) from None
+    if embed:
+        embed_queued(services)
     events = 0
     if extract_now:
         from chalicelib.usecases.extract import run_extraction
 
         events = len(run_extraction(services, space))
     _echo_json({"space": space, "sessions": report, "events_extracted": events})
+
+
+def _import_remote(url: str, key: str | None, space: str, sessions: list,
+                   extract_now: bool) -> None:
+    """PUT each session in batches to a running Annals (its background lane embeds them).
+    Messages without a time in the file get the same times as a local import would give
+    them, except that times stored earlier are not looked up (the API has no such read)."""
+    from chalicelib.usecases import importing as importers
+
+    report = []
+    with _remote(url, key) as client, click.progressbar(
+            length=len(sessions), label="importing", file=sys.stderr) as bar:
+        for imported in sessions:
+            totals = {"session": imported.session, "accepted": 0, "unchanged": 0, "changed": 0}
+            for batch in importers.batches(imported.messages):
+                out = client.put_messages(space, imported.session, batch)
+                for name in ("accepted", "unchanged", "changed"):
+                    totals[name] += getattr(out, name)
+            report.append(totals)
+            bar.update(1)
+        events = len(client.extract(space).events) if extract_now else 0
+    _echo_json({"space": space, "sessions": report, "events_extracted": events})
+
+
+def embed_queued(services) -> None:
+    """Embed what the local outbox holds, with progress (a server's lane would otherwise)."""
+    from chalicelib.usecases.indexing import OutboxIndexWriter
+
+    if not isinstance(services.index, OutboxIndexWriter):
+        return
+    total = services.index.outbox.pending().vector_pending
+    if not total:
+        return
+    with click.progressbar(length=total, label="embedding", file=sys.stderr) as bar:
+        while done := services.index.drain("vector"):
+            bar.update(done)
 
 
 @main.command(help="Recall memories for QUERY.")
@@ -139,14 +254,21 @@ def import_(file: Path, space: str, fmt: str, session: str | None, start_: str |
 @click.option("--format", "fmt", type=click.Choice(["blocks", "timeline", "compact"]),
               default="blocks", show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="print the whole response as JSON")
+@remote_options
 def recall(query: str, space: str, now_: str | None, max_cards: int | None,
-           time_hint: str | None, window: str | None, fmt: str, as_json: bool) -> None:
+           time_hint: str | None, window: str | None, fmt: str, as_json: bool,
+           url: str | None, key: str | None) -> None:
     from chalicelib.domain.models import RecallRequest
-    from chalicelib.usecases.recall import recall as run
 
     req = RecallRequest(query=query, now=_parse_now(now_), max_cards=max_cards,
                         time_hint=time_hint, window=window, format=fmt)
-    result = run(_services(), space, req)
+    if url:
+        with _remote(url, key) as client:
+            result = client.recall(space, req)
+    else:
+        from chalicelib.usecases.recall import recall as run
+
+        result = run(_services(), space, req)
     if as_json:
         _echo_json(result.model_dump(mode="json"))
         return
@@ -155,16 +277,69 @@ def recall(query: str, space: str, now_: str | None, max_cards: int | None,
     click.echo(result.context or "(nothing recalled)")
 
 
+@main.command(help="Save a memory by hand: an event dated to the day of --at (or now).")
+@click.argument("summary")
+@click.option("--space", required=True)
+@click.option("--title", default=None, help="a short title (default: from the summary)")
+@click.option("--at", "at_", default=None,
+              help="when it happened, ISO-8601 with offset (the event covers that day)")
+@click.option("--details", default=None, help="more text, kept after the summary")
+@click.option("--tag", "tags", multiple=True, help="a tag (repeatable)")
+@click.option("--participant", "participants", multiple=True,
+              help="someone it is about (repeatable)")
+@click.option("--importance", type=click.IntRange(1, 10), default=6, show_default=True)
+@remote_options
+def save(summary: str, space: str, title: str | None, at_: str | None, details: str | None,
+         tags: tuple[str, ...], participants: tuple[str, ...], importance: int,
+         url: str | None, key: str | None) -> None:
+    from pydantic import ValidationError
+
+    from chalicelib.domain.models import SaveEventRequest, check_id
+
+    given = {"summary": summary, "title": title, "happened_at": _parse_now(at_, "--at"),
+             "details": details, "tags": list(tags), "participants": list(participants),
+             "importance": importance}
+    try:
+        check_id(space, "space")
+        request = SaveEventRequest.model_validate(
+            {k: v for k, v in given.items() if v not in (None, [])})
+    except (ValidationError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from None
+    if url:
+        with _remote(url, key) as client:
+            event = client.save_event(space, request)
+    else:
+        from chalicelib.usecases import events as events_uc
+        from chalicelib.usecases import keys as keys_uc
+
+        services = _services()
+        event = events_uc.save_event(services, space, request)
+        keys_uc.remember_space(services, space)  # as POST …/events does
+    _echo_json(event.model_dump(mode="json"))
+
+
 @main.command(help="Export the chronicle as Markdown (default) or JSON.")
 @click.option("--space", required=True)
 @click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown")
-def export(space: str, fmt: str) -> None:
+@click.option("--status", type=click.Choice(["active", "archived", "all"]), default="active",
+              show_default=True, help="which events to export")
+@remote_options
+def export(space: str, fmt: str, status: str, url: str | None, key: str | None) -> None:
+    if url:
+        with _remote(url, key) as client:
+            if fmt == "json":
+                _echo_json(client.export(space, format="json", status=status)
+                           .model_dump(mode="json"))
+            else:
+                click.echo(client.export(space, status=status))
+        return
     from chalicelib.usecases import export as exp
     services = _services()
     if fmt == "json":
-        _echo_json({"space": space, "events": exp.export_json(services, space)})
+        _echo_json({"space": space, "events": exp.export_json(services, space, status)})
     else:
-        click.echo(exp.export_markdown(services, space, services.settings.highlight_threshold))
+        click.echo(exp.export_markdown(services, space, services.settings.highlight_threshold,
+                                       status))
 
 
 @main.group(help="Scheduled jobs.")
@@ -181,6 +356,61 @@ def jobs_run(name: str, now_: str | None) -> None:
     if name not in JOBS:
         raise click.BadParameter(f"unknown job {name!r}; known: {', '.join(sorted(JOBS))}")
     _echo_json(run_job(name, _services(), _parse_now(now_)).as_dict())
+
+
+@main.group(help="API keys scoped to spaces and to read / write (docs/keys.md). Works on "
+            "the local data dir; on AWS, use the /v1/keys API with an admin key.")
+def keys() -> None:
+    pass
+
+
+@keys.command("create", help="Create a key and print it (shown this once; only its hash "
+              "is kept).")
+@click.option("--space", "spaces", multiple=True, help="a space the key may use (repeatable)")
+@click.option("--all-spaces", is_flag=True, help="every space, present and future")
+@click.option("--access", type=click.Choice(["read", "write"]), default="read",
+              show_default=True, help="write implies read")
+@click.option("--admin", is_flag=True, help="an admin key: every space, and managing keys")
+@click.option("--label", default="", help="what the key is for, e.g. the client's name")
+def keys_create(spaces: tuple[str, ...], all_spaces: bool, access: str, admin: bool,
+                label: str) -> None:
+    from pydantic import ValidationError
+
+    from chalicelib.usecases import keys as keys_uc
+
+    if admin and (spaces or all_spaces):
+        raise click.UsageError("--admin keys cover every space; drop --space/--all-spaces")
+    if not admin and bool(spaces) == all_spaces:
+        raise click.UsageError("give --space (one or more) or --all-spaces")
+    try:
+        request = keys_uc.CreateKeyRequest(
+            spaces=None if admin else ("*" if all_spaces else list(spaces)),
+            access="admin" if admin else access, label=label)
+    except ValidationError as exc:
+        raise click.BadParameter(exc.errors()[0]["msg"], param_hint="--space") from None
+    created = keys_uc.create_key(_services(), request)
+    click.echo("The key is shown this once; only its hash is stored.", err=True)
+    _echo_json(created.model_dump(mode="json"))
+
+
+@keys.command("list", help="List keys: ids, labels, scopes, times (never the keys).")
+def keys_list() -> None:
+    from chalicelib.usecases import keys as keys_uc
+
+    _echo_json(keys_uc.list_keys(_services()).model_dump(mode="json"))
+
+
+@keys.command("revoke", help="Revoke the key with id KEY_ID: refused from the next request.")
+@click.argument("key_id")
+def keys_revoke(key_id: str) -> None:
+    from chalicelib.domain.errors import NotFound
+    from chalicelib.usecases import keys as keys_uc
+
+    try:
+        revoked = keys_uc.revoke_key(_services(), key_id)
+    except NotFound as exc:
+        raise click.ClickException(exc.message) from None
+    _echo_json(revoked.model_dump(mode="json"))
 
 
 def _add_deploy() -> None:

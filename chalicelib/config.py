@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -50,6 +50,11 @@ class Settings(BaseSettings):
     forget_keep_importance: int = 8
     journal_retention_days: float = 30.0
 
+    # cleaning (chalicelib/domain/cleaning.py): regular expressions removed from message text
+    # before extraction, indexing and queries; a JSON list in ANNALS_CLEAN_PATTERNS
+    clean_patterns: list[str] = Field(default_factory=list)
+    clean_defaults: bool = True  # also remove <think>, status panels, <UpdateVariable> …
+
     # export
     highlight_threshold: int = 7
 
@@ -75,6 +80,18 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("ANNALS_BEDROCK_MODEL_ID", "BEDROCK_MODEL_ID",
                                       "bedrock_model_id"))
 
+    # chat gateway (POST /v1/chat/completions; docs/gateway.md). Its upstream is set by the
+    # LLM_* settings above whether or not ANNALS_LLM turns on LLM extraction.
+    gateway_provider: Literal["openai", "bedrock"] | None = Field(
+        default=None, description="None: bedrock when ANNALS_LLM=bedrock, else openai")
+    gateway_upstream: str | None = Field(
+        default=None, description="OpenAI-compatible base URL of the upstream; "
+                                  "default: LLM_BASE_URL")
+    gateway_timeout_seconds: float = Field(default=300.0, gt=0,
+                                           description="per upstream read")
+    gateway_resume_turns: int = Field(default=20, ge=1, le=200,
+                                      description="raw messages `/resume` injects")
+
     # merge pass (chalicelib.usecases.merge): every `merge_every` new events, over `merge_window`
     merge_every: int = Field(default=5, ge=1)
     merge_window: int = Field(default=20, ge=2)
@@ -96,6 +113,18 @@ class Settings(BaseSettings):
     api_key_secret: str | None = Field(default=None, description="Secrets Manager id of the key")
     extract_delay_seconds: int = Field(default=900, ge=0, le=900,
                                        description="SQS delay before an ingest-triggered check")
+
+    @field_validator("clean_patterns")
+    @classmethod
+    def _patterns_compile(cls, patterns: list[str]) -> list[str]:
+        import re
+
+        for pattern in patterns:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"ANNALS_CLEAN_PATTERNS: {pattern!r}: {exc}") from None
+        return patterns
 
     @property
     def db_path(self) -> Path:

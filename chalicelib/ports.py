@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from chalicelib.config import Settings
+from chalicelib.domain.cleaning import clean as clean_text
 from chalicelib.domain.models import (
     Delivery,
     Event,
@@ -371,6 +372,77 @@ class LLMClient(Protocol):
                       max_tokens: int = 4000) -> M: ...
 
 
+# ------------------------------------------------------------------ chat gateway upstream
+
+
+class UpstreamError(Exception):
+    """The upstream chat endpoint refused or failed a request (chalicelib.usecases.gateway).
+    `status` and `body` are what it answered — an OpenAI error object passes through as it
+    came — or, when it never answered, 502/504 with an OpenAI-shaped error made here."""
+
+    def __init__(self, status: int, body: bytes, message: str = "",
+                 headers: dict[str, str] | None = None):
+        super().__init__(message or f"upstream answered {status}")
+        self.status = status
+        self.body = body
+        self.headers = headers or {}
+
+    @classmethod
+    def made(cls, status: int, message: str, kind: str = "upstream_error",
+             code: str | None = None) -> UpstreamError:
+        """An error the gateway writes itself (no answer, a cut stream): OpenAI's shape, with
+        a `code` so it is Annals' {"error": {"code", "message"}} shape too."""
+        import json
+
+        body = {"error": {"message": message, "type": kind, "param": None,
+                          "code": code or kind}}
+        return cls(status, json.dumps(body).encode(), message)
+
+    def error_object(self) -> dict[str, Any]:
+        """The body's `error` object (for an SSE error event), whatever the body was."""
+        import json
+
+        try:
+            parsed = json.loads(self.body)
+        except (ValueError, UnicodeDecodeError):
+            parsed = None
+        if isinstance(parsed, dict) and isinstance(parsed.get("error"), dict):
+            return parsed["error"]
+        text = self.body.decode("utf-8", "replace")[:1000] if self.body else str(self)
+        return {"message": text, "type": "upstream_error", "param": None,
+                "code": str(self.status)}
+
+
+@runtime_checkable
+class ChatStream(Protocol):
+    """The chunks of one streamed completion (OpenAI `chat.completion.chunk` objects, as
+    dicts), in order. Iterating raises UpstreamError when the stream breaks; `close` lets
+    the upstream connection go (a client that left)."""
+
+    def __iter__(self) -> Iterator[dict[str, Any]]: ...
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class ChatUpstream(Protocol):
+    """Chat completions in OpenAI's wire format, whatever the provider speaks (the gateway,
+    chalicelib.usecases.gateway). `request` is an OpenAI chat-completions body; the model
+    and every field the provider takes are passed on. Errors raise UpstreamError."""
+
+    name: str
+    default_model: str | None  # used when a request names no model
+
+    def complete(self, request: dict[str, Any]) -> dict[str, Any]:
+        """A `chat.completion` object."""
+        ...
+    def stream(self, request: dict[str, Any]) -> ChatStream:
+        """Open a streamed completion; an error before the first chunk raises here."""
+        ...
+    def models(self) -> dict[str, Any]:
+        """OpenAI's model list ({"object": "list", "data": [...]})."""
+        ...
+
+
 # ------------------------------------------------------------------ sharing one process
 
 
@@ -414,5 +486,8 @@ class Services:
     index: IndexWriter = field(default=None)  # type: ignore[assignment]
     queue: WorkQueue | None = None  # AWS: extraction work goes through SQS
     llm: LLMClient | None = None  # ANNALS_LLM=openai|bedrock; None: offline extractor/merger
+    chat: ChatUpstream | None = None  # the chat gateway's upstream; None: not configured
     traffic: Traffic = field(default_factory=OpenTraffic)  # local server: recall first
+    # Message text as memories, indexes and queries see it (chalicelib.domain.cleaning).
+    clean: Callable[[str], str] = field(default=clean_text)
     clock: Callable[[], datetime] = field(default=utcnow)

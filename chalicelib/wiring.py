@@ -10,7 +10,15 @@ import threading
 from typing import Literal
 
 from chalicelib.config import Settings
-from chalicelib.ports import Embedder, Extractor, LLMClient, Merger, Services, Store
+from chalicelib.ports import (
+    ChatUpstream,
+    Embedder,
+    Extractor,
+    LLMClient,
+    Merger,
+    Services,
+    Store,
+)
 
 IndexMode = Literal["background", "inline", "stream"]
 
@@ -49,6 +57,31 @@ def make_llm(settings: Settings) -> LLMClient | None:
     raise RuntimeError(f"unknown ANNALS_LLM={settings.llm!r}")
 
 
+def make_chat_upstream(settings: Settings) -> ChatUpstream | None:
+    """The chat gateway's upstream (docs/gateway.md), from the LLM_* settings whether or not
+    ANNALS_LLM is on: Bedrock when ANNALS_GATEWAY_PROVIDER (or else ANNALS_LLM) says so, else
+    an OpenAI-compatible endpoint — ANNALS_GATEWAY_UPSTREAM or LLM_BASE_URL, with
+    LLM_API_KEY. None (the gateway answers 404) when neither a URL nor a key is set. The SDKs
+    are imported on the first call, not here."""
+    provider = settings.gateway_provider or ("bedrock" if settings.llm == "bedrock" else "openai")
+    if provider == "bedrock":
+        from chalicelib.adapters.llm.bedrock_chat import BedrockChatUpstream
+
+        return BedrockChatUpstream(default_model=settings.bedrock_model_id or settings.llm_model,
+                                   region=settings.region,
+                                   timeout=settings.gateway_timeout_seconds,
+                                   max_retries=settings.llm_max_retries)
+    base_url = settings.gateway_upstream or settings.llm_base_url
+    if not (base_url or settings.llm_api_key):
+        return None
+    from chalicelib.adapters.llm.openai_chat import OpenAIChatUpstream
+
+    return OpenAIChatUpstream(base_url=base_url, api_key=settings.llm_api_key,
+                              default_model=settings.llm_model,
+                              timeout=settings.gateway_timeout_seconds,
+                              max_retries=settings.llm_max_retries)
+
+
 def make_extractor(llm: LLMClient | None, store: Store | None = None) -> Extractor:
     """The offline extractor, or the LLM extractor when an LLM is configured (it falls back
     to the offline one per batch when the LLM fails). `store` lets it read nearby events."""
@@ -85,6 +118,17 @@ def build_services(settings: Settings | None = None, *, embedder: Embedder | Non
     llm = llm if llm is not None else make_llm(settings)
     if store == "memory":
         return _memory_services(settings, embedder, llm)
+    return _sqlite_services(settings, embedder, llm, index)
+
+
+def make_cleaner(settings: Settings):
+    from chalicelib.domain.cleaning import cleaner
+
+    return cleaner(settings.clean_patterns, settings.clean_defaults)
+
+
+def _sqlite_services(settings: Settings, embedder: Embedder, llm: LLMClient | None,
+                     index: IndexMode | None) -> Services:
     from chalicelib.adapters.sqlite.db import SQLiteDB
     from chalicelib.adapters.sqlite.index import FtsKeywordIndex, NumpyVectorIndex
     from chalicelib.adapters.sqlite.store import SQLiteStore
@@ -95,7 +139,8 @@ def build_services(settings: Settings | None = None, *, embedder: Embedder | Non
         settings=settings, store=sqlite_store, keywords=FtsKeywordIndex(db),
         vectors=NumpyVectorIndex(db, embedder.dim), embedder=embedder,
         extractor=make_extractor(llm, sqlite_store),
-        merger=make_merger(settings, embedder, llm), llm=llm)
+        merger=make_merger(settings, embedder, llm), llm=llm, clean=make_cleaner(settings))
+    services.chat = make_chat_upstream(settings)
     _wire_local_index(services, db, index or settings.index_messages)
     return services
 
@@ -127,8 +172,9 @@ def _memory_services(settings: Settings, embedder: Embedder, llm: LLMClient | No
         settings=settings, store=store, keywords=MemoryKeywordIndex(),
         vectors=MemoryVectorIndex(embedder.dim), embedder=embedder,
         extractor=make_extractor(llm, store), merger=make_merger(settings, embedder, llm),
-        llm=llm)
+        llm=llm, clean=make_cleaner(settings))
     services.index = InlineIndexWriter(Indexer(services))
+    services.chat = make_chat_upstream(settings)
     return services
 
 
@@ -156,8 +202,10 @@ def build_aws_services(settings: Settings, *, embedder: Embedder | None = None,
     services = Services(
         settings=settings, store=store, keywords=search, vectors=search, embedder=embedder,
         extractor=make_extractor(llm, store), merger=make_merger(settings, embedder, llm),
-        llm=llm, queue=SqsQueue(settings.queue_url, region_name=settings.region))
+        llm=llm, queue=SqsQueue(settings.queue_url, region_name=settings.region),
+        clean=make_cleaner(settings))
     services.index = StreamIndexWriter(services)
+    services.chat = make_chat_upstream(settings)
     return services
 
 

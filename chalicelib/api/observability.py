@@ -68,6 +68,19 @@ def observe(event: Any, get_response: Callable[[Any], Any]) -> Any:
             flush_metrics(name, failed, elapsed_ms)
 
 
+def job_metrics(job: str, failed: int, quarantined: int) -> None:
+    """JobFailures / JobQuarantined per scheduled job (in Lambda; logged locally by the job)."""
+    if not IN_LAMBDA:
+        return
+    from aws_lambda_powertools.metrics import MetricUnit
+
+    m = metrics()
+    m.add_dimension(name="job", value=job)
+    m.add_metric(name="JobFailures", unit=MetricUnit.Count, value=failed)
+    m.add_metric(name="JobQuarantined", unit=MetricUnit.Count, value=quarantined)
+    m.flush_metrics()
+
+
 def flush_metrics(name: str, failed: bool, elapsed_ms: float) -> None:
     from aws_lambda_powertools.metrics import MetricUnit
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from datetime import UTC, datetime
 
 from chalicelib.ports import Lane, OpenTraffic, Traffic
 from chalicelib.usecases.indexing import OutboxIndexWriter
@@ -52,9 +53,13 @@ class BackgroundIndexer:
         while not self._stop.is_set():
             try:
                 consumed = self._drain(lane)
-            except Exception:  # keep the queue; the next round retries
-                log.exception("background %s indexing failed; will retry", lane)
+            except Exception:  # find the entry at fault; it is quarantined after 3 tries
+                log.exception("background %s indexing failed; isolating the batch", lane)
                 consumed = 0
+                try:
+                    self.writer.isolate(lane, datetime.now(UTC))
+                except Exception:
+                    log.exception("isolating the %s batch failed; will retry", lane)
             if consumed <= 0:
                 queued = self.writer.queued[lane]
                 queued.wait(self.poll)

@@ -29,6 +29,24 @@ THREADS = 8  # waitress worker threads; the traffic gate keeps writes to a few o
 SWITCH_INTERVAL = 0.001  # seconds a thread may hold the GIL while another waits (default 5 ms)
 
 
+def json_errors() -> None:
+    """waitress answers some requests itself, before the app sees them (a malformed request
+    line, headers over its limit: 400, 431, 501 …), in plain text. Every Annals response body
+    is {"error": {"code", "message"}} JSON, so its error pages are rendered that way too
+    (waitress has no hook for this; `Error.to_response` is the one place they are made)."""
+    import json
+
+    from waitress.utilities import Error
+
+    def to_response(self, ident=None):
+        code = self.reason.lower().replace(" ", "_")
+        body = json.dumps({"error": {"code": code, "message": f"{self.reason}: {self.body}"}})
+        return (f"{self.code} {self.reason}",
+                [("Content-Type", "application/json; charset=utf-8")], body.encode())
+
+    Error.to_response = to_response
+
+
 def tune_for_latency() -> None:
     """A recall waiting for the interpreter gets it within 1 ms instead of 5 ms: latency is
     what this server is for (measured with `annals bench load --mixed`)."""
@@ -48,6 +66,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, settings: Settings | None =
 
     from app import app  # the same Chalice object that Lambda runs
 
+    json_errors()
     wsgi = ChaliceWSGI(app, services.traffic, MAX_BODY_BYTES)
     server = create_server(wsgi, host=host, port=port, threads=THREADS,
                            # our own limit answers in JSON; waitress's only stops absurd ones

@@ -78,10 +78,13 @@ def _title_from(summary: str) -> str:
 def patch_event(services: Services, space: str, event_id: str,
                 request: PatchEventRequest) -> Event:
     current = get_event(services, space, event_id)
+    changes = request.model_dump(exclude_unset=True, exclude={"version"})
     if current.version != request.version:
+        if _patched_already(current, request.version, changes):
+            services.index.index_events([current])  # a retry: its write landed, maybe not this
+            return current
         raise Conflict(f"event {event_id} is at version {current.version}, not {request.version}",
                        details={"current_version": current.version})
-    changes = request.model_dump(exclude_unset=True, exclude={"version"})
     if not changes:
         raise BadRequest("nothing to change: give at least one field besides version",
                          code="empty_patch")
@@ -94,14 +97,30 @@ def patch_event(services: Services, space: str, event_id: str,
     try:
         saved = services.store.update_event(updated, request.version)
     except ConflictError as exc:
-        raise Conflict(str(exc)) from None
+        current = services.store.get_event(space, event_id)
+        if current is None or not _patched_already(current, request.version, changes):
+            raise Conflict(str(exc)) from None
+        saved = current  # the same change, written by a racing copy of this request
     services.index.index_events([saved])
     return saved
+
+
+def _patched_already(current: Event, version: int, changes: dict) -> bool:
+    """Whether `current` is the version right after `version` and already holds `changes`:
+    a PATCH sent again after a failure (or racing its own copy) finds its change made."""
+    if not changes or current.version != version + 1:
+        return False
+    try:
+        again = Event.model_validate({**current.model_dump(), **changes})
+    except ValidationError:
+        return False
+    return again == current
 
 
 def archive_event(services: Services, space: str, event_id: str) -> Event:
     current = get_event(services, space, event_id)
     if current.status == "archived":
+        services.index.index_events([current])  # a retry: the first try may not have got here
         return current
     archived = current.model_copy(update={"status": "archived", "updated_at": services.clock()})
     try:

@@ -16,8 +16,9 @@ def all_events(services: Services, space: str,
     return iter_events(services.store, space, statuses)
 
 
-def export_json(services: Services, space: str) -> list[dict]:
-    return [e.model_dump(mode="json") for e in all_events(services, space)]
+def export_json(services: Services, space: str, status: str = "active") -> list[dict]:
+    return [e.model_dump(mode="json")
+            for e in all_events(services, space, EXPORT_STATUSES[status])]
 
 
 EXPORT_STATUSES = {"active": ("active",), "archived": ("archived",),

@@ -16,9 +16,10 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
+from chalicelib.domain.cleaning import clean as clean_text
 from chalicelib.domain.models import Event, IndexDoc, Message
 from chalicelib.domain.refs import event_ref, message_ref
 from chalicelib.ports import (
@@ -36,9 +37,10 @@ log = logging.getLogger("annals.indexing")
 CONTEXT_CHARS = 300
 
 
-def message_text(msg: Message) -> str:
-    """Speaker and words are the searchable text: people ask "what did Mel say"."""
-    return f"{msg.speaker}: {msg.content}"
+def message_text(msg: Message, clean: Callable[[str], str] = clean_text) -> str:
+    """Speaker and words are the searchable text: people ask "what did Mel say". The words
+    as cleaned (chalicelib.domain.cleaning): no reasoning or status blocks."""
+    return f"{msg.speaker}: {clean(msg.content)}"
 
 
 def event_text(event: Event) -> str:
@@ -46,10 +48,10 @@ def event_text(event: Event) -> str:
     return " ".join(part for part in (event.title + ".", event.summary, names) if part)
 
 
-def message_doc(msg: Message) -> IndexDoc:
+def message_doc(msg: Message, clean: Callable[[str], str] = clean_text) -> IndexDoc:
     ts = msg.at.timestamp()  # model_construct: every field is computed here, nothing to check
     return IndexDoc.model_construct(id=msg.ref, space=msg.space, kind="message",
-                                    text=message_text(msg), start=ts, end=ts + 1,
+                                    text=message_text(msg, clean), start=ts, end=ts + 1,
                                     status="active", importance=5, vector=None, embed_text=None)
 
 
@@ -59,13 +61,14 @@ def event_doc(event: Event) -> IndexDoc:
                     status=event.status, importance=event.importance)
 
 
-def with_context(doc: IndexDoc, msg: Message | None, prev: Message | None) -> IndexDoc:
+def with_context(doc: IndexDoc, msg: Message | None, prev: Message | None,
+                 clean: Callable[[str], str] = clean_text) -> IndexDoc:
     """A reply ("Researching adoption agencies") means what it answers ("Any plans for the
     summer?"), so its embedding reads the other party's turn before it. Only the other
     party's: a speaker's own previous message is usually another topic."""
     if msg is None or prev is None or prev.speaker == msg.speaker:
         return doc
-    context = f"{prev.speaker}: {prev.content[:CONTEXT_CHARS]}"
+    context = f"{prev.speaker}: {clean(prev.content)[:CONTEXT_CHARS]}"
     return doc.model_copy(update={"embed_text": f"{context}\n{doc.text}"})
 
 
@@ -92,7 +95,9 @@ class Indexer:
             mine = [m for m in messages if m.space == space]
             turns = self._turns(space, {(m.session, m.seq - 1) for m in mine},
                                 {(m.session, m.seq): m for m in mine})
-            docs += [with_context(message_doc(m), m, turns.get((m.session, m.seq - 1)))
+            clean = self.services.clean
+            docs += [with_context(message_doc(m, clean), m, turns.get((m.session, m.seq - 1)),
+                                  clean)
                      for m in mine]
         return docs
 
@@ -109,7 +114,8 @@ class Indexer:
                 if event.sources:
                     s = event.sources[0]
                     doc = with_context(doc, turns.get((s.session, s.seq_start)),
-                                       turns.get((s.session, s.seq_start - 1)))
+                                       turns.get((s.session, s.seq_start - 1)),
+                                       self.services.clean)
                 docs.append(doc)
         return docs
 
@@ -238,6 +244,7 @@ class OutboxIndexWriter:
         # Set on every queued write; each background lane waits on its own.
         self.queued = {"keyword": threading.Event(), "vector": threading.Event()}
         self._lanes = {"keyword": threading.Lock(), "vector": threading.Lock()}
+        self._failures: dict[int, int] = {}  # outbox entry id → failed attempts (isolate)
 
     def put_messages(self, space: str, session: str, messages: Sequence[Message],
                      now: datetime) -> UpsertOutcome:
@@ -292,11 +299,45 @@ class OutboxIndexWriter:
             return 0
         messages = self._messages(entries)
         if lane == "keyword":  # keywords read a message's own words only: no context
-            self.indexer.write_keywords([message_doc(m) for m in messages])
+            self.indexer.write_keywords([message_doc(m, self.indexer.services.clean)
+                                         for m in messages])
         else:
             self.indexer.write_vectors(self.indexer.embed(self.indexer.message_docs(messages)))
         self.outbox.done(lane, [e.id for e in entries])
         return len(entries)
+
+    def isolate(self, lane: Lane, now: datetime, attempts: int = 3) -> int:
+        """After a batch failed: index its entries one by one, so one bad message does not
+        hold up the queue. An entry that fails `attempts` times is quarantined: taken off
+        the queue and kept as a JobFailure record (job "index"), shown by /stats. Returns
+        the entries quarantined."""
+        quarantined = 0
+        with self._lanes[lane]:
+            for entry in self.outbox.take(lane, self.keyword_batch if lane == "keyword"
+                                          else self.vector_batch):
+                try:
+                    self._index(lane, [entry])
+                    self._failures.pop(entry.id, None)
+                except Exception as exc:
+                    tries = self._failures[entry.id] = self._failures.get(entry.id, 0) + 1
+                    if tries < attempts:
+                        continue
+                    self._quarantine(lane, entry, exc, now)
+                    quarantined += 1
+        return quarantined
+
+    def _quarantine(self, lane: Lane, entry: OutboxEntry, exc: Exception,
+                    now: datetime) -> None:
+        from chalicelib.domain.records import JobFailure
+
+        ref = message_ref(entry.session, entry.seq)
+        log.error("quarantined %s of space %s from the %s lane: %s", ref, entry.space, lane,
+                  exc)
+        self.store.put_record(JobFailure(
+            scope="index", key=f"{entry.space}/{lane}/{ref}", space=entry.space,
+            error=f"{type(exc).__name__}: {str(exc)[:300]}", failures=self._failures.pop(
+                entry.id, 1), first_at=now, last_at=now, quarantined=True))
+        self.outbox.done(lane, [entry.id])
 
     def drain_all(self, lane: Lane) -> int:
         total = 0

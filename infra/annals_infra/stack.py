@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import aws_cdk as cdk
+from aws_cdk import aws_apigateway as apigw
 from aws_cdk import aws_dynamodb as ddb
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_logs as logs
@@ -35,6 +36,16 @@ API_RATE_LIMIT = 50  # requests per second, steady
 API_BURST_LIMIT = 100
 OPENSEARCH_HTTP = ["es:ESHttpGet", "es:ESHttpHead", "es:ESHttpPost", "es:ESHttpPut",
                    "es:ESHttpDelete", "es:ESHttpPatch"]  # = es:ESHttp*, spelled out
+
+
+# (API Gateway response type, status, code, message) for what API Gateway answers itself.
+GATEWAY_RESPONSES = [
+    ("MISSING_AUTHENTICATION_TOKEN", "404", "not_found", "no such route"),
+    ("THROTTLED", "429", "throttled", "too many requests; retry later"),
+    ("REQUEST_TOO_LARGE", "413", "payload_too_large", "request too large"),
+    ("DEFAULT_4XX", None, "bad_request", "the request was refused by the API gateway"),
+    ("DEFAULT_5XX", None, "unavailable", "the service is unavailable; retry later"),
+]
 
 
 @dataclass(frozen=True)
@@ -82,6 +93,7 @@ class AnnalsStack(cdk.Stack):
         self.overrides = self._wire_event_sources(sam)
         self.log_groups = self._log_groups(sam)
         self._throttle_api(sam)
+        self._json_gateway_responses(sam)
         if not (config.source_dir / "requirements.txt").is_file():
             cdk.Annotations.of(self).add_warning_v2(
                 "annals:no-requirements",
@@ -307,6 +319,21 @@ class AnnalsStack(cdk.Stack):
                 "ResourcePath": "/*", "HttpMethod": "*",
                 "ThrottlingRateLimit": API_RATE_LIMIT, "ThrottlingBurstLimit": API_BURST_LIMIT,
             }])
+
+    def _json_gateway_responses(self, sam: dict[str, Any]) -> None:
+        """What API Gateway answers itself (an unknown route, throttling, …) speaks the app's
+        error shape. An unknown route is API Gateway's MISSING_AUTHENTICATION_TOKEN, a 403
+        whose SigV4 message tells a client nothing: here it is a 404."""
+        if "RestAPI" not in sam.get("Resources", {}):
+            return
+        api_id = self.chalice.get_resource("RestAPI").ref
+        cors = {"gatewayresponse.header.Content-Type": "'application/json'"}
+        for kind, status, code, message in GATEWAY_RESPONSES:
+            body = json.dumps({"error": {"code": code, "message": message}})
+            apigw.CfnGatewayResponse(
+                self, f"Gateway{kind.title().replace('_', '')}", rest_api_id=api_id,
+                response_type=kind, status_code=status, response_parameters=cors,
+                response_templates={"application/json": body})
 
     def _outputs(self, endpoint: str, user: str) -> None:
         try:

@@ -96,6 +96,8 @@ def test_serve_speaks_http_and_keeps_data_across_restarts(tmp_path):
             huge = http.put(SP + "/sessions/s1/messages", headers=auth,
                             content=b"{" + b" " * (3 * 1024 * 1024) + b"}")
             assert huge.status_code == 413 and "error" in huge.json()
+            big_header = http.get(SP + "/events", headers={**auth, "X-Big": "x" * 300_000})
+            assert big_header.status_code == 431 and "error" in big_header.json()
     finally:
         err = server.stop()
     assert re.search(r"generated an API key .*\n\s+ak_", err), err

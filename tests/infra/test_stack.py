@@ -194,6 +194,14 @@ def test_schedules_and_api(synth):
     outputs = synth.template["Outputs"]
     assert {"ApiUrl", "ApiKeySecretArn", "ApiKeySecretName", "TableName", "QueueUrl"} <= set(
         outputs)
+    responses = {r["Properties"]["ResponseType"]: r["Properties"]
+                 for r in synth.resources.values()
+                 if r["Type"] == "AWS::ApiGateway::GatewayResponse"}
+    unknown_route = responses["MISSING_AUTHENTICATION_TOKEN"]
+    assert unknown_route["StatusCode"] == "404"
+    body = json.loads(unknown_route["ResponseTemplates"]["application/json"])
+    assert body["error"]["code"] == "not_found"
+    assert {"DEFAULT_4XX", "DEFAULT_5XX", "THROTTLED"} <= set(responses)
 
 
 # ---------------------------------------------------------------------- IAM

@@ -143,7 +143,7 @@ class TestSixBatchConversation:
             assert len(written) == len(reply["events"])
             merges.append(jobs.run_job("merge", services, now))
         assert double.pending == 0 and double.rejected == []
-        kinds = ["merge" if "instructions" in r["messages"][0]["content"] else "extract"
+        kinds = ["merge" if '{"instructions": [' in r["messages"][0]["content"] else "extract"
                  for r in double.requests]
         assert kinds == ["extract"] * 3 + ["merge"] + ["extract"] * 3 + ["merge"]
         assert [m.events for m in merges] == [0, 0, 2, 0, 0, 2]

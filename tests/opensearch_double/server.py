@@ -84,6 +84,17 @@ class _HttpFailure:
     path: str | None
     error_type: str
     reason: str
+    method: str | None = None
+    after: int = 0  # matching requests let through before the first failure
+    when: Callable[[RecordedRequest], bool] | None = None
+    delay: float = 0.0  # > 0: a slow answer (the request is applied, the answer waits)
+    seen: int = 0
+    failed: int = 0
+
+    def matches(self, request: RecordedRequest) -> bool:
+        return ((self.path is None or self.path in request.path)
+                and (self.method is None or request.method == self.method)
+                and (self.when is None or self.when(request)))
 
 
 class OpenSearchDouble:
@@ -95,6 +106,7 @@ class OpenSearchDouble:
         self.requests: list[RecordedRequest] = []
         self._item_failures: list[_ItemFailure] = []
         self._http_failures: list[_HttpFailure] = []
+        self._injected_total = 0
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -150,25 +162,57 @@ class OpenSearchDouble:
             self._item_failures.append(_ItemFailure(status, error_type, reason, times, when))
 
     def inject_http_error(self, status: int = 503, *, times: int = 1, path: str | None = None,
-                          error_type: str | None = None) -> None:
-        """The next `times` requests (whose path contains `path`, if given) get `status`."""
+                          error_type: str | None = None, method: str | None = None,
+                          after: int = 0,
+                          when: Callable[[RecordedRequest], bool] | None = None) -> None:
+        """The next `times` requests (whose path contains `path`, of `method`, for which
+        `when(request)` is true — each if given) get `status` and are not applied; with
+        `after`, that many matching requests are let through first (fail the n-th bulk
+        request: `path="_bulk", after=n - 1`)."""
         error_type = error_type or {429: "too_many_requests_exception",
                                     503: "unavailable_shards_exception"}.get(
             status, "injected_failure_exception")
         with self._lock:
             self._http_failures.append(
-                _HttpFailure(status, times, path, error_type, "failure injected by the test"))
+                _HttpFailure(status, times, path, error_type, "failure injected by the test",
+                             method=method, after=after, when=when))
+
+    def inject_slow_response(self, seconds: float, *, times: int = 1, path: str | None = None,
+                             method: str | None = None, after: int = 0,
+                             when: Callable[[RecordedRequest], bool] | None = None) -> None:
+        """Like inject_http_error, but the request is applied and its answer sent `seconds`
+        late: a client with a shorter timeout sees a timeout after the write happened."""
+        with self._lock:
+            self._http_failures.append(
+                _HttpFailure(200, times, path, "", "", method=method, after=after, when=when,
+                             delay=seconds))
+
+    def clear_failures(self) -> None:
+        """Forget every injected failure not used up yet."""
+        with self._lock:
+            self._http_failures.clear()
+            self._item_failures.clear()
+
+    def injected_http_errors(self) -> int:
+        """How many requests an injected error or delay has hit so far (ever)."""
+        with self._lock:
+            return self._injected_total
 
     def requests_to(self, fragment: str, method: str | None = None) -> list[RecordedRequest]:
         return [r for r in self.requests
                 if fragment in r.path and (method is None or r.method == method)]
 
-    def _take_http_failure(self, path: str) -> OpenSearchError | None:
+    def _take_http_failure(self, request: RecordedRequest) -> _HttpFailure | None:
         with self._lock:
             for failure in self._http_failures:
-                if failure.times > 0 and (failure.path is None or failure.path in path):
+                if failure.times > 0 and failure.matches(request):
+                    failure.seen += 1
+                    if failure.seen <= failure.after:
+                        continue
                     failure.times -= 1
-                    return OpenSearchError(failure.status, failure.error_type, failure.reason)
+                    failure.failed += 1
+                    self._injected_total += 1
+                    return failure
         return None
 
     def _take_item_failure(self, action: str, meta: dict[str, Any], source: Any) -> OpenSearchError | None:
@@ -327,20 +371,25 @@ class _Handler(BaseHTTPRequestHandler):
         params = dict(parse_qsl(split.query, keep_blank_values=True))
         body = self._read_body()
         double = self.double
+        recorded = RecordedRequest(self.command, split.path, params,
+                                   {k.lower(): v for k, v in self.headers.items()}, body)
         with double._lock:
-            double.requests.append(RecordedRequest(
-                self.command, split.path, params, {k.lower(): v for k, v in self.headers.items()},
-                body))
+            double.requests.append(recorded)
+        injected = double._take_http_failure(recorded)
         try:
-            injected = double._take_http_failure(split.path)
-            if injected is not None:
-                raise injected
+            if injected is not None and not injected.delay:
+                raise OpenSearchError(injected.status, injected.error_type, injected.reason)
             status, payload = self._route(split.path, params, body)
         except OpenSearchError as e:
             status, payload = e.status, e.body()
         except Exception as e:  # a bug in the double must surface, not hang the client
             status, payload = 500, OpenSearchError(500, "double_internal_error", repr(e)).body()
-        self._send(status, None if self.command == "HEAD" else payload)
+        if injected is not None and injected.delay:
+            time.sleep(injected.delay)
+        try:
+            self._send(status, None if self.command == "HEAD" else payload)
+        except (BrokenPipeError, ConnectionResetError):  # the client timed out and left
+            self.close_connection = True
 
     # ------------------------------------------------------------ routing
 

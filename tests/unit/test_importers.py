@@ -84,3 +84,30 @@ def test_cli_import_is_idempotent_and_can_extract(tmp_path, monkeypatch):
     assert run(args)["sessions"][0]["unchanged"] == 2
     missing = CliRunner().invoke(main, ["import", str(tmp_path / "nope.json"), "--space", "me"])
     assert missing.exit_code != 0
+
+
+def test_a_file_without_times_reimports_unchanged_even_after_it_is_touched_or_grows(
+        tmp_path, monkeypatch):
+    import os
+
+    monkeypatch.setenv("ANNALS_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("ANNALS_EMBEDDER", "hash")
+    chat = tmp_path / "chat.json"
+    turns = [{"role": "user", "name": "Sam", "content": "I booked the flight to Lisbon."},
+             {"role": "assistant", "name": "Aria", "content": "When do you leave?"}]
+    chat.write_text(json.dumps(turns))
+    os.utime(chat, (1_780_000_000, 1_780_000_000))
+    first = run(["import", str(chat), "--space", "me"])["sessions"][0]
+    assert first["accepted"] == 2
+    os.utime(chat, (1_790_000_000, 1_790_000_000))  # touched: another modification time
+    assert run(["import", str(chat), "--space", "me"])["sessions"][0]["unchanged"] == 2
+    chat.write_text(json.dumps([*turns, {"role": "user", "name": "Sam",
+                                         "content": "Next Friday."}]))
+    grown = run(["import", str(chat), "--space", "me"])["sessions"][0]
+    assert (grown["accepted"], grown["unchanged"], grown["changed"]) == (1, 2, 0)
+    from chalicelib.config import Settings
+    from chalicelib.wiring import build_services
+
+    stored = build_services(Settings()).store.get_messages("me", "chat")
+    assert stored[0].at.timestamp() == 1_780_000_000  # the file's time at the first import
+    assert stored[0].at < stored[1].at < stored[2].at

@@ -81,11 +81,18 @@ class TestApplyInstructions:
             EventChanges(status="active")
 
     def test_delete_supersedes_and_never_removes(self):
-        result = apply_instructions(WINDOW, [ins("delete", "ev_c")], NOW)
+        result = apply_instructions(WINDOW, [ins("update", "ev_a", merge_from=["ev_c"]),
+                                             ins("delete", "ev_c")], NOW)
         (gone,) = result.superseded
         assert (gone.id, gone.status, gone.summary, gone.updated_at) == (
             "ev_c", "superseded", C.summary, NOW)
         assert C.status == "active"  # pure: the input is untouched
+
+    def test_a_delete_that_would_leave_evidence_uncited_is_skipped(self):
+        result = apply_instructions(WINDOW, [ins("delete", "ev_c")], NOW)
+        assert result.superseded == []
+        assert result.skipped == ["delete ev_c: its evidence would be cited by no active "
+                                  "event; merge it into the event that replaces it instead"]
 
     def test_unknown_ids_are_skipped(self):
         result = apply_instructions(WINDOW, [
@@ -100,17 +107,19 @@ class TestApplyInstructions:
 
     def test_update_then_delete_is_deleted(self):
         result = apply_instructions(WINDOW, [ins("update", "ev_a", importance=9),
+                                             ins("update", "ev_b", merge_from=["ev_a"]),
                                              ins("delete", "ev_a")], NOW)
-        assert result.updated == []
+        assert [e.id for e in result.updated] == ["ev_b"]
         assert [(e.id, e.status, e.importance) for e in result.superseded] == [
             ("ev_a", "superseded", 9)]
 
     def test_delete_then_update_or_delete_again_is_skipped(self):
         result = apply_instructions(WINDOW, [ins("delete", "ev_a"), ins("update", "ev_a",
                                                                         importance=9),
-                                             ins("delete", "ev_a")], NOW)
+                                             ins("delete", "ev_a"),
+                                             ins("update", "ev_b", merge_from=["ev_a"])], NOW)
         assert [e.importance for e in result.superseded] == [5]
-        assert result.updated == []
+        assert [e.id for e in result.updated] == ["ev_b"]
         assert result.skipped == ["update ev_a: already superseded",
                                   "delete ev_a: already superseded"]
 

@@ -193,3 +193,41 @@ def test_an_entry_id_is_never_reused_so_a_slow_drainer_cannot_take_a_newer_entry
     assert pending(services)[0] == 3
     services.index.drain_all("keyword")
     assert "message:c2:0" in keyword_ids(services, "肾病")
+
+
+def test_the_data_dir_and_its_files_are_the_owners_only(services):
+    import stat
+
+    data = services.settings.data_dir
+    assert stat.S_IMODE(data.stat().st_mode) == 0o700
+    services.store.db.connect().execute("SELECT 1")
+    for f in data.iterdir():
+        if f.name.startswith("annals.db"):
+            assert stat.S_IMODE(f.stat().st_mode) == 0o600, f
+
+
+def test_a_message_that_always_fails_to_index_is_quarantined_not_retried_forever(
+        services, monkeypatch):
+    from chalicelib.domain.records import JobFailure
+    from chalicelib.usecases.stats import space_stats
+
+    queue_only(services, SPACE, "c1", CONVO)
+    real = services.embedder.embed_passages
+
+    def fragile(texts):
+        if any("肾病" in t for t in texts):
+            raise RuntimeError("cannot embed this one")
+        return real(texts)
+
+    monkeypatch.setattr(services.embedder, "embed_passages", fragile)
+    with pytest.raises(RuntimeError):
+        services.index.drain("vector")
+    for _ in range(3):
+        services.index.isolate("vector", T0)
+    assert pending(services)[1] == 0  # the good one indexed, the bad ones taken out
+    # c1:1's embedding reads c1:0 (the turn it answers), so it fails too
+    failures = services.store.list_records(JobFailure, "index")
+    assert [f.key for f in failures] == [f"{SPACE}/vector/message:c1:0",
+                                         f"{SPACE}/vector/message:c1:1"]
+    assert all(f.quarantined for f in failures)
+    assert space_stats(services, SPACE)["failures"][0]["job"] == "index"

@@ -8,6 +8,7 @@ Migrations are a numbered list applied in order and recorded in PRAGMA user_vers
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -22,11 +23,23 @@ from pathlib import Path
 PRAGMAS = ("journal_mode=WAL", "synchronous=NORMAL", "busy_timeout=30000", "foreign_keys=ON")
 
 
+def private_file(path: Path) -> None:
+    """The database holds every conversation: its folder is the owner's only (0700) and the
+    file 0600 — SQLite gives its -wal and -shm files the database file's mode."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.chmod(path.parent, 0o700)
+        os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
+        os.chmod(path, 0o600)
+    except PermissionError:  # a shared folder we may not change: keep going as it is
+        pass
+
+
 class SQLiteDB:
     def __init__(self, path: Path | str, migrations: Sequence[tuple[str, Sequence[str]]] = ()):
         self.path = str(path)
         if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            private_file(Path(self.path))
         self._local = threading.local()
         self._lock = threading.Lock()
         self.migrate(migrations)

@@ -402,6 +402,13 @@ def _message(row) -> Message:
 
 
 def _from_ts(ts: float | None) -> datetime | None:
+    """A stored epoch as a time; one outside what datetime can hold (a message stored before
+    times were range-checked) reads as None rather than failing every listing."""
     from datetime import UTC
 
-    return None if ts is None else datetime.fromtimestamp(ts, UTC)
+    if ts is None:
+        return None
+    try:
+        return datetime.fromtimestamp(ts, UTC)
+    except (OverflowError, OSError, ValueError):
+        return None

@@ -8,7 +8,7 @@ from datetime import datetime
 
 from chalicelib.domain.models import Event, EventDraft, Message, SessionState
 from chalicelib.domain.records import JournalBatch
-from chalicelib.ports import ExtractionContext, Services, iter_events
+from chalicelib.ports import ConflictError, ExtractionContext, Services, iter_events
 from chalicelib.usecases.extract import journal
 
 CONTEXT_MESSAGES = 6
@@ -31,41 +31,74 @@ def event_id(space: str, draft: EventDraft, ordinal: int, evidence: Sequence[Mes
     return "ev_" + h.hexdigest()[:20]
 
 
+def attempt_id(state: SessionState, start: int, messages: Sequence[Message]) -> str:
+    """What an extraction attempt starts from — the session's state, the range and the
+    messages in it — as a short id: a retry after a failure part-way is the same attempt, and
+    finds the journal batch its first try began (`journal.begin`)."""
+    h = hashlib.sha256()
+    for part in (state.space, state.session, str(start), str(state.extracted_upto),
+                 str(state.dirty_from), *(f"{m.seq}:{m.content_hash}" for m in messages)):
+        h.update(part.encode("utf-8"))
+        h.update(b"\x1f")
+    return h.hexdigest()[:12]
+
+
 def extract_session(services: Services, space: str, session: str,
                     now: datetime | None = None) -> list[Event]:
-    """Extract one session's pending (or dirty) messages. Returns the events written."""
+    """Extract one session's pending (or dirty) messages. Returns the events written.
+
+    Safe to run again after a failure at any step: every write is planned in the journal
+    batch before it is made (an intent), and a retry of the same attempt resumes that batch —
+    it supersedes the events the plan named (never the ones the failed try created), creates
+    or revives only what is not there yet, indexes everything again, then marks the session."""
     store = services.store
     state = store.get_session(space, session)
     if state is None:
         return []
     now = now or services.clock()
-    batch = journal.start_batch(space, session, now)
     start = state.extracted_upto + 1
     if state.dirty_from is not None:
         start = min(start, state.dirty_from)
-        rolled = supersede_from(services, space, session, state.dirty_from, now)
-        batch.superseded = [(e.id, e.version) for e in rolled]  # versions before
     messages = store.get_messages(space, session, seq_from=start)
+    batch, resumed = journal.begin(services, space, session,
+                                   attempt_id(state, start, messages), now)
+    if state.dirty_from is not None:
+        supersede_from(services, space, session, state.dirty_from, now, batch,
+                       resumed=resumed)
     if not messages:
         store.mark_extracted(space, session, state.extracted_upto)
-        journal.record(services, space, session, batch)
         return []
     earlier = store.get_messages(space, session, seq_from=max(0, start - CONTEXT_MESSAGES),
                                  seq_to=start - 1)
-    ctx = ExtractionContext(space=space, session=session, earlier=earlier)
-    drafts = services.extractor.extract(messages, ctx)
+    ctx = ExtractionContext(space=space, session=session, earlier=cleaned(services, earlier))
+    drafts = services.extractor.extract(cleaned(services, messages), ctx)
     events = save_drafts(services, space, drafts, messages, now, batch)
     services.index.index_events(events)
     store.mark_extracted(space, session, max(m.seq for m in messages))
-    journal.record(services, space, session, batch)
     return events
+
+
+def cleaned(services: Services, messages: Sequence[Message]) -> list[Message]:
+    """What the extractor reads: the words without reasoning or status blocks
+    (chalicelib.domain.cleaning). The stored messages stay as they are: they are the
+    evidence, and their hashes (event ids) do not change. Nothing left: not a statement."""
+    out = []
+    for msg in messages:
+        text = services.clean(msg.content)
+        if text:
+            out.append(msg if text == msg.content else msg.model_copy(update={"content": text}))
+    return out
 
 
 def save_drafts(services: Services, space: str, drafts: Sequence[EventDraft],
                 messages: Sequence[Message], now: datetime,
                 batch: JournalBatch | None = None) -> list[Event]:
+    """Write the drafts as events (deterministic ids) and return them, with those already
+    there: created by an earlier run over the same evidence, or by a try of this batch that
+    failed later on — they are indexed again by the caller. With a `batch`, what will be
+    created and revived is journalled before anything is written."""
     by_seq = {(m.session, m.seq): m for m in messages}
-    saved: list[Event] = []
+    planned: list[tuple[Event, Event | None]] = []
     per_source: dict[tuple, int] = {}
     for draft in drafts:
         first = (draft.sources[0].session, draft.sources[0].seq_start) if draft.sources else ()
@@ -73,34 +106,84 @@ def save_drafts(services: Services, space: str, drafts: Sequence[EventDraft],
         evidence = [by_seq[(s.session, q)] for s in draft.sources
                     for q in range(s.seq_start, s.seq_end + 1) if (s.session, q) in by_seq]
         eid = event_id(space, draft, ordinal, evidence)
-        existing = services.store.get_event(space, eid)
-        if existing is not None and existing.status == "active":
-            continue  # already written by an earlier run over the same evidence
         event = Event(id=eid, space=space, created_at=now, updated_at=now,
                       **draft.model_dump())
-        if existing is None:
-            saved.append(services.store.create_event(event))
-            if batch is not None:
-                batch.created.append(eid)
-        else:  # the same evidence came back after a rollback: revive, keeping history
-            revived = event.model_copy(update={"created_at": existing.created_at})
-            saved.append(services.store.update_event(revived, existing.version))
-            if batch is not None:
-                batch.revived.append((eid, existing.version))
+        planned.append((event, services.store.get_event(space, eid)))
+    if batch is not None and _plan(batch, planned):
+        journal.record(services, space, batch.scope.split("/", 1)[1], batch)
+    saved: list[Event] = []
+    for event, existing in planned:
+        if existing is not None and existing.status == "active":
+            saved.append(existing)  # already written (see above)
+            continue
+        try:
+            if existing is None:
+                saved.append(services.store.create_event(event))
+            else:  # the same evidence came back after a rollback: revive, keeping history
+                revived = event.model_copy(update={"created_at": existing.created_at})
+                saved.append(services.store.update_event(revived, existing.version))
+        except ConflictError:  # another writer (a duplicate job) wrote it first
+            current = services.store.get_event(space, event.id)
+            if current is not None and current.status == "active":
+                saved.append(current)
     return saved
 
 
+def _plan(batch: JournalBatch, planned: Sequence[tuple[Event, Event | None]]) -> bool:
+    """Add what the drafts will create or revive to the batch; True if anything was new.
+    An active event already there is no one's to claim: a retried try planned it already."""
+    revived = {event_id for event_id, _ in batch.revived}
+    added = False
+    for event, existing in planned:
+        if existing is None and event.id not in batch.created:
+            batch.created.append(event.id)
+            added = True
+        elif existing is not None and existing.status != "active" and event.id not in revived:
+            batch.revived.append((event.id, existing.version))
+            revived.add(event.id)
+            added = True
+    return added
+
+
 def supersede_from(services: Services, space: str, session: str, seq: int,
-                   now: datetime) -> list[Event]:
+                   now: datetime, batch: JournalBatch | None = None, *,
+                   resumed: bool = False) -> list[Event]:
     """History safety: events citing any message at or after `seq` are rolled back
-    (status superseded, a new version; never deleted) before the range is re-extracted."""
-    affected = [e for e in iter_events(services.store, space)
-                if any(s.session == session and s.seq_end >= seq for s in e.sources)]
-    rolled = [services.store.update_event(
-        event.model_copy(update={"status": "superseded", "updated_at": now}), event.version)
-        for event in affected]
+    (status superseded, a new version; never deleted) before the range is re-extracted.
+
+    With a `batch`, the events and the versions they had are journalled first; a `resumed`
+    batch (a retry of the same attempt) supersedes exactly the events its plan named, those
+    not done yet — never the events the failed try already created. Returns the superseded
+    events as they are now."""
+    if resumed and batch is not None:
+        planned = list(batch.superseded)
+    else:
+        planned = [(e.id, e.version) for e in iter_events(services.store, space)
+                   if any(s.session == session and s.seq_end >= seq for s in e.sources)]
+        if batch is not None and planned:
+            batch.superseded = planned
+            journal.record(services, space, session, batch)
+    rolled = [e for e in (_supersede(services, space, event_id, version, now)
+                          for event_id, version in planned) if e is not None]
     services.index.index_events(rolled)  # superseded events leave the indexes
-    return affected
+    return rolled
+
+
+def _supersede(services: Services, space: str, event_id: str, version: int,
+               now: datetime) -> Event | None:
+    """Version `version + 1` of the event, superseded — written now, or found written by an
+    earlier try (or a racing writer). None if the event moved on otherwise meanwhile."""
+    current = services.store.get_event(space, event_id)
+    if current is not None and current.version == version:
+        try:
+            return services.store.update_event(
+                current.model_copy(update={"status": "superseded", "updated_at": now}), version)
+        except ConflictError:
+            current = services.store.get_event(space, event_id)
+    if current is not None and current.version == version + 1 and \
+            current.status == "superseded":
+        return current
+    return None
 
 
 def run_extraction(services: Services, space: str, session: str | None = None,

@@ -26,6 +26,20 @@ def start_batch(space: str, session: str, now: datetime) -> JournalBatch:
     return JournalBatch(scope=scope(space, session), key=key, at=now)
 
 
+def begin(services: Services, space: str, session: str, attempt: str,
+          now: datetime) -> tuple[JournalBatch, bool]:
+    """The batch of an extraction attempt (`attempt`: extract.attempt_id), and whether it is
+    resumed. A retry after a failure part-way finds the batch its first try journalled as the
+    session's latest one, and resumes it (True); otherwise a new batch starts (False), keyed
+    by time and attempt and later than every batch before it, even when the clock is not."""
+    kept = batches(services, space, session)
+    if kept and kept[-1].key.endswith(f"-{attempt}") and not kept[-1].rolled_back:
+        return kept[-1], True
+    at = max(now, kept[-1].at + timedelta(microseconds=1)) if kept else now
+    key = f"{at.astimezone().strftime('%Y%m%dT%H%M%S%f')}-{attempt}"
+    return JournalBatch(scope=scope(space, session), key=key, at=at), False
+
+
 def batches(services: Services, space: str, session: str) -> list[JournalBatch]:
     """The session's batches, oldest first."""
     return services.store.list_records(JournalBatch, scope(space, session))

@@ -3,6 +3,12 @@
 One event per meaningful statement. Each event retells the statement with the speaker named,
 in the message's own language, dated by the message (and, with the time module, by the time
 the statement names), and cites the message it came from.
+
+A message that gives orders to an AI or poses as a system or role marker ("SYSTEM OVERRIDE",
+"ignore previous instructions", "you are now …", 忽略之前的指令, <system>, </memory>,
+<|im_start|>, [INST]; textrules.looks_like_instruction) is never retold as fact, not even the
+sentences around the marker: it becomes one event reporting what was said, 小明说：「…」 /
+Sam said: "…", tagged "quoted", of low importance, on the message's day.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from chalicelib.domain.timeparse import parse_time
 from chalicelib.ports import ExtractionContext
 
 PREVIEW_CHARS = 80
+QUOTED_IMPORTANCE = 3  # an instruction someone typed is worth keeping, not worth surfacing
 # Very short follow-ups ("It was fun.") join the statement before them instead of standing alone.
 MIN_STANDALONE_CHARS = {"zh": 6, "en": 20}
 
@@ -74,6 +81,19 @@ def group_statements(sentences: list[str]) -> list[str]:
     return out
 
 
+def quoted_draft(msg: Message) -> EventDraft:
+    """What an instruction-like message said, as reported speech (module docstring)."""
+    title, summary = rules.reported_speech(msg.speaker, msg.content)
+    return EventDraft(
+        title=title, summary=summary, when=message_day(msg.at),
+        importance=min(QUOTED_IMPORTANCE, rules.importance(msg.content, has_time=False)),
+        participants=[msg.speaker],
+        sources=[Source(session=msg.session, seq_start=msg.seq, seq_end=msg.seq,
+                        preview=msg.content[:PREVIEW_CHARS])],
+        tags=[rules.QUOTED_TAG],
+    )
+
+
 class OfflineExtractor:
     name = "offline"
 
@@ -89,6 +109,8 @@ class OfflineExtractor:
 
     def extract_message(self, msg: Message, earlier: Sequence[Message],
                         speakers: Sequence[str]) -> list[EventDraft]:
+        if rules.looks_like_instruction(msg.content):
+            return [quoted_draft(msg)]
         statements = group_statements(
             [s for s in rules.split_sentences(msg.content) if rules.is_meaningful(s)]
         )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from chalicelib.domain.merge import MergeInstruction, MergeResult, apply_instructions
@@ -72,10 +72,24 @@ def plan(services: Services, window: Sequence[Event], new_ids: set[str],
 
 
 def merge_window(services: Services, window: Sequence[Event], new_ids: set[str], space: str,
-                 now: datetime) -> tuple[MergeResult, str]:
+                 now: datetime, note: Callable[[list[str]], None] | None = None,
+                 ) -> tuple[MergeResult, str]:
+    """Plan, apply and save one window. `note(ids)` is told the events about to be written
+    before any is (merge_space keeps them in MergeState.reindex until the pass is done)."""
     instructions, merger_name = plan(services, window, new_ids, space)
     result = apply_instructions(window, instructions, now, space=space)
+    if note is not None and result.changes:
+        note([e.id for e in (*result.created, *result.updated, *result.superseded)])
     return save_result(services, space, result), merger_name
+
+
+def finish_indexing(services: Services, space: str, state: MergeState) -> MergeState:
+    """A pass that failed part-way left `state.reindex`: what it wrote (or was about to) is
+    indexed again as it is now — its retry finds those writes done and would skip them."""
+    services.index.index_events(services.store.load_events(space, state.reindex))
+    state = state.model_copy(update={"reindex": []})
+    services.store.put_record(state)
+    return state
 
 
 def sessions_fingerprint(sessions: Sequence[SessionState]) -> str:
@@ -96,6 +110,8 @@ def merge_space(services: Services, space: str, now: datetime | None = None, *,
     now = now or services.clock()
     settings = services.settings
     state = services.store.get_record(MergeState, space) or MergeState(scope=space)
+    if state.reindex:
+        state = finish_indexing(services, space, state)
     summary = {"new": state.pending, "merged": False, "created": 0,
                "updated": 0, "superseded": 0, "merger": None}
     if not force and fingerprint is not None and state.fingerprint == fingerprint:
@@ -108,18 +124,27 @@ def merge_space(services: Services, space: str, now: datetime | None = None, *,
             services.store.put_record(state.model_copy(update={
                 "pending": len(new), "fingerprint": fingerprint}))
         return summary
-    events = merge_chunks(services, space, events, new, now, summary)
+
+    def note(ids: list[str]) -> None:
+        nonlocal state
+        state = state.model_copy(update={"reindex": sorted({*state.reindex, *ids})})
+        services.store.put_record(state)
+
+    events = merge_chunks(services, space, events, new, now, summary, note)
     summary["merged"] = True
+    if not new and not (summary["created"] or summary["updated"] or summary["superseded"]):
+        return summary  # nothing new, nothing done (e.g. a consolidate sent again): no run
     stamps = [e.created_at for e in events] + ([state.marker] if state.marker else [])
     services.store.put_record(state.model_copy(update={
         "marker": max(stamps) if stamps else now, "last_merged_at": now, "pending": 0,
-        "runs": state.runs + 1, "fingerprint": fingerprint}))
+        "runs": state.runs + 1, "fingerprint": fingerprint, "reindex": []}))
     log.info("merge %s: %s", space, summary)
     return summary
 
 
 def merge_chunks(services: Services, space: str, events: list[Event], new: list[Event],
-                 now: datetime, summary: dict) -> list[Event]:
+                 now: datetime, summary: dict,
+                 note: Callable[[list[str]], None] | None = None) -> list[Event]:
     """Merge the new events a chunk at a time, each with the events written just before it;
     later chunks see earlier chunks' outcome. Returns the space's events after the merge."""
     settings = services.settings
@@ -133,7 +158,7 @@ def merge_chunks(services: Services, space: str, events: list[Event], new: list[
         room = max(0, settings.merge_window - len(chunk))
         window = [*(before[-room:] if room else []), *chunk]
         window = [e for e in window if e.id not in gone]
-        result, merger_name = merge_window(services, window, chunk_ids, space, now)
+        result, merger_name = merge_window(services, window, chunk_ids, space, now, note)
         gone |= {e.id for e in result.superseded}
         summary["created"] += len(result.created)
         summary["updated"] += len(result.updated)

@@ -25,7 +25,9 @@ Instructions you may give, one per event you change:
 - "update": rewrite an event (title, summary, date, importance, participants, tags) when \
 events repeat or complete each other. Put the ids of the events it absorbs in "merge" (their \
 sources join it) and delete those.
-- "delete": remove an event that duplicates another or that a later event corrects.
+- "delete": remove an event that duplicates another or that a later event corrects — always \
+together with an "update" of the event that replaces it, naming the deleted one in its \
+"merge" (its sources join it). A delete whose messages no remaining event cites is ignored.
 - "add": a new event combining others (give "merge" with their ids); rarely needed.
 - "keep": leave an event as it is (you may omit keeps).
 Rules: nothing invented; combine only what the events say. Keep the events' language. Keep \
