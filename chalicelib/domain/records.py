@@ -122,6 +122,53 @@ class JobFailure(Record):
     quarantined: bool = False
 
 
+# ------------------------------------------------------------------ the memory graph
+# Entities, threads (arcs) and relations between events (docs/graph.md). All scoped to a
+# space; ids are deterministic so a retried extraction writes the same records again.
+
+EntityKind = Literal["person", "place", "pet", "work", "organisation", "project", "thing"]
+RelationKind = Literal["updates", "same_thread", "follows", "causes"]
+
+
+class Entity(Record):
+    """Someone or something the events name (key = its id, "en_…"). Every name and alias
+    occurs verbatim in the text or evidence of an event it links to."""
+
+    KIND: ClassVar[str] = "entity"
+    name: str
+    kind: EntityKind = "thing"
+    aliases: list[str] = Field(default_factory=list)
+    events: list[str] = Field(default_factory=list)  # event ids, oldest first
+    updated_at: datetime | None = None
+
+
+class Thread(Record):
+    """An arc (key = its id, "th_…"): a trip, a months-long plan. Its materials are its
+    events and the summaries written about them."""
+
+    KIND: ClassVar[str] = "thread"
+    title: str
+    aliases: list[str] = Field(default_factory=list)
+    events: list[str] = Field(default_factory=list)  # oldest first
+    summaries: list[str] = Field(default_factory=list)
+    manual: bool = False  # created or edited by hand: never renamed by the linker
+    version: int = 1
+    created_at: datetime
+    updated_at: datetime
+
+
+class Relation(Record):
+    """A link between two events (key = "src|kind|dst"), with the messages that show it."""
+
+    KIND: ClassVar[str] = "relation"
+    src: str
+    dst: str
+    kind: RelationKind
+    note: str = ""  # why: the words that said so, or the rule that linked them
+    created_at: datetime
+
+
 RECORD_KINDS: dict[str, type[Record]] = {
     cls.KIND: cls for cls in (Person, MemoryUse, JournalBatch, LLMUsageRecord, MergeState,
-                              ApiKey, ApiKeyUse, KnownSpace, JobFailure)}
+                              ApiKey, ApiKeyUse, KnownSpace, JobFailure, Entity, Thread,
+                              Relation)}
