@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run test lint fmt bench install clean deploy
+.PHONY: run test lint fmt bench install clean deploy screenshots
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -50,6 +50,11 @@ test: $(STAMP) $(INFRA_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
+
+# Every screen of the web app (desktop + phone, en + zh) into docs/screenshots/, through
+# Debian's chromium (apt-get install -y chromium) driven by Playwright.
+screenshots: $(STAMP)
+	$(BIN)/python -m tests.web.screenshots --out docs/screenshots
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
