@@ -33,6 +33,7 @@ class Settings(BaseSettings):
     recipe: str = "hybrid"
     max_cards: int | None = Field(default=None, ge=1, le=50)
     min_score: float | None = None
+    min_relevance: float | None = Field(default=None, ge=0, le=1)  # the admission gate
     expand_factor: float | None = Field(default=None, gt=1)
     max_expansions: int | None = Field(default=None, ge=0, le=6)
     time_max_results: int | None = Field(default=None, ge=1, le=50)
@@ -99,6 +100,10 @@ class Settings(BaseSettings):
     # distinct facts about the same person and day score up to ~0.95 (measured; see
     # docs/llm.md), so the offline merger's default is 0.95 rather than 0.85.
     merge_similarity: float = Field(default=0.95, ge=0, le=1)
+
+    # session summaries (chalicelib.usecases.extract.summaries): with an LLM configured, it
+    # writes their text (one short call per extraction batch) unless this is off
+    summary_llm: bool = True
 
     # AWS backend: names injected by the stack (infra/) as environment variables
     region: str | None = Field(default=None, description="AWS region; default from the env")

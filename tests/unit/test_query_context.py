@@ -58,3 +58,18 @@ def test_two_questions_in_one_message_each_get_an_answer(services, put):
     texts = " ".join(c.text for c in both.cards)
     assert "体检" in texts and "吉他" in texts
     assert any("拆成 2 个问题" in line for line in both.trace)
+
+
+def test_a_follow_up_that_names_nothing_passes_the_gate_on_what_it_points_at(services, put):
+    """"Can you tell me more about that?" alone means nothing to the gate; read with the
+    question before it, the answer to that question is admitted at the default threshold."""
+    put("c1", MEMORIES)
+    extract_session(services, SPACE, "c1")
+    recent = [RecentTurn(role="user", content="吉他课在哪里上？")]
+    out = recall(services, SPACE, RecallRequest(query="能再多说说吗？", recent=recent))
+    assert out.verdict == "hit" and "吉他" in out.cards[0].text
+    alone = recall(services, SPACE, RecallRequest(query="能再多说说吗？"))
+    assert alone.verdict == "none" and not alone.cards
+    plain = recall(services, SPACE, RecallRequest(query="能再多说说吗？", recent=recent,
+                                                  recipe=HYBRID_PLAIN_QUERY.name))
+    assert not any("吉他" in c.text for c in plain.cards)

@@ -197,3 +197,11 @@ def test_an_empty_space_says_nothing_about_the_gate(stub_services):
 def test_recipes_carry_the_gate():
     assert (HYBRID.min_relevance, HYBRID.term_weight) == (0.09, 0.08)
     assert RecallRecipe(name="x", min_relevance=0).min_relevance == 0
+
+
+def test_the_gate_threshold_is_a_setting():
+    from chalicelib.config import Settings
+    from chalicelib.usecases.recall.recipes import resolve
+
+    assert resolve("hybrid", Settings(min_relevance=0.2)).min_relevance == 0.2
+    assert resolve("hybrid", Settings()).min_relevance == 0.09

@@ -166,7 +166,7 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
         ranked = rerank(load_cards(services.store, space, candidates[: recipe.rerank_depth]),
                         named, recipe)
         if threshold:
-            gate = Gate.for_query(services.embedder, intent.text, intent.vector, named,
+            gate = Gate.for_query(services.embedder, intent.judged, intent.vector, named,
                                   [c.parts["vector"] for c in candidates if "vector" in c.parts],
                                   recipe.vector_k, threshold, recipe.term_weight)
             ranked = gate.admit(ranked)

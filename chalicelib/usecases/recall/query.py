@@ -7,6 +7,12 @@ message, and searches several intents separately).
   recent first: the last reply, then the previous user message), normalised. Keywords stay the
   message's own unless it has fewer than `recent_keyword_min_terms` content terms, then the
   recent user turn's words are searched too.
+- A message that names nothing ("Can you tell me more about that?": fewer content terms than
+  `recent_keyword_min_terms`) points back at the turn before it, so that turn is what is
+  searched: the recent user turn's embedding joins with `anaphoric_weight` (against the
+  message's 1.0) and the gate judges cards against its words too — with the small default
+  weights a follow-up's own vector (which means "tell me more") wins and the gate, reading
+  only "tell me more", refuses every card.
 - Intents: "奶糖体检结果怎么样？还有小明的吉他课呢？" asks two things. A message is split at
   question ends and at "also / 还有 / 另外 …" when at least two parts each carry
   `min_intent_terms` content terms; each part is searched on its own (at most `max_intents`).
@@ -34,7 +40,9 @@ _BOUNDARY = re.compile(
 
 @dataclass(frozen=True)
 class Intent:
-    text: str  # what the intent says (names kept): the gate and the trace read it
+    text: str  # what the intent says (names kept): the trace reads it
+    judged: str  # what the gate judges cards against: the text, or for a follow-up with it
+    # the recent user turn it points back at
     keywords: str  # what is searched by keyword
     vector: np.ndarray  # what is searched by meaning
 
@@ -53,21 +61,44 @@ def split_intents(query: str, recipe: RecallRecipe) -> list[str]:
 def intents(services: Services, request: RecallRequest, recipe: RecallRecipe,
             named: set[str]) -> list[Intent]:
     recent = [t.content for t in reversed(request.recent)]  # most recent first
-    recent_vectors = [services.embedder.embed_query(text)
-                      for text, weight in zip(recent, recipe.recent_weights, strict=False)
-                      if weight > 0]
+    weighted = [(weight, text, services.embedder.embed_query(text))
+                for text, weight in zip(recent, recipe.recent_weights, strict=False)
+                if weight > 0]
+    embedded = {text: vec for _, text, vec in weighted}
     out = []
     for text in split_intents(request.query, recipe):
         search = strip_names(text, named) or text if named and recipe.strip_names else text
         vector = services.embedder.embed_query(search)
-        if recent_vectors:
-            mixed = vector + sum(w * v for w, v in zip(recipe.recent_weights, recent_vectors,
-                                                       strict=False))
-            vector = (mixed / max(float(np.linalg.norm(mixed)), 1e-12)).astype(np.float32)
-        keywords = search
-        if len(query_terms(search)) < recipe.recent_keyword_min_terms:
-            user_turns = [t.content for t in reversed(request.recent) if t.role == "user"]
-            if user_turns:
-                keywords = f"{search} {user_turns[0]}"
-        out.append(Intent(text=text, keywords=keywords, vector=vector))
+        mixed = [(w, v) for w, _, v in weighted]
+        keywords = judged = search
+        pointed = referent(request, search, recipe)
+        if pointed is not None:
+            keywords = judged = f"{search} {pointed}"
+            vec = embedded.get(pointed)
+            mixed.append((recipe.anaphoric_weight,
+                          vec if vec is not None else services.embedder.embed_query(pointed)))
+        if mixed:
+            total = vector + sum(w * v for w, v in mixed)
+            vector = (total / max(float(np.linalg.norm(total)), 1e-12)).astype(np.float32)
+        out.append(Intent(text=text, judged=judged, keywords=keywords, vector=vector))
     return out
+
+
+# Words that point back at an earlier turn. A short message holding one ("那后来呢？",
+# "能再多说说吗？", "what about that?") is read as a follow-up even when its CJK bigrams count
+# as content terms ("后来", "多说"): bigrams cannot tell a frame from a topic.
+_POINTS_BACK = re.compile(
+    r"\b(?:that|it|this|those|these|them|there|then|more|else|again)\b"
+    r"|那|这|它|后来|然后|接着|继续|多说|详细|再说|呢", re.IGNORECASE)
+
+
+def referent(request: RecallRequest, search: str, recipe: RecallRecipe) -> str | None:
+    """The recent user turn a message that names nothing points back at, or None: a message
+    with fewer content terms than `recent_keyword_min_terms`, or a short one (at most
+    `anaphoric_max_terms`) that holds a word pointing back."""
+    terms = len(query_terms(search))
+    if terms >= recipe.recent_keyword_min_terms and not (
+            terms <= recipe.anaphoric_max_terms and _POINTS_BACK.search(search)):
+        return None
+    user_turns = [t.content for t in reversed(request.recent) if t.role == "user"]
+    return user_turns[0] if user_turns else None

@@ -26,6 +26,9 @@ class RecallRecipe:
     # each part with min_intent_terms content terms)
     recent_weights: tuple[float, ...] = (0.3, 0.15)
     recent_keyword_min_terms: int = 2
+    anaphoric_weight: float = 1.0  # a message that names nothing: its recent user turn's
+    # embedding joins with this weight (the message's own is 1.0), see recall/query.py
+    anaphoric_max_terms: int = 3  # …or a message this short holding a word that points back
     split_intents: bool = True
     max_intents: int = 3
     min_intent_terms: int = 2
@@ -46,6 +49,30 @@ class RecallRecipe:
     # Diversity (MMR over word overlap) and near-duplicate suppression among the cards.
     diversity: float = 0.0
     duplicate_overlap: float = 1.0  # ≥ this Jaccard overlap with a better card: dropped
+    # ---- links (recall/graph.py): the first graph_seeds event candidates spread activation
+    # through the entities, threads and relations they share (links with more than
+    # graph_max_degree events are skipped: a speaker links everything); the graph_max_added
+    # events reached most join the candidates as the list "graph", fused with graph_weight
+    # (graph_fusion "list": in the recipe's fusion; "add": weight × activation / the best
+    # one, added to the fused score). A space without link records falls back on
+    # graph_fallback ("terms": the seeds' distinctive words searched among events; "none").
+    # 0 seeds: off.
+    graph_seeds: int = 0
+    graph_max_added: int = 10
+    graph_weight: float = 0.3
+    graph_fusion: str = "list"
+    graph_max_degree: int = 40
+    graph_entity_weight: float = 1.0
+    graph_thread_weight: float = 1.0
+    graph_relation_weight: float = 1.0
+    graph_fallback: str = "none"
+    # The conversation around the seeds: the messages up to graph_turns turns before and
+    # after each of the first graph_seeds candidates, activation × graph_turn_decay ** distance.
+    graph_turns: int = 0
+    graph_turn_decay: float = 0.5
+    # An event card in a thread shows the thread's title and up to this many of its other
+    # materials (blocks format); 0: none.
+    thread_materials: int = 5
     # ---- how many cards
     max_cards: int = 2  # cards per recall unless the request says otherwise (a hook's budget)
     # ---- admission gate (gate.py), for recalls of at most max_cards cards: a card is shown
@@ -78,23 +105,29 @@ class RecallRecipe:
 
 
 # The default: keyword + dense fused by normalised score, the named person's memories lifted
-# and their name kept out of the search, events shown in place of the messages they retell.
+# and their name kept out of the search, events shown in place of the messages they retell,
+# and the best five candidates' links followed (entities, threads, relations, and the two
+# turns around each: bench/README.md, "Recall through the links").
 HYBRID = RecallRecipe(name="hybrid", fusion="score", name_boost=1.0, strip_names=True,
-                      prefer_events=True)
+                      prefer_events=True, graph_seeds=5, graph_turns=2)
+# The default without following links: the bench measures the graph step against it.
+HYBRID_NO_GRAPH = replace(HYBRID, name="hybrid_no_graph", graph_seeds=0)
 HYBRID_RRF = RecallRecipe(name="hybrid_rrf")
 # The default with each message searched whole, and recent turns unread: the bench measures
 # the query-context steps against it.
 HYBRID_PLAIN_QUERY = replace(HYBRID, name="hybrid_plain_query", split_intents=False,
-                             recent_weights=(), recent_keyword_min_terms=0)
+                             recent_weights=(), recent_keyword_min_terms=0,
+                             anaphoric_weight=0.0, anaphoric_max_terms=-1)
 # The plain baselines rank by text alone: no time layers, no admission gate.
 BM25_ONLY = RecallRecipe(name="bm25", vector_k=0, time_layers=False, min_relevance=0.0)
 DENSE_ONLY = RecallRecipe(name="dense", keyword_k=0, time_layers=False, min_relevance=0.0)
 
 RECIPES: dict[str, RecallRecipe] = {
-    r.name: r for r in (HYBRID, HYBRID_RRF, HYBRID_PLAIN_QUERY, BM25_ONLY, DENSE_ONLY)}
+    r.name: r for r in (HYBRID, HYBRID_RRF, HYBRID_PLAIN_QUERY, HYBRID_NO_GRAPH, BM25_ONLY,
+                        DENSE_ONLY)}
 
 # Settings fields (ANNALS_<NAME>) that override the recipe field of the same name when set.
-OVERRIDABLE = ("max_cards", "min_score", "expand_factor", "max_expansions", "time_max_results",
+OVERRIDABLE = ("max_cards", "min_score", "min_relevance", "expand_factor", "max_expansions", "time_max_results",
                "cooldown_recalls", "cooldown_minutes", "freshness_budget_ms")
 
 
