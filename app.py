@@ -46,6 +46,16 @@ from chalicelib.usecases import keys as keys_uc
 from chalicelib.usecases import merge as merge_uc
 from chalicelib.usecases import stats as stats_uc
 from chalicelib.usecases.extract import run_extraction
+from chalicelib.usecases.graph import entities as entities_uc
+from chalicelib.usecases.graph import relations as relations_uc
+from chalicelib.usecases.graph import threads as threads_uc
+from chalicelib.usecases.graph import transfer as graph_uc
+from chalicelib.usecases.graph.models import (
+    CreateThreadRequest,
+    EntityQuery,
+    GraphDocument,
+    PatchThreadRequest,
+)
 from chalicelib.usecases.recall import recall as recall_uc
 from chalicelib.wiring import get_services
 
@@ -168,6 +178,9 @@ def get_event(space: str, event_id: str):
     if (req().query_params or {}).get("evidence", "").lower() in ("1", "true", "yes"):
         body["evidence"] = [m.model_dump(mode="json")
                             for m in events_uc.evidence(services(), event)]
+    relations = relations_uc.relations_of(services(), space, event.id)
+    if relations:  # only when there are: the answer stays what older clients know
+        body["relations"] = [r.model_dump(mode="json") for r in relations]
     return json_response(body)
 
 
@@ -258,6 +271,76 @@ def export(space: str):
                                      services().settings.highlight_threshold, status)
     return Response(body=text, status_code=200,
                     headers={"Content-Type": "text/markdown; charset=utf-8"})
+
+
+# ------------------------------------------------------------------ the memory graph
+# Entities, threads and relations between events (docs/graph.md).
+
+
+@route(SPACE + "/entities", methods=["GET"])
+@api
+def list_entities(space: str):
+    check_id(space, "space")
+    q = parse_query(EntityQuery, req())
+    return json_response(entities_uc.list_entities(services(), space, q.kind))
+
+
+@route(SPACE + "/entities/{entity_id}", methods=["GET"])
+@api
+def get_entity(space: str, entity_id: str):
+    check_id(space, "space")
+    check_id(entity_id, "entity_id")
+    return json_response(entities_uc.get_entity(services(), space, entity_id))
+
+
+@route(SPACE + "/threads", methods=["GET"])
+@api
+def list_threads(space: str):
+    check_id(space, "space")
+    return json_response(threads_uc.list_threads(services(), space))
+
+
+@route(SPACE + "/threads", methods=["POST"])
+@api
+def create_thread(space: str):
+    check_id(space, "space")
+    body = parse_body(req(), CreateThreadRequest)
+    return json_response(threads_uc.create_thread(services(), space, body), 201)
+
+
+@route(SPACE + "/threads/{thread_id}", methods=["GET"])
+@api
+def get_thread(space: str, thread_id: str):
+    check_id(space, "space")
+    check_id(thread_id, "thread_id")
+    return json_response(threads_uc.get_thread(services(), space, thread_id))
+
+
+@route(SPACE + "/threads/{thread_id}", methods=["PATCH"])
+@api
+def patch_thread(space: str, thread_id: str):
+    check_id(space, "space")
+    check_id(thread_id, "thread_id")
+    body = parse_body(req(), PatchThreadRequest)
+    return json_response(threads_uc.patch_thread(services(), space, thread_id, body))
+
+
+@route(SPACE + "/graph", methods=["GET"])
+@api
+def export_graph(space: str):
+    """Events, entities, threads and relations as one JSON document."""
+    check_id(space, "space")
+    return json_response(graph_uc.export_graph(services(), space))
+
+
+@route(SPACE + "/graph", methods=["POST"])
+@api
+def import_graph(space: str):
+    """Write a graph document into this space and index its events."""
+    check_id(space, "space")
+    result = graph_uc.import_graph(services(), space, parse_body(req(), GraphDocument))
+    keys_uc.remember_space(services(), space)
+    return json_response(result)
 
 
 # ------------------------------------------------------------------ keys and spaces

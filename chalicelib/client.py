@@ -67,6 +67,18 @@ from chalicelib.domain.models import (
     SaveEventRequest,
 )
 from chalicelib.usecases.gateway import ChatCompletion, ChatCompletionRequest, ModelList
+from chalicelib.usecases.graph.models import (
+    CreateThreadRequest,
+    EntityDetail,
+    EntityList,
+    EntityQuery,
+    GraphDocument,
+    GraphImport,
+    PatchThreadRequest,
+    ThreadDetail,
+    ThreadList,
+    ThreadView,
+)
 from chalicelib.usecases.keys import CreateKeyRequest, KeyInfo, KeyList, NewKey, SpaceList
 
 M = TypeVar("M", bound=BaseModel)
@@ -328,6 +340,52 @@ class AnnalsClient:
         if format == "json":
             return ExportedEvents.model_validate(response.json())
         return response.text
+
+    # ---------------------------------------------------------------- the memory graph
+
+    @operation
+    def list_entities(self, space: str, *, kind: str | None = None) -> EntityList:
+        """The entities the events name (kind="place", "person", …: only those)."""
+        query = EntityQuery.model_validate({"kind": kind} if kind else {})
+        return self._call("list_entities", {"space": space}, query=query)
+
+    @operation
+    def get_entity(self, space: str, entity_id: str) -> EntityDetail:
+        return self._call("get_entity", {"space": space, "entity_id": entity_id})
+
+    @operation
+    def list_threads(self, space: str) -> ThreadList:
+        return self._call("list_threads", {"space": space})
+
+    @operation
+    def create_thread(self, space: str, request: CreateThreadRequest | None = None,
+                      **fields: Any) -> ThreadView:
+        """create_thread(space, title="Kyoto trip", events=[…])."""
+        return self._call("create_thread", {"space": space},
+                          body=_build(CreateThreadRequest, request, fields))
+
+    @operation
+    def get_thread(self, space: str, thread_id: str) -> ThreadDetail:
+        return self._call("get_thread", {"space": space, "thread_id": thread_id})
+
+    @operation
+    def patch_thread(self, space: str, thread_id: str,
+                     request: PatchThreadRequest | None = None, **fields: Any) -> ThreadView:
+        """patch_thread(space, id, version=v, title=…, add_events=[…], merge_into=…);
+        AnnalsAPIError 409 when the thread changed since version v was read."""
+        return self._call("patch_thread", {"space": space, "thread_id": thread_id},
+                          body=_build(PatchThreadRequest, request, fields))
+
+    @operation
+    def export_graph(self, space: str) -> GraphDocument:
+        return self._call("export_graph", {"space": space})
+
+    @operation
+    def import_graph(self, space: str, document: GraphDocument | Mapping[str, Any],
+                     ) -> GraphImport:
+        body = document if isinstance(document, GraphDocument) else \
+            GraphDocument.model_validate(dict(document))
+        return self._call("import_graph", {"space": space}, body=body)
 
     # ---------------------------------------------------------------- recall
 

@@ -43,6 +43,19 @@ from chalicelib.domain.models import (
     Verdict,
 )
 from chalicelib.usecases.gateway import ChatCompletion, ChatCompletionRequest, ModelList
+from chalicelib.usecases.graph.models import (
+    CreateThreadRequest,
+    EntityDetail,
+    EntityList,
+    EntityQuery,
+    EventRelation,
+    GraphDocument,
+    GraphImport,
+    PatchThreadRequest,
+    ThreadDetail,
+    ThreadList,
+    ThreadView,
+)
 from chalicelib.usecases.keys import CreateKeyRequest, KeyInfo, KeyList, NewKey, SpaceList
 
 OPENAPI_VERSION = "3.1.0"
@@ -80,6 +93,9 @@ class ExtractedEvents(BaseModel):
 class EventWithEvidence(Event):
     evidence: list[Message] | None = Field(
         default=None, description="the cited messages, with ?evidence=true")
+    relations: list[EventRelation] | None = Field(
+        default=None, description="links to other events (updates, same_thread, follows, "
+                                  "causes; docs/graph.md), when it has any")
 
 
 class JsonRpcMessage(BaseModel):
@@ -167,6 +183,7 @@ class MergeStats(BaseModel):
 class SpaceStats(BaseModel):
     space: str
     events: EventCounts
+    summaries: int = Field(0, description="active summaries (kind summary), not in `events`")
     sessions: int
     messages: int
     pending_sessions: int
@@ -273,7 +290,7 @@ class Operation:
 
 
 SPACE = "/v1/spaces/{space}"
-CHECKED_PARAMS = {"space", "session", "seq"}  # answered with 400 when malformed
+CHECKED_PARAMS = {"space", "session", "seq", "entity_id", "thread_id"}  # 400 if malformed
 MARKDOWN = {"text/markdown": {"schema": {"type": "string"}}}
 WEB_PAGE = {"text/html": {"schema": {"type": "string"}}}
 WEB_ASSET = {t: {"schema": {"type": "string"}}
@@ -332,6 +349,29 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("GET", SPACE + "/export", "export",
               "Export the space (markdown timeline, or JSON)", ExportedEvents,
               query=ExportQuery, other_content=MARKDOWN, tag="events"),
+    Operation("GET", SPACE + "/entities", "list_entities",
+              "The people, places, pets, works … the events name", EntityList,
+              query=EntityQuery, tag="graph"),
+    Operation("GET", SPACE + "/entities/{entity_id}", "get_entity",
+              "One entity with its events, oldest first", EntityDetail, errors=(404,),
+              tag="graph"),
+    Operation("GET", SPACE + "/threads", "list_threads", "The threads (arcs) of the space",
+              ThreadList, tag="graph"),
+    Operation("POST", SPACE + "/threads", "create_thread", "Start a thread by hand",
+              ThreadView, status=201, request=CreateThreadRequest, errors=(409,),
+              tag="graph"),
+    Operation("GET", SPACE + "/threads/{thread_id}", "get_thread",
+              "One thread with its materials (events, oldest first)", ThreadDetail,
+              errors=(404,), tag="graph"),
+    Operation("PATCH", SPACE + "/threads/{thread_id}", "patch_thread",
+              "Edit a thread: title, aliases, events, merge_into (send the version you read)",
+              ThreadView, request=PatchThreadRequest, errors=(404, 409), tag="graph"),
+    Operation("GET", SPACE + "/graph", "export_graph",
+              "The whole graph: events, entities, threads, relations", GraphDocument,
+              tag="graph"),
+    Operation("POST", SPACE + "/graph", "import_graph",
+              "Import a graph document (events are indexed again)", GraphImport,
+              request=GraphDocument, tag="graph"),
     Operation("GET", "/v1/spaces", "list_spaces", "The spaces the calling key may see",
               SpaceList, tag="keys"),
     Operation("POST", "/v1/keys", "create_key", "Create an API key (admin; shown this once)",
@@ -366,6 +406,8 @@ def path_param_schemas() -> dict[str, dict]:
         "session": TypeAdapter(IdStr).json_schema(),
         "seq": {k: v for k, v in seq.items() if k != "title"},
         "event_id": {"type": "string", "minLength": 1},
+        "entity_id": TypeAdapter(IdStr).json_schema(),
+        "thread_id": TypeAdapter(IdStr).json_schema(),
         "key_id": {"type": "string", "minLength": 1},
         "version": {"type": "string", "minLength": 1},
         "asset": {"type": "string", "minLength": 1},

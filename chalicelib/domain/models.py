@@ -306,6 +306,22 @@ class EventList(BaseModel):
 # ---------------------------------------------------------------- recall
 
 
+class ThreadMaterial(BaseModel):
+    """One material of a thread, as a card lists it: an event or a summary about the arc."""
+
+    ref: str
+    title: str
+    date: str | None = None  # the material's date label
+
+
+class CardThread(BaseModel):
+    """The thread (arc) a card's event belongs to, with a few of its other materials."""
+
+    id: str
+    title: str
+    materials: list[ThreadMaterial] = Field(default_factory=list)
+
+
 class Card(BaseModel):
     ref: str
     kind: Literal["event", "message"]
@@ -318,6 +334,7 @@ class Card(BaseModel):
     tags: list[str] = Field(default_factory=list)  # an event's tags ("quoted", "plan", …)
     score: float
     score_parts: dict[str, float] = Field(default_factory=dict)
+    thread: CardThread | None = None  # the event's thread and its materials (recall/graph.py)
 
 
 class Layer(BaseModel):

@@ -152,6 +152,10 @@ class Thread(Record):
     events: list[str] = Field(default_factory=list)  # oldest first
     summaries: list[str] = Field(default_factory=list)
     manual: bool = False  # created or edited by hand: never renamed by the linker
+    # What the linker compares a new event with (docs/graph.md): the named things (entity
+    # ids, people left out) and the words of its events.
+    entities: list[str] = Field(default_factory=list)
+    keywords: list[str] = Field(default_factory=list)
     version: int = 1
     created_at: datetime
     updated_at: datetime
@@ -168,7 +172,16 @@ class Relation(Record):
     created_at: datetime
 
 
+class SummaryFold(Record):
+    """A summary that folds others (key = its event id): the summaries of the level below
+    it folds. A fold counts while its summary stands (usecases/extract/summaries.py)."""
+
+    KIND: ClassVar[str] = "summary-fold"
+    level: int
+    folds: list[str] = Field(default_factory=list)
+
+
 RECORD_KINDS: dict[str, type[Record]] = {
     cls.KIND: cls for cls in (Person, MemoryUse, JournalBatch, LLMUsageRecord, MergeState,
                               ApiKey, ApiKeyUse, KnownSpace, JobFailure, Entity, Thread,
-                              Relation)}
+                              Relation, SummaryFold)}

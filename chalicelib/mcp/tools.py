@@ -40,11 +40,13 @@ from chalicelib.usecases import deliveries as deliveries_uc
 from chalicelib.usecases import events as events_uc
 from chalicelib.usecases import export as export_uc
 from chalicelib.usecases import keys as keys_uc
+from chalicelib.usecases.graph import threads as threads_uc
 from chalicelib.usecases.recall import recall as recall_uc
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-READ_TOOLS = ("recall_memory", "read_memory", "timeline")
+READ_TOOLS = ("recall_memory", "read_memory", "timeline", "find_thread",
+              "read_thread_materials")
 WRITE_TOOLS = ("save_memory", "edit_memory", "forget_memory", "report_delivery")
 MAX_IDS = 50
 PAGE = 10  # memories per read_memory call (5 with evidence)
@@ -141,6 +143,39 @@ class TimelineEntry(BaseModel):
 class TimelineResult(BaseModel):
     memories: list[TimelineEntry]
     next_cursor: str | None = Field(description="more memories: pass it back")
+
+
+class ThreadFound(BaseModel):
+    id: str = Field(description="give it to read_thread_materials")
+    title: str
+    aliases: list[str] = Field(default_factory=list)
+    events: int = Field(description="how many memories it holds")
+    first: str | None = Field(default=None, description="when its first memory happened")
+    last: str | None = Field(default=None, description="when its latest memory happened")
+
+
+class FindThreadResult(BaseModel):
+    threads: list[ThreadFound]
+
+
+class Material(BaseModel):
+    id: str
+    ref: str = Field(description="event:ID, for read_memory and report_delivery")
+    date: str
+    title: str
+    summary: str
+    kind: str
+    status: str = Field(description="active; superseded: replaced by a later memory")
+    sources: list[str] = Field(default_factory=list,
+                               description="the messages it cites, as message:SESSION:SEQ")
+
+
+class ThreadMaterials(BaseModel):
+    id: str
+    title: str
+    aliases: list[str] = Field(default_factory=list)
+    materials: list[Material] = Field(description="its memories, oldest first")
+    summaries: list[str] = Field(default_factory=list, description="ids of its summaries")
 
 
 class DeliveryResult(BaseModel):
@@ -461,6 +496,37 @@ def report_delivery(
     return DeliveryResult(window=window, recorded=[d.ref for d in recorded])
 
 
+@tool_errors
+def find_thread(query: Annotated[str, Field(min_length=1, max_length=400, description=(
+        "words of the arc: a trip, a plan, a project, e.g. 京都旅行 / the Kyoto trip"))],
+                ) -> FindThreadResult:
+    caller = reader()
+    found = threads_uc.find_threads(caller.services, caller.space, query)
+    out = []
+    for thread in found:
+        events = threads_uc.ordered(caller.services.store.load_events(caller.space,
+                                                                      thread.events))
+        out.append(ThreadFound(
+            id=thread.key, title=thread.title, aliases=thread.aliases, events=len(events),
+            first=when_label(events[0].when) if events else None,
+            last=when_label(events[-1].when) if events else None))
+    return FindThreadResult(threads=out)
+
+
+@tool_errors
+def read_thread_materials(id: Annotated[str, Field(pattern=ID_PATTERN, description=(
+        "the thread id (th_…) from find_thread"))]) -> ThreadMaterials:
+    caller = reader()
+    detail = threads_uc.get_thread(caller.services, caller.space, id)
+    return ThreadMaterials(
+        id=detail.id, title=detail.title, aliases=detail.aliases, summaries=detail.summaries,
+        materials=[Material(id=e.id, ref=e.ref, date=when_label(e.when), title=e.title,
+                            summary=e.summary, kind=e.kind, status=e.status,
+                            sources=[f"message:{s.session}:{q}" for s in e.sources
+                                     for q in range(s.seq_start, s.seq_end + 1)][:50])
+                   for e in detail.materials])
+
+
 def timeline_markdown(space: str) -> str:
     """The resource annals://{space}/timeline.md: the space's chronicle as Markdown (the SDK
     has percent-decoded `space`)."""
@@ -527,10 +593,23 @@ DESCRIPTIONS = {
         "few recalls or half an hour) and count as used, so they do not fade. You "
         "recalled 奶糖体检 and mentioned it in your reply → report that card. "
         "Example: {\"window\": \"chat-1\", \"ids\": [\"event:ev_3f…\"]}."),
+    "find_thread": (
+        "Find a thread: an arc of memories that belong together — a trip planned, booked, "
+        "taken and remembered; a months-long project. Use it when the user asks about a "
+        "whole story (\"京都那次旅行从计划到回来是怎样的\", \"how did the move go?\"). "
+        "Returns thread ids and titles, best match first; read one with "
+        "read_thread_materials. Example: {\"query\": \"京都旅行\"}."),
+    "read_thread_materials": (
+        "Read a thread's materials: its memories oldest first (date, title, summary, the "
+        "messages each cites) and its summaries. A memory with status \"superseded\" was "
+        "replaced by a later one (e.g. a changed booking, 换了酒店): tell the story with the "
+        "later. Use it after find_thread for \"把京都旅行从头讲一遍\". "
+        "Example: {\"id\": \"th_3f…\"}."),
 }
 
 TOOLS: dict[str, Callable[..., Any]] = {
     "recall_memory": recall_memory, "read_memory": read_memory, "timeline": timeline,
+    "find_thread": find_thread, "read_thread_materials": read_thread_materials,
     "save_memory": save_memory, "edit_memory": edit_memory, "forget_memory": forget_memory,
     "report_delivery": report_delivery,
 }

@@ -29,8 +29,11 @@ def export_markdown(services: Services, space: str, highlight_threshold: int = 7
                     status: str = "active") -> str:
     """# Annals — space · summary line · key events · the timeline grouped by month.
     `status` all / archived brings in archived (faded) events, marked as such."""
-    events = sorted(all_events(services, space, EXPORT_STATUSES[status]),
+    listed = sorted(all_events(services, space, EXPORT_STATUSES[status]),
                     key=lambda e: (e.when.start, e.id))
+    # Summaries retell events: they get their own section, never timeline entries or counts.
+    summaries = [e for e in listed if e.kind == "summary"]
+    events = [e for e in listed if e.kind != "summary"]
     zh = sum(is_cjk(e.summary) for e in events) * 2 > len(events)
     lines = [f"# Annals — {space}", "", "## Summary" if not zh else "## 概要"]
     if not events:
@@ -55,4 +58,20 @@ def export_markdown(services: Services, space: str, highlight_threshold: int = 7
         plan = (" （计划）" if zh else " (plan)") if event.plan else ""
         faded = (" （已归档）" if zh else " (archived)") if event.status == "archived" else ""
         lines.append(f"├─ {when_label(event.when)} {one_line(event.summary)}{plan}{star}{faded}")
+    lines += summary_section(summaries, zh)
     return "\n".join(lines) + "\n"
+
+
+def summary_section(summaries: list[Event], zh: bool) -> list[str]:
+    """Session summaries and their folds, highest level first, apart from the timeline."""
+    if not summaries:
+        return []
+    lines = ["", "## 摘要" if zh else "## Summaries"]
+    for event in sorted(summaries, key=lambda e: (-_level(e), e.when.start, e.id)):
+        lines.append(f"- {one_line(event.title)} — {one_line(event.summary)}")
+    return lines
+
+
+def _level(event: Event) -> int:
+    return next((int(t[6:]) for t in event.tags if t.startswith("level:") and t[6:].isdigit()),
+                1)

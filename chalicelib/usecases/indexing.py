@@ -55,6 +55,13 @@ def message_doc(msg: Message, clean: Callable[[str], str] = clean_text) -> Index
                                     status="active", importance=5, vector=None, embed_text=None)
 
 
+def searchable(event: Event) -> bool:
+    """Summaries are never search documents: they cite a whole session, so as recall cards
+    they would stand in for the precise evidence (prefer_events, dedupe_evidence) and answer
+    every question vaguely. They are read through the event list, export and threads."""
+    return event.kind != "summary"
+
+
 def event_doc(event: Event) -> IndexDoc:
     return IndexDoc(id=event.ref, space=event.space, kind="event", text=event_text(event),
                     start=event.when.start.timestamp(), end=event.when.end.timestamp(),
@@ -144,6 +151,7 @@ class Indexer:
             self.services.vectors.upsert(docs)
 
     def index_events(self, events: Sequence[Event]) -> None:
+        events = [e for e in events if searchable(e)]
         active = [e for e in events if e.status == "active"]
         for space in dict.fromkeys(e.space for e in events if e.status != "active"):
             self.unindex(space, [e.ref for e in events if e.space == space
@@ -375,6 +383,8 @@ def changed_docs(indexer: Indexer,
         return indexer.message_docs([Message.model_validate(image)]), []
     if entity == "event":
         event = Event.model_validate({k: image[k] for k in Event.model_fields if k in image})
+        if not searchable(event):
+            return [], []
         if event.status != "active":
             return [], [(event.space, event.ref)]
         return indexer.event_docs([event]), []

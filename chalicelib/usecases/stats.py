@@ -10,8 +10,11 @@ from chalicelib.usecases.llm_usage import space_usage
 STATUSES = ("active", "archived", "superseded")
 
 
-def count_events(services: Services, space: str, status: str) -> int:
-    return sum(1 for _ in iter_events(services.store, space, (status,)))
+def count_events(services: Services, space: str, status: str, kind: str = "event") -> int:
+    """Events of a status; summaries are counted apart (`kind="summary"`): they retell
+    events, so counting them as events would inflate the chronicle."""
+    return sum(1 for e in iter_events(services.store, space, (status,))
+               if (e.kind == "summary") == (kind == "summary"))
 
 
 JOBS = ("quiet-window", "merge", "cooldown", "index")
@@ -33,6 +36,7 @@ def space_stats(services: Services, space: str) -> dict:
     return {
         "space": space,
         "events": {**events, "total": sum(events.values())},
+        "summaries": count_events(services, space, "active", kind="summary"),
         "sessions": len(sessions),
         "messages": sum(s.message_count for s in sessions),
         "pending_sessions": sum(1 for s in sessions

@@ -138,7 +138,8 @@ def test_export_markdown_and_json(client, seeded):
     text = md.body.decode()
     assert "2026-06" in text and "├─" in text
     js = body(client.http.get(f"{SP}/export?format=json", headers=AUTH))
-    assert len(js["events"]) == len(seeded)
+    assert len([e for e in js["events"] if e["kind"] == "event"]) == len(seeded)
+    assert [e["kind"] for e in js["events"] if e["kind"] != "event"] == ["summary"]
     bad = client.http.get(f"{SP}/export?format=pdf", headers=AUTH)
     assert bad.status_code == 400
 

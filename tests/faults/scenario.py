@@ -96,7 +96,8 @@ def play(client, stats: Stats, after_each=None) -> None:
     step("put", "/sessions/s1/messages", {"messages": [EDIT]})
     step("post", "/extract", {"session": "s1"})
     step("post", "/consolidate", {})
-    listed = step("get", "/events?limit=100")["events"]
+    listed = [e for e in step("get", "/events?limit=100")["events"]
+              if e["kind"] == "event"]  # the events, not the session summaries
     by_text = {e["summary"]: e for e in listed}
     refs = sorted(f"event:{e['id']}" for e in listed if "Biscuit" in e["summary"]
                   or "boots" in e["summary"])

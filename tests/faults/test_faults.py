@@ -18,8 +18,7 @@ Error kinds, per backend:
   every conditional write on moto (the real conditional check fails); OpenSearch 429 and 503
   from the double on every `_bulk` of the table stream and every `_search` of the recall.
 
-The counts are printed (run with -s) and summed up at the end of the session
-(tests/faults/conftest.py).
+Each test prints its counts (run with -s) and records them as a junit property.
 """
 
 from __future__ import annotations

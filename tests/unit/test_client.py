@@ -162,6 +162,19 @@ def test_every_method_reaches_its_operation(annals, services, monkeypatch):
     exported = annals.export(SPACE, format="json", status="all")
     assert isinstance(exported, ExportedEvents) and exported.events
 
+    entities = annals.list_entities(SPACE).entities
+    assert entities and all(e.event_count for e in entities)
+    assert annals.get_entity(SPACE, entities[0].id).events
+    assert {e.kind for e in annals.list_entities(SPACE, kind="pet").entities} <= {"pet"}
+    thread = annals.create_thread(SPACE, title="奶糖", aliases=["橘猫"])
+    assert thread.manual and thread.version == 1
+    assert annals.patch_thread(SPACE, thread.id, version=1, title="奶糖的一年").version == 2
+    assert thread.id in [t.id for t in annals.list_threads(SPACE).threads]
+    assert annals.get_thread(SPACE, thread.id).title == "奶糖的一年"
+    graph = annals.export_graph(SPACE)
+    assert graph.events and graph.threads and graph.entities
+    assert annals.import_graph("copy", graph).events_created == len(graph.events)
+
     answer = annals.mcp_server(SPACE, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
     assert answer is not None and answer.model_dump()["result"]["tools"]
     assert annals.mcp_server(SPACE, {"jsonrpc": "2.0",

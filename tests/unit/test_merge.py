@@ -221,7 +221,7 @@ class TestOfflineMergerWithE5:
                 items.append((2, "user", "Mel", DISTINCT))
             put(f"s{n}", items, base=T0.replace(hour=9 + hour))
             extract_session(services, SPACE, f"s{n}", NOW)
-        events = services.store.list_events(SPACE).events
+        events = [e for e in services.store.list_events(SPACE).events if e.kind == "event"]
         assert len(events) == 4
         summaries = [e.summary for e in sorted(events, key=lambda e: e.sources[0].session)]
         vec = services.embedder.embed_passages(summaries)
@@ -234,7 +234,7 @@ class TestOfflineMergerWithE5:
 
         result = merge_job(services, NOW)
         assert (result.job, result.events) == ("merge", 3)  # 1 update + 2 superseded
-        active = services.store.list_events(SPACE).events
+        active = [e for e in services.store.list_events(SPACE).events if e.kind == "event"]
         assert len(active) == 2
         (luna,) = [e for e in active if "vet" not in e.summary]
         assert sorted(s.session for s in luna.sources) == ["s1", "s2", "s3"]
@@ -272,7 +272,7 @@ class TestMergeJob:
         assert second.detail["spaces"][SPACE] == {
             "new": 5, "merged": True, "created": 0, "updated": 1, "superseded": 1,
             "merger": "offline"}
-        active = services.store.list_events(SPACE).events
+        active = [e for e in services.store.list_events(SPACE).events if e.kind == "event"]
         assert len(active) == 4
         (luna,) = [e for e in active if "Luna" in e.summary]
         assert [s.session for s in luna.sources] == ["s1", "s3"]
@@ -324,7 +324,8 @@ class TestMergeJob:
         monkeypatch.setattr(OfflineMerger, "instructions", edit_first)
         summary = merge_space(services, SPACE, NOW, force=True)
         assert (summary["updated"], summary["superseded"]) == (1, 0)
-        assert len(services.store.list_events(SPACE).events) == 2  # the edited one stays
+        assert len([e for e in services.store.list_events(SPACE).events
+                    if e.kind == "event"]) == 2  # the edited one stays
 
 
 def test_defaults(services):

@@ -9,7 +9,8 @@ from datetime import datetime
 from chalicelib.domain.models import Event, EventDraft, Message, SessionState
 from chalicelib.domain.records import JournalBatch
 from chalicelib.ports import ConflictError, ExtractionContext, Services, iter_events
-from chalicelib.usecases.extract import journal
+from chalicelib.usecases import graph
+from chalicelib.usecases.extract import journal, summaries
 
 CONTEXT_MESSAGES = 6
 
@@ -66,6 +67,8 @@ def extract_session(services: Services, space: str, session: str,
         supersede_from(services, space, session, state.dirty_from, now, batch,
                        resumed=resumed)
     if not messages:
+        if state.dirty_from is not None:  # the events before the edit lost their summary
+            summaries.summarise_session(services, space, session, now, batch)
         store.mark_extracted(space, session, state.extracted_upto)
         return []
     earlier = store.get_messages(space, session, seq_from=max(0, start - CONTEXT_MESSAGES),
@@ -74,6 +77,11 @@ def extract_session(services: Services, space: str, session: str,
     drafts = services.extractor.extract(cleaned(services, messages), ctx)
     events = save_drafts(services, space, drafts, messages, now, batch)
     services.index.index_events(events)
+    # Entities, threads, relations (docs/graph.md): idempotent, and before marking, so a
+    # failure retries them with the batch.
+    graph.after_extraction(services, space, session, events, now)
+    # Before marking: a failure here retries the batch, which writes the same summaries.
+    summaries.summarise_session(services, space, session, now, batch)
     store.mark_extracted(space, session, max(m.seq for m in messages))
     return events
 

@@ -400,5 +400,6 @@ class LLMExtractor:
         hi = max(m.at for m in messages)
         page = self.store.list_events(space, start=lo - timedelta(days=NEARBY_DAYS),
                                       end=hi + timedelta(days=NEARBY_DAYS), limit=500)
-        nearest = sorted(page.events, key=lambda e: abs((e.when.start - lo).total_seconds()))
+        events = [e for e in page.events if e.kind != "summary"]  # retellings, not events
+        nearest = sorted(events, key=lambda e: abs((e.when.start - lo).total_seconds()))
         return sorted(nearest[:NEARBY_EVENTS], key=lambda e: (e.when.start, e.id))

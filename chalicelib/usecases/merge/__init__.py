@@ -18,6 +18,7 @@ from chalicelib.domain.merge import MergeInstruction, MergeResult, apply_instruc
 from chalicelib.domain.models import Event, SessionState
 from chalicelib.domain.records import MergeState
 from chalicelib.ports import ConflictError, LLMError, Services, iter_events, track_usage
+from chalicelib.usecases.graph.relations import record_updates
 from chalicelib.usecases.llm_usage import persist_usage
 from chalicelib.usecases.merge.offline import OfflineMerger
 
@@ -80,6 +81,9 @@ def merge_window(services: Services, window: Sequence[Event], new_ids: set[str],
     result = apply_instructions(window, instructions, now, space=space)
     if note is not None and result.changes:
         note([e.id for e in (*result.created, *result.updated, *result.superseded)])
+    # `updates` relations (docs/graph.md) before the writes: a retried pass finds these
+    # writes done and plans nothing for them again.
+    record_updates(services, space, window, instructions, result, now)
     return save_result(services, space, result), merger_name
 
 
@@ -116,7 +120,9 @@ def merge_space(services: Services, space: str, now: datetime | None = None, *,
                "updated": 0, "superseded": 0, "merger": None}
     if not force and fingerprint is not None and state.fingerprint == fingerprint:
         return summary
-    events = sorted(iter_events(services.store, space), key=written_order)
+    # Summaries are not merged, nor counted as new: they retell events, never duplicate one.
+    events = sorted((e for e in iter_events(services.store, space) if e.kind != "summary"),
+                    key=written_order)
     new = [e for e in events if state.marker is None or e.created_at > state.marker]
     summary["new"] = len(new)
     if not force and len(new) < settings.merge_every:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from chalicelib.domain.links import replacement
 from chalicelib.domain.merge import EventChanges, MergeInstruction
 from chalicelib.domain.models import Event
 from chalicelib.ports import Embedder
@@ -51,6 +52,26 @@ class OfflineMerger:
         for members in clusters.values():
             if len(members) > 1:
                 out.extend(self.join(members))
+        return out + self.replacements(events, new_ids, {i.id for i in out})
+
+    @staticmethod
+    def replacements(events: Sequence[Event], new_ids: set[str] | frozenset[str],
+                     taken: set[str | None]) -> list[MergeInstruction]:
+        """A new event that says a fact changed ("we changed the hotel", 把酒店换成了…)
+        replaces the earlier event it names (domain.links.replacement): it takes that
+        event's sources and the earlier one is superseded (an `updates` relation)."""
+        out: list[MergeInstruction] = []
+        for i, event in enumerate(events):
+            if (new_ids and event.id not in new_ids) or event.id in taken:
+                continue
+            found = replacement(event, [e for e in events[:i] if e.id not in taken])
+            if found is None:
+                continue
+            taken |= {event.id, found.old.id}
+            out += [MergeInstruction(action="update", id=event.id, merge_from=[found.old.id],
+                                     reason=found.note),
+                    MergeInstruction(action="delete", id=found.old.id,
+                                     reason=f"replaced by {event.id}")]
         return out
 
     def near_duplicates(self, a: Event, b: Event, similarity: float) -> bool:

@@ -1,0 +1,274 @@
+"""Entities in event text, found offline: people, places, pets, works, organisations and
+projects (docs/graph.md). Pure functions: text in, mentions out.
+
+Every mention is a substring of the text it was found in (`verbatim`), so an entity can always
+be shown where it came from. Rules, English and Chinese alike:
+
+- known people (speakers, participants) and the event's location, when the text names them;
+- English: runs of two or more capitalised words ("Park Hyatt Kyoto"), a capitalised word after
+  a travel word ("to Kyoto", "in Lisbon"), quoted titles ("“Spirited Away”"), pets by name
+  ("a cat named Luna"), "Project X", "… University / Inc";
+- Chinese: 《书名》, names before a place suffix (大仓酒店, 西湖公园), well-known cities and
+  countries, the place of 去X旅行, pets by name (取名叫奶糖), X项目, X公司/大学.
+
+>>> [(m.name, m.kind) for m in find_mentions("Mel and Sam flew to Kyoto and stayed at the "
+...                                            "Park Hyatt Kyoto.", people=["Mel", "Sam"])]
+[('Mel', 'person'), ('Sam', 'person'), ('Park Hyatt Kyoto', 'place'), ('Kyoto', 'place')]
+>>> [(m.name, m.kind) for m in find_mentions("小明和小红订了京都的大仓酒店", people=["小明"])]
+[('小明', 'person'), ('大仓酒店', 'place'), ('京都', 'place')]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from chalicelib.domain.names import GENERIC, mentioned_names
+from chalicelib.domain.records import EntityKind
+from chalicelib.domain.textproc import is_cjk
+
+ID_PREFIX = "en_"
+ID_RE = re.compile(r"^en_[0-9a-f]{12}$")
+MAX_NAME_CHARS = 80
+MIN_PREFIX_CHARS = 3  # "Mel" may stand for "Melanie"; "Me" or "Al" may not
+
+
+@dataclass(frozen=True)
+class Mention:
+    name: str
+    kind: EntityKind
+
+
+# ------------------------------------------------------------------ names and ids
+
+
+def normalise(name: str) -> str:
+    """The form names are compared in: NFKC, case-folded, one space, no outer punctuation."""
+    text = unicodedata.normalize("NFKC", name).casefold()
+    text = re.sub(r"\s+", " ", text)
+    return text.strip(" \"'“”‘’《》「」()（）.,;:!?，。；：！？")
+
+
+def entity_id(name: str) -> str:
+    """Deterministic: the same name gives the same id in every run (retries write the same)."""
+    return ID_PREFIX + hashlib.sha256(normalise(name).encode("utf-8")).hexdigest()[:12]
+
+
+def verbatim(name: str, texts: Iterable[str]) -> bool:
+    """Whether the name occurs exactly as written in one of the texts."""
+    return any(name in text for text in texts)
+
+
+# ------------------------------------------------------------------ English rules
+
+_CAP = r"[A-Z][\w'’&.-]*[\w]"
+# "and" is not a joiner: "Mel and Sam" are two people, not one name
+_JOINERS = r"(?:of|the|de|del|la|le|von|van)"
+_MULTI = re.compile(rf"\b{_CAP}(?:\s+(?:{_JOINERS}\s+)?{_CAP})+")
+# A capitalised word after a travel or place word is a place: "to Kyoto", "in Lisbon".
+_PLACE_AFTER = re.compile(
+    r"\b(?:in|at|from|visit(?:ed|ing)?|(?:trip|flight|flights|flew|fly|flying|went|go|going|"
+    r"travel(?:l?ed)?|drove|moved|move|back)\s+to)\s+([A-Z][a-z]+(?:\s+[A-Z][a-z]+)*)"
+    r"(?!['’]s)\b")
+_QUOTED = re.compile(r"[“\"]([A-Z][^\"“”\n]{1,60}?)[”\"]")
+_PET_EN = re.compile(r"\b(?:cat|dog|kitten|puppy|pet|parrot|rabbit|bunny|hamster|horse|turtle)"
+                     r"\s+(?:named|called)\s+([A-Z][a-z]+)")
+_PROJECT_EN = re.compile(r"\b(?:[Pp]roject)\s+([A-Z][\w-]+)")
+_ORG_WORDS = frozenset({"inc", "ltd", "llc", "corp", "company", "university", "college",
+                        "school", "bank", "institute", "foundation", "group", "studio",
+                        "studios", "club", "society", "agency", "labs", "lab"})
+_PLACE_WORDS = frozenset({"hotel", "hostel", "inn", "resort", "park", "street", "st", "road",
+                          "avenue", "square", "city", "lake", "river", "mountain", "mount",
+                          "beach", "island", "airport", "station", "museum", "temple",
+                          "shrine", "castle", "bridge", "tower", "market", "cafe", "café",
+                          "restaurant", "hospital", "center", "centre", "bay", "valley",
+                          "garden", "gardens", "plaza", "hyatt", "hilton", "marriott"})
+# Capitalised words that start sentences or name times, not things.
+_NOT_NAMES = frozenset({
+    "i", "we", "he", "she", "they", "it", "you", "my", "our", "your", "his", "her", "their",
+    "the", "a", "an", "this", "that", "these", "those", "there", "then", "and", "but", "so",
+    "because", "after", "before", "when", "while", "if", "also", "just", "yes", "no", "oh",
+    "ok", "okay", "hi", "hello", "thanks", "thank", "wow", "remember", "what", "who", "how",
+    "why", "where", "which", "monday", "tuesday", "wednesday", "thursday", "friday",
+    "saturday", "sunday", "january", "february", "march", "april", "may", "june", "july",
+    "august", "september", "october", "november", "december", "today", "tomorrow",
+    "yesterday", "tonight", "christmas", "easter", "ai", "me", "us", "him", "them",
+})
+
+
+def _trim_words(name: str) -> str:
+    """Drop leading and trailing words that are not part of a name ("The Park Hyatt" →
+    "Park Hyatt"; "Kyoto Yesterday" → "Kyoto")."""
+    words = name.split()
+    while words and words[0].casefold().strip(".") in _NOT_NAMES:
+        words.pop(0)
+    while words and (words[-1].casefold().strip(".") in _NOT_NAMES
+                     or words[-1].casefold() in {"of", "the", "and", "&", "de", "la"}):
+        words.pop()
+    return " ".join(words)
+
+
+def _english_kind(name: str, people: Sequence[str]) -> EntityKind:
+    words = [w.casefold().strip(".") for w in name.split()]
+    if any(w in _ORG_WORDS for w in words):
+        return "organisation"
+    if any(w in _PLACE_WORDS for w in words):
+        return "place"
+    if people and words and any(words[0] == p.split()[0].casefold() for p in people if p):
+        return "person"
+    return "thing"
+
+
+def english_mentions(text: str, people: Sequence[str] = ()) -> list[Mention]:
+    out: list[Mention] = []
+    for m in _PET_EN.finditer(text):
+        out.append(Mention(m.group(1), "pet"))
+    for m in _PROJECT_EN.finditer(text):
+        out.append(Mention(m.group(0), "project"))
+    for m in _QUOTED.finditer(text):
+        title = m.group(1).strip()
+        if 1 <= len(title.split()) <= 8:
+            out.append(Mention(title, "work"))
+    for m in _MULTI.finditer(text):
+        name = _trim_words(m.group(0))
+        if len(name.split()) >= 2:
+            out.append(Mention(name, _english_kind(name, people)))
+    for m in _PLACE_AFTER.finditer(text):
+        name = _trim_words(m.group(1))
+        if name and _english_kind(name, people) != "person":
+            out.append(Mention(name, "place"))
+    return out
+
+
+# ------------------------------------------------------------------ Chinese rules
+
+_HAN = "\u4e00-\u9fff"
+_PLACE_SUFFIXES = ("酒店", "宾馆", "饭店", "民宿", "旅馆", "机场", "公园", "博物馆", "美术馆",
+                   "寺", "神社", "大社", "神宫", "古镇", "景区", "海滩", "车站", "火车站", "广场", "餐厅",
+                   "医院", "大学", "商场", "岛", "湖", "山")
+_ORG_SUFFIXES = ("公司", "集团", "银行", "学校", "研究所", "工作室")
+# Characters that end a name when reading backwards from a suffix: verbs, particles and
+# pronouns that sit right before a name ("订了|大仓酒店", "去|西湖").
+_STOP_CHARS = frozenset("的了在去到住订把和与跟是我你他她它们个这那从往要想说也都还就给被让"
+                        "换成改为叫于向对及或很最又再已将会能可里上下中间前后次趟家位"
+                        "看逛玩游观爬回来飞坐吃买见过经顺便近附")
+MAX_ZH_NAME = 4  # characters before a suffix: 东京柏悦 yes, a whole clause no
+# Cities and countries a chat names bare (no suffix); short on purpose: a wrong place is worse
+# than a missing one.
+ZH_PLACES = frozenset({
+    "北京", "上海", "广州", "深圳", "杭州", "南京", "苏州", "成都", "重庆", "西安", "武汉",
+    "长沙", "厦门", "青岛", "大连", "天津", "昆明", "大理", "丽江", "三亚", "桂林", "拉萨",
+    "哈尔滨", "香港", "澳门", "台北", "东京", "京都", "大阪", "奈良", "北海道", "札幌", "首尔",
+    "釜山", "曼谷", "清迈", "新加坡", "巴黎", "伦敦", "罗马", "纽约", "洛杉矶", "旧金山",
+    "悉尼", "墨尔本", "柏林", "巴塞罗那", "里斯本", "冰岛", "日本", "韩国", "泰国", "法国",
+    "英国", "美国", "意大利", "西班牙", "德国", "澳大利亚", "云南", "西藏", "新疆", "海南",
+})
+_TRIP_PLACE = re.compile(rf"(?:去|到|飞往|前往|飞到|回)([{_HAN}]{{2,4}}?)"
+                         r"(?:旅行|旅游|玩|度假|出差|过年|过节)")
+_PET_ZH = re.compile(rf"(?:猫|狗|猫咪|小猫|小狗|狗狗|兔子|仓鼠|鹦鹉|宠物)[{_HAN}，, ]{{0,4}}?"
+                     rf"(?:取名叫|取名为|名叫|叫做|起名叫|叫)([{_HAN}]{{2,3}})")
+_NAMED_ZH = re.compile(rf"(?:取名叫|取名为|起名叫)([{_HAN}]{{2,3}})")
+_BOOK_ZH = re.compile(r"《([^《》\n]{1,40})》")
+_PROJECT_ZH = re.compile(rf"([{_HAN}A-Za-z0-9]{{2,8}}?)项目")
+
+
+def _back_to_name(text: str, end: int) -> str:
+    """The name ending at `end`: Han characters read backwards until a stop character."""
+    start = end
+    while start > 0 and end - start < MAX_ZH_NAME and re.match(rf"[{_HAN}]", text[start - 1]) \
+            and text[start - 1] not in _STOP_CHARS:
+        start -= 1
+    return text[start:end]
+
+
+def _suffixed(text: str, suffixes: Sequence[str], kind: EntityKind) -> list[Mention]:
+    out = []
+    pattern = "|".join(sorted(map(re.escape, suffixes), key=len, reverse=True))
+    for m in re.finditer(pattern, text):
+        if len(m.group(0)) == 1 and re.match(rf"[{_HAN}]", text[m.end():m.end() + 1]):
+            continue  # 湖 in 西湖公园 is inside a longer name, not its end
+        head = _back_to_name(text, m.start())
+        # one-character suffixes (山, 湖, 岛) need a longer head: 西湖 yes, "爬山" no
+        if len(head) >= (2 if len(m.group(0)) == 1 else 1):
+            out.append(Mention(head + m.group(0), kind))
+    return out
+
+
+def chinese_mentions(text: str) -> list[Mention]:
+    out: list[Mention] = []
+    for m in _BOOK_ZH.finditer(text):
+        out.append(Mention(m.group(1).strip(), "work"))
+    for m in (*_PET_ZH.finditer(text), *_NAMED_ZH.finditer(text)):
+        out.append(Mention(m.group(1), "pet"))
+    for m in _PROJECT_ZH.finditer(text):
+        head = _back_to_name(text, m.end(1))
+        if len(head) >= 2:
+            out.append(Mention(head + "项目", "project"))
+    out += _suffixed(text, _PLACE_SUFFIXES, "place")
+    out += _suffixed(text, _ORG_SUFFIXES, "organisation")
+    for m in _TRIP_PLACE.finditer(text):
+        out.append(Mention(m.group(1), "place"))
+    out += [Mention(p, "place") for p in sorted(ZH_PLACES, key=text.find) if p in text]
+    return out
+
+
+# ------------------------------------------------------------------ all together
+
+
+def find_mentions(text: str, *, people: Sequence[str] = (), places: Sequence[str] = (),
+                  known: Sequence[Mention] = ()) -> list[Mention]:
+    """Every entity the text names, first kind wins per name, each verbatim in `text`.
+    `people`: known speakers and participants; `places`: known locations (an event's);
+    `known`: names of entities seen before, found again wherever they occur as words
+    ("Kyoto" in "our Kyoto trip", where no rule alone would see a place)."""
+    found: list[Mention] = []
+    found += [Mention(p, "person") for p in mentioned_names(text, _usable(people))]
+    found += [Mention(p, "place") for p in _usable(places) if p in text]
+    kinds = {m.name: m.kind for m in known}
+    found += [Mention(n, kinds[n]) for n in mentioned_names(text, _usable(kinds))]
+    found += english_mentions(text, people)
+    if is_cjk(text, threshold=0.05):
+        found += chinese_mentions(text)
+    out: dict[str, Mention] = {}
+    for m in found:
+        name = m.name.strip()
+        if not name or len(name) > MAX_NAME_CHARS or name not in text:
+            continue  # never keep a name that is not in the text as written
+        if normalise(name) in _NOT_NAMES or normalise(name) in GENERIC:
+            continue
+        out.setdefault(normalise(name), Mention(name, m.kind))
+    return list(out.values())
+
+
+def _usable(names: Iterable[str]) -> list[str]:
+    return [n for n in dict.fromkeys(names) if n and n.casefold() not in GENERIC]
+
+
+# ------------------------------------------------------------------ aliases
+
+
+def _tokens(name: str) -> list[str]:
+    return normalise(name).split()
+
+
+def same_entity(a: str, a_kind: str, b: str, b_kind: str) -> bool:
+    """Conservative alias test. Equal names (case-insensitive) are one entity. Otherwise only
+    when the kinds agree and, for Latin names, one name's words start the other's ("Park
+    Hyatt" / "Park Hyatt Kyoto", "Melanie" / "Melanie Chen") or a single word of at least
+    MIN_PREFIX_CHARS letters starts the other's first word ("Mel" / "Melanie"). Chinese
+    names are never merged by prefix (京都 is not 京都大学)."""
+    if normalise(a) == normalise(b):
+        return True
+    if a_kind != b_kind or a_kind == "thing" or is_cjk(a) or is_cjk(b):
+        return False
+    ta, tb = _tokens(a), _tokens(b)
+    short, long_ = sorted((ta, tb), key=lambda t: (len(t), len(" ".join(t))))
+    if not short:
+        return False
+    if len(short) < len(long_) and long_[:len(short)] == short:
+        return True
+    return (len(short) == 1 and len(short[0]) >= MIN_PREFIX_CHARS
+            and long_[0] != short[0] and long_[0].startswith(short[0]) and a_kind == "person")

@@ -1,0 +1,46 @@
+"""The memory graph (docs/graph.md): entities, threads and relations between events.
+
+`after_extraction` is the one hook: `extract.extract_session` calls it for the events it just
+wrote, after indexing them and before marking the session extracted — so a failure here is
+retried with the extraction, and every step is idempotent (deterministic ids; a link that
+exists is not written again). The merge pass records `updates` itself
+(`relations.record_updates`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from chalicelib.domain.models import Event
+from chalicelib.ports import Services, iter_events
+from chalicelib.usecases.graph import entities as entities_uc
+from chalicelib.usecases.graph import relations as relations_uc
+from chalicelib.usecases.graph import threads as threads_uc
+
+
+def after_extraction(services: Services, space: str, session: str, events: Sequence[Event],
+                     now: datetime) -> dict[str, int]:
+    """Link the entities, threads and relations of `events` (one session's new events).
+    Returns counts of what it linked."""
+    # Summaries retell events (summaries.py): linking them would double every link.
+    active = [e for e in events if e.status == "active" and e.kind != "summary"]
+    if not active:
+        return {"entities": 0, "threads": 0, "relations": 0}
+    entities = entities_uc.link_entities(services, space, active, now)
+    by_event = entities_uc.entities_by_event(entities)
+    new_ids = {e.id for e in active}
+    recent = sorted((e for e in iter_events(services.store, space)
+                     if e.id not in new_ids and e.kind != "summary"),
+                    key=lambda e: (e.created_at, e.id))
+    linked = threads_uc.link_threads(services, space, active, recent, by_event, entities, now)
+    names = relations_uc.named_ids(entities)
+    session_events = [e for e in [*recent, *active]
+                      if any(s.session == session for s in e.sources)]
+    rels = relations_uc.sequence_relations(space, session, active, session_events, names)
+    rels += [relations_uc.relation(space, event.id, "same_thread", prev,
+                                   f"thread {thread}", event.created_at)
+             for event, thread, prev in linked.joins if prev is not None]
+    written = relations_uc.save_relations(services, space, rels)
+    return {"entities": sum(bool(by_event.get(e.id)) for e in active),
+            "threads": len({t for _, t, _ in linked.joins}), "relations": len(written)}

@@ -1,0 +1,42 @@
+"""The whole graph of a space as one JSON document (GET / POST …/graph): events of every
+status with the entities, threads and relations between them. An import writes them into a
+space (records re-scoped to it; events that exist are left as they are) and indexes the
+events through the normal index port, so keywords and vectors are rebuilt there."""
+
+from __future__ import annotations
+
+from chalicelib.domain.models import Event
+from chalicelib.domain.records import Entity, Relation, Thread
+from chalicelib.ports import ConflictError, Services, iter_events
+from chalicelib.usecases.graph.models import GraphDocument, GraphImport
+
+ALL_STATUSES = ("active", "archived", "superseded")
+
+
+def export_graph(services: Services, space: str) -> GraphDocument:
+    store = services.store
+    return GraphDocument(
+        space=space, events=list(iter_events(store, space, ALL_STATUSES)),
+        entities=store.list_records(Entity, space), threads=store.list_records(Thread, space),
+        relations=store.list_records(Relation, space))
+
+
+def import_graph(services: Services, space: str, doc: GraphDocument) -> GraphImport:
+    """Write `doc` into `space`. Idempotent: importing the same document twice creates
+    nothing the second time (existing events are kept, records are rewritten as given)."""
+    store = services.store
+    created: list[Event] = []
+    existing = 0
+    for event in doc.events:
+        event = event.model_copy(update={"space": space})
+        try:
+            created.append(store.create_event(event))
+        except ConflictError:
+            existing += 1
+    for group in (doc.entities, doc.threads, doc.relations):
+        for record in group:
+            store.put_record(record.model_copy(update={"scope": space}))
+    services.index.index_events(created)
+    return GraphImport(space=space, events_created=len(created), events_existing=existing,
+                       entities=len(doc.entities), threads=len(doc.threads),
+                       relations=len(doc.relations))
