@@ -159,8 +159,11 @@ def extract(space: str, session: str | None, url: str | None, key: str | None) -
               "a SillyTavern .jsonl chat, or a LoCoMo conversation.")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--space", required=True)
-@click.option("--format", "fmt", type=click.Choice(["auto", "openai", "sillytavern", "locomo"]),
-              default="auto", show_default=True)
+@click.option("--format", "fmt",
+              type=click.Choice(["auto", "openai", "sillytavern", "locomo", "graph"]),
+              default="auto", show_default=True,
+              help="graph: a document written by `annals export --format graph` (events, "
+                   "entities, threads, relations; vectors are rebuilt)")
 @click.option("--session", default=None, help="session name (default: the file name)")
 @click.option("--start", "start_", default=None,
               help="time of the first message when the file has none (ISO-8601 with offset)")
@@ -181,6 +184,9 @@ def import_(file: Path, space: str, fmt: str, session: str | None, start_: str |
     from chalicelib.domain.models import check_id
     from chalicelib.usecases import importing as importers
 
+    if fmt == "graph":
+        _import_graph(file, space, url, key)
+        return
     zone = ZoneInfo(tz) if tz else UTC
     start = _parse_now(start_)  # None: the file's own modification time
     try:
@@ -206,6 +212,30 @@ def import_(file: Path, space: str, fmt: str, session: str | None, start_: str |
 
         events = len(run_extraction(services, space))
     _echo_json({"space": space, "sessions": report, "events_extracted": events})
+
+
+def _import_graph(file: Path, space: str, url: str | None, key: str | None) -> None:
+    """A whole memory graph into SPACE: locally, or through POST …/graph of a running Annals."""
+    from pydantic import ValidationError
+
+    from chalicelib.domain.models import check_id
+    from chalicelib.usecases.graph.models import GraphDocument
+
+    try:
+        check_id(space, "space")
+        doc = GraphDocument.model_validate_json(file.read_bytes())
+    except (ValidationError, ValueError) as exc:
+        raise click.ClickException(f"{file}: not a graph document: {exc}") from None
+    if url:
+        with _remote(url, key) as client:
+            _echo_json(client.import_graph(space, doc).model_dump(mode="json"))
+        return
+    from chalicelib.usecases.graph.transfer import import_graph
+
+    services = _services()
+    result = import_graph(services, space, doc)
+    embed_queued(services)
+    _echo_json(result.model_dump(mode="json"))
 
 
 def _import_remote(url: str, key: str | None, space: str, sessions: list,
@@ -320,11 +350,22 @@ def save(summary: str, space: str, title: str | None, at_: str | None, details: 
 
 @main.command(help="Export the chronicle as Markdown (default) or JSON.")
 @click.option("--space", required=True)
-@click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "json", "graph"]),
+              default="markdown", show_default=True,
+              help="graph: the whole memory graph as JSON (import it with --format graph)")
 @click.option("--status", type=click.Choice(["active", "archived", "all"]), default="active",
               show_default=True, help="which events to export")
 @remote_options
 def export(space: str, fmt: str, status: str, url: str | None, key: str | None) -> None:
+    if fmt == "graph":
+        if url:
+            with _remote(url, key) as client:
+                _echo_json(client.export_graph(space).model_dump(mode="json"))
+            return
+        from chalicelib.usecases.graph.transfer import export_graph
+
+        _echo_json(export_graph(_services(), space).model_dump(mode="json"))
+        return
     if url:
         with _remote(url, key) as client:
             if fmt == "json":

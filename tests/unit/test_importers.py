@@ -111,3 +111,31 @@ def test_a_file_without_times_reimports_unchanged_even_after_it_is_touched_or_gr
     stored = build_services(Settings()).store.get_messages("me", "chat")
     assert stored[0].at.timestamp() == 1_780_000_000  # the file's time at the first import
     assert stored[0].at < stored[1].at < stored[2].at
+
+
+def test_cli_exports_a_graph_and_imports_it_into_another_space(tmp_path, monkeypatch):
+    monkeypatch.setenv("ANNALS_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("ANNALS_EMBEDDER", "hash")
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps([
+        {"role": "user", "name": "Sam", "content": "I booked the flight to Lisbon."},
+        {"role": "assistant", "name": "Aria", "content": "When do you leave?"},
+        {"role": "user", "name": "Sam", "content": "Next Friday, for Ana's wedding in Lisbon."}]))
+    run(["import", str(chat), "--space", "me", "--start", "2026-06-01T20:00:00+00:00",
+         "--extract"])
+    result = CliRunner().invoke(main, ["export", "--space", "me", "--format", "graph"])
+    assert result.exit_code == 0, result.output
+    graph = json.loads(result.stdout)
+    assert graph["events"] and any(e["name"] == "Lisbon" for e in graph["entities"])
+    doc = tmp_path / "graph.json"
+    doc.write_text(result.stdout)
+    imported = run(["import", str(doc), "--space", "copy", "--format", "graph"])
+    assert imported["events_created"] == len(graph["events"])
+    assert run(["import", str(doc), "--space", "copy", "--format", "graph"])[
+        "events_created"] == 0
+    found = run(["recall", "--space", "copy", "Lisbon wedding", "--json"])
+    assert any("Lisbon" in c["text"] for c in found["cards"])
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"events": [{"id": 1}]}')
+    failed = CliRunner().invoke(main, ["import", str(bad), "--space", "x", "--format", "graph"])
+    assert failed.exit_code != 0 and "not a graph document" in failed.output

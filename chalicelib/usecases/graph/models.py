@@ -8,7 +8,14 @@ from datetime import datetime
 from pydantic import BaseModel, Field
 
 from chalicelib.domain.models import Event, IdStr, Labels, OneLine, Strict
-from chalicelib.domain.records import Entity, EntityKind, Relation, RelationKind, Thread
+from chalicelib.domain.records import (
+    Entity,
+    EntityKind,
+    Relation,
+    RelationKind,
+    SummaryFold,
+    Thread,
+)
 
 MAX_THREAD_EVENTS = 500  # events one PATCH or POST may name
 
@@ -107,6 +114,8 @@ class GraphDocument(BaseModel):
     entities: list[Entity] = Field(default_factory=list)
     threads: list[Thread] = Field(default_factory=list)
     relations: list[Relation] = Field(default_factory=list)
+    # which summaries each fold summarises: without them an import would fold them again
+    folds: list[SummaryFold] = Field(default_factory=list)
 
 
 class GraphImport(BaseModel):
@@ -116,6 +125,7 @@ class GraphImport(BaseModel):
     entities: int
     threads: int
     relations: int
+    folds: int = 0
 
 
 __all__ = ["EntityDetail", "EntityList", "EntitySummary", "EventRelation", "GraphDocument",

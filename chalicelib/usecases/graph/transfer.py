@@ -6,7 +6,7 @@ events through the normal index port, so keywords and vectors are rebuilt there.
 from __future__ import annotations
 
 from chalicelib.domain.models import Event
-from chalicelib.domain.records import Entity, Relation, Thread
+from chalicelib.domain.records import Entity, Relation, SummaryFold, Thread
 from chalicelib.ports import ConflictError, Services, iter_events
 from chalicelib.usecases.graph.models import GraphDocument, GraphImport
 
@@ -18,7 +18,8 @@ def export_graph(services: Services, space: str) -> GraphDocument:
     return GraphDocument(
         space=space, events=list(iter_events(store, space, ALL_STATUSES)),
         entities=store.list_records(Entity, space), threads=store.list_records(Thread, space),
-        relations=store.list_records(Relation, space))
+        relations=store.list_records(Relation, space),
+        folds=store.list_records(SummaryFold, space))
 
 
 def import_graph(services: Services, space: str, doc: GraphDocument) -> GraphImport:
@@ -33,10 +34,10 @@ def import_graph(services: Services, space: str, doc: GraphDocument) -> GraphImp
             created.append(store.create_event(event))
         except ConflictError:
             existing += 1
-    for group in (doc.entities, doc.threads, doc.relations):
+    for group in (doc.entities, doc.threads, doc.relations, doc.folds):
         for record in group:
             store.put_record(record.model_copy(update={"scope": space}))
     services.index.index_events(created)
     return GraphImport(space=space, events_created=len(created), events_existing=existing,
                        entities=len(doc.entities), threads=len(doc.threads),
-                       relations=len(doc.relations))
+                       relations=len(doc.relations), folds=len(doc.folds))
