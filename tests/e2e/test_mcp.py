@@ -211,3 +211,38 @@ def test_streamable_http_on_annals_serve(tmp_path):
     finally:
         err = server.stop()
     assert "Traceback" not in err, err
+
+
+def readme_mcp_config() -> dict:
+    """The first MCP client configuration in README.md, as a newcomer would paste it."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## MCP"):]
+    block = section[section.index("```json") + len("```json"):]
+    return json.loads(block[:block.index("```")])
+
+
+def test_the_readme_mcp_configuration_recalls_a_memory(tmp_path):
+    """README → paste the stdio config (its /path/to/annals replaced by this checkout, as the
+    README says) → an MCP client starts the server it names and recalls an imported memory."""
+    checkout = ANNALS.parent.parent.parent  # …/.venv/bin/annals → the checkout
+    server = readme_mcp_config()["mcpServers"]["annals"]
+    command = server["command"].replace("/path/to/annals", str(checkout))
+    assert Path(command).resolve() == ANNALS.resolve()
+    data = Path(server["env"]["ANNALS_DATA_DIR"].replace("/path/to/annals", str(tmp_path)))
+    seed_space = server["args"][server["args"].index("--space") + 1]
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps(CHAT, ensure_ascii=False))
+    out = subprocess.run([str(ANNALS), "import", str(chat), "--space", seed_space, "--extract"],
+                         env=env(data), capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    params = StdioServerParameters(command=command, args=server["args"],
+                                   env={**env(data), **server["env"],
+                                        "ANNALS_DATA_DIR": str(data)})
+
+    async def recall(session: ClientSession) -> None:
+        await session.initialize()
+        got = await session.call_tool("recall_memory", {"query": "奶糖体检"})
+        assert not got.is_error
+        assert any("体检" in c["text"] for c in got.structured_content["cards"])
+
+    anyio.run(over_stdio, params, recall)
