@@ -13,6 +13,7 @@ from dataclasses import replace
 from chalicelib.domain.timeparse import atoms as A
 from chalicelib.domain.timeparse import resolve as R
 from chalicelib.domain.timeparse.atoms import Atom
+from chalicelib.domain.timeparse.cal import add_months
 from chalicelib.domain.timeparse.numerals import EN_NUM, en_to_int
 from chalicelib.domain.timeparse.rules import RuleSet
 from chalicelib.domain.timeparse.span import Ctx
@@ -152,6 +153,31 @@ def ordinal_word_date(ctx: Ctx, m: re.Match[str]) -> Atom | None:
         return None
     day = ORDINAL_WORDS[m["w"].lower()]
     return R.calendar_date(ctx, int(m["y"]) if m["y"] else None, month_number(m["mon"]), day)
+
+
+# "the 15th" names a day of a month only after a preposition of time (on / since / by …) or
+# with "of last / this / next month": "the 3rd time", "the 21st century" and "came 2nd" do not.
+ORD_DAY = r"(?P<d>3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)"
+NOT_AFTER_ORDINAL = (r"(?!\s+(?:of\s+(?:the\s+)?)?(?:century|centuries|floor|time|times|place"
+                     r"|grade|row|round|edition|anniversary|birthday|percentile|generation"
+                     r"|street|st\b|avenue|ave\b|chapter|episode|season|step|try|attempt))")
+
+
+@RULES.add(rf"\bthe\s+{ORD_DAY}\s+of\s+(?P<rel>last|this|next|the\s+last|the\s+next)\s+month\b",
+           IC, needs="month")
+def ordinal_of_relative_month(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """the 15th of last month / of next month."""
+    offset = {"last": -1, "this": 0, "next": 1}[m["rel"].split()[-1].lower()]
+    t = ctx.today
+    return R.day_in_month(ctx, add_months(t.year, t.month, offset), int(m["d"]))
+
+
+@RULES.add(rf"\b(?:on|since|by|after|before|until|till|from|around)\s+the\s+{ORD_DAY}\b"
+           rf"{NOT_AFTER_ORDINAL}(?!\s+(?:of\s+)?{MON})", IC, needs="#")
+def ordinal_day_of_month(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """on the 3rd: this month's 3rd (as 3号)."""
+    atom = R.day_of_month(ctx, int(m["d"]))
+    return replace(atom, kind=A.DOM, standalone=True) if atom is not None else None
 
 
 D1, D2 = (rf"(?P<{g}>3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)?" for g in ("d1", "d2"))

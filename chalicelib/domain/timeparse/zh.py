@@ -21,7 +21,7 @@ from chalicelib.domain.timeparse.span import Ctx
 RULES = RuleSet()
 
 DAY_WORDS = {"大前天": -3, "前天": -2, "昨天": -1, "昨日": -1, "昨儿": -1, "今天": 0, "今日": 0,
-             "今儿": 0, "明天": 1, "明日": 1, "明儿": 1, "后天": 2, "大后天": 3}
+             "今儿": 0, "明天": 1, "明日": 1, "明儿": 1, "后天": 2, "大后天": 3, "后儿": 2}
 YEAR_WORDS = {"大前年": -3, "前年": -2, "去年": -1, "今年": 0, "本年": 0, "明年": 1, "后年": 2,
               "大后年": 3}
 WEEK_PREFIX = {"上上": -2, "上": -1, "这": 0, "本": 0, "下": 1, "下下": 2}
@@ -93,7 +93,7 @@ def _with_part(ctx: Ctx, atom: Atom | None, part: str | None) -> Atom | None:
 # --- days --------------------------------------------------------------------------------------
 
 @RULES.add(r"(?<![以之从提如至每当然最先])(?:大前天|前天|昨天|昨日|昨儿|今天|今日|今儿|明天|明日|明儿"
-           r"|大后天|后天)(?![天性])", needs="天日儿")
+           r"|大后天|后天|后儿(?![子女童媳]))(?![天性])", needs="天日儿")
 def day_word(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     return R.day_offset(ctx, DAY_WORDS[m[0]])
 
@@ -483,7 +483,7 @@ def holiday(ctx: Ctx, m: re.Match[str]) -> Atom | None:
         if tail and name.endswith(tail):
             name = name[: -len(tail)]
     key = HOLIDAYS.get(name)
-    if key is None or (name == "十一" and not m["period"]):
+    if key is None or (name == "十一" and not m["period"] and not _holiday_eleven(m)):
         return None  # 十一 alone is the number eleven; 十一假期 / 十一长假 is the holiday
     timely = m["period"] in ("的时候", "时候", "时")
     period = name in PERIOD_NAMES or bool(m["period"] and not timely)
@@ -491,6 +491,17 @@ def holiday(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     if atom is None or not m["around"]:
         return atom
     return R.keeping_year(atom, _around)
+
+
+# 十一 without 假期 is the holiday only where a number could not stand: after a year word
+# (去年十一, 今年的十一) or before a verb of going (十一去了杭州, 十一回老家).
+_ELEVEN_BEFORE = re.compile(r"(?:大前年|前年|去年|今年|明年|后年|那年|这个|上个|下个)的?$")
+_ELEVEN_AFTER = re.compile(r"(?:我们|咱们|我|你|他|她)?(?:去|回|出去|出门|出游|旅游|旅行|来|打算|准备|要去|在家|加班|放|没)")
+
+
+def _holiday_eleven(m: re.Match[str]) -> bool:
+    before, after = m.string[: m.start()], m.string[m.end():]
+    return bool(_ELEVEN_BEFORE.search(before) or _ELEVEN_AFTER.match(after))
 
 
 def _around(atom: Atom) -> Atom | None:
