@@ -337,7 +337,7 @@ def relation(ctx: Ctx, m: re.Match[str]) -> Atom | None:
 
 
 @RULES.add(rf"\b(?P<n>{EN_NUM}|a couple of|a few)\s+(?P<wd>{WD})s\s+(?P<dir>ago|back|from\s+now)\b"
-           rf"|\bthe\s+(?P<wd2>{WD})\s+(?P<rel>before\s+last|after\s+next)\b", IC,
+           rf"|\b(?:the\s+)?(?P<wd2>{WD})\s+(?P<rel>before\s+last|after\s+next)\b", IC,
            needs=" ".join(WEEKDAYS))
 def counted_weekday(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     """3 Fridays ago (the third Friday back, today not counted) / two Mondays from now / the
@@ -355,6 +355,17 @@ def counted_weekday(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     atom = R.weekdays_ago(ctx, WEEKDAYS[m["wd"].lower()], n if m["dir"].lower() != "from now"
                           and not m["dir"].lower().startswith("from") else -n)
     return replace(atom, exact=False) if count in ("a couple of", "a few") else atom
+
+
+@RULES.add(rf"\ba\s+week\s+from\s+(?:this\s+)?(?P<wd>{WD})\b", IC, needs=" ".join(WEEKDAYS))
+def week_from_weekday(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """a week from Monday: the coming Monday, seven days on."""
+    atom = R.weekday_coming(ctx, WEEKDAYS[m["wd"].lower()])
+    if atom.lo is None or atom.hi is None:
+        return None
+    week = timedelta(days=7)
+    return replace(atom, lo=atom.lo + week, hi=atom.hi + week,
+                   day=atom.day + week if atom.day else None)
 
 
 @RULES.add(r"\b(?:(?:around|about|at|by|on)\s+)?(?:this|(?:the\s+)?same)\s+(?P<w>time|day|date|week|month)"

@@ -9,8 +9,8 @@ ZH_UNITS = {"十": 10, "百": 100, "千": 1000}
 # Regex fragment: a count in Arabic digits or Chinese numerals (三, 两, 十五, 二十).
 ZH_NUM = r"(?:\d{1,3}|[一二两三四五六七八九十百]{1,4})"
 # Regex fragment: a vague count (几, 十几, 二十多, 几十, 两三).
-ZH_VAGUE = (r"(?:[二三四五六七八九]?十(?:几|多)|几十|几|一两|两三|三四|四五|五六|六七|七八|八九"
-            r"|\d{1,2}多)")
+ZH_VAGUE = (r"(?:[二三四五六七八九]?十(?:几|多|来)|几十|几|一两|两三|三四|四五|五六|六七|七八|八九"
+            r"|\d{1,2}[多来])")
 
 # 几 / a few / several: 2 to 6.
 FEW = (2, 6)
@@ -56,11 +56,17 @@ def zh_to_int(text: str) -> int | None:
 
 def zh_vague(text: str) -> tuple[int, int] | None:
     """'几' -> (2, 6), '十几' -> (11, 19), '二十多' -> (21, 29), '几十' -> (20, 90),
-    '两三' -> (2, 3), '10多' -> (11, 19); the range of counts a vague number covers."""
+    '两三' -> (2, 3), '10多' -> (11, 19), '十来' -> (8, 12); the range of counts a vague
+    number covers."""
     if text == "几":
         return FEW
     if text == "几十":
         return 20, 90
+    if text.endswith("来"):  # 十来天: about ten, a little either side
+        base = zh_to_int(text[:-1])
+        if base is None or base % 10:
+            return None
+        return base - 2, base + 2
     if text.endswith(("几", "多")):
         base = zh_to_int(text[:-1])
         if base is None or base % 10:

@@ -14,6 +14,7 @@ from datetime import timedelta
 from chalicelib.domain.timeparse import atoms as A
 from chalicelib.domain.timeparse import resolve as R
 from chalicelib.domain.timeparse.atoms import Atom
+from chalicelib.domain.timeparse.holidays import lunar
 from chalicelib.domain.timeparse.numerals import ZH_NUM, ZH_VAGUE, zh_to_int, zh_vague
 from chalicelib.domain.timeparse.rules import RuleSet
 from chalicelib.domain.timeparse.span import Ctx
@@ -237,6 +238,23 @@ def few_units_ago(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     if m["u"] == "个月":
         return R.months_back(ctx, hi, lo)
     return R.weeks_back(ctx, hi, lo)
+
+
+@RULES.add(rf"(?<![不没难好经通超路跨走])(?:再)?过(?P<n>{ZH_VAGUE}|{ZH_NUM})\s?(?P<u>天|日|周|个星期|个礼拜|个月)"
+           r"(?![了来去后以之])", needs="过")
+def in_a_while(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """过两天 / 再过一周 / 过几天: that long from now. Vague, as people say it: 过两天 is "in a
+    couple of days", so the window spreads a day (a few days for weeks, months) either side."""
+    days = UNIT_DAYS[m["u"]]
+    vague = zh_vague(m["n"])
+    n = zh_to_int(m["n"])
+    lo, hi = vague if vague else (n or 0, n or 0)
+    if not hi or hi * days > 400:
+        return None
+    if days == 1 and not vague and m["n"] not in ("两", "一两"):
+        return R.day_offset(ctx, lo)  # 过三天: the third day from now
+    spread = max(1, days // 4)
+    return R.days_ahead(ctx, max(1, lo * days - spread), hi * days + spread)
 
 
 @RULES.add(r"今明(?:两天)?|明后(?:两)?天|今明后(?:三天)?", needs="明")
@@ -473,13 +491,14 @@ PERIOD_KEYS = {"寒假": "winter_holiday", "暑假": "summer_holiday"}
 
 @RULES.add(rf"(?:{HOLIDAY_RE}|(?<![\d{NUMERAL_CHARS}])(?:十一|五一|六一)(?![\d{NUMERAL_CHARS}个号日月点次岁楼])"
            r"|过年(?!好))(?P<suffix>节)?(?P<period>小长假|长假|假期|黄金周|期间|放假期间|放假|那几天"
-           r"|那几日|七天(?![前后内里])|假(?![装如设的])|的时候|时候|时(?![间候期代刻光]))?(?P<around>前后)?",
+           r"|那几日|七天(?![前后内里])|假(?![装如设的])|的时候|时候|时(?![间候期代刻光]))?"
+           r"(?:(?P<around>前后)|(?P<side>(?:之前|以前|前|之后|以后|后)(?![天年来一二两三四五六七八九十几\d])))?",
            needs="".join({k[-1] for k in HOLIDAYS}))
 def holiday(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     """国庆节 / 春节 (the day) vs 国庆假期 / 十一黄金周 / 春节期间 / 过年 (the holiday period);
     国庆前后: a few days either side."""
     name = m[0]
-    for tail in ("前后", m["period"] or "", m["suffix"] or ""):
+    for tail in ("前后", m["side"] or "", m["period"] or "", m["suffix"] or ""):
         if tail and name.endswith(tail):
             name = name[: -len(tail)]
     key = HOLIDAYS.get(name)
@@ -488,6 +507,8 @@ def holiday(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     timely = m["period"] in ("的时候", "时候", "时")
     period = name in PERIOD_NAMES or bool(m["period"] and not timely)
     atom = R.holiday(ctx, key, period=period)
+    if atom is not None and m["side"]:
+        return R.keeping_year(atom, _before if "前" in m["side"] else _after)
     if atom is None or not m["around"]:
         return atom
     return R.keeping_year(atom, _around)
@@ -504,6 +525,40 @@ def _holiday_eleven(m: re.Match[str]) -> bool:
     return bool(_ELEVEN_BEFORE.search(before) or _ELEVEN_AFTER.match(after))
 
 
+SIDE_DAYS = 14  # 春节前 / 国庆后: the two weeks before or after (vague)
+
+
+def _before(atom: Atom) -> Atom | None:
+    """春节前 / 国庆假期之前: the two weeks before it."""
+    if atom.lo is None:
+        return None
+    return replace(atom, lo=atom.lo - timedelta(days=SIDE_DAYS), hi=atom.lo, exact=False,
+                   day=None, in_year=None)
+
+
+def _after(atom: Atom) -> Atom | None:
+    """春节后 / 十一假期以后: the two weeks after it."""
+    if atom.hi is None:
+        return None
+    return replace(atom, lo=atom.hi, hi=atom.hi + timedelta(days=SIDE_DAYS), exact=False,
+                   day=None, in_year=None)
+
+
+@RULES.add(rf"(?<![\d{NUMERAL_CHARS}几多去今明前后每当同往近历长跨新拜过这那半周百千万些整全当])年(?P<side>前|后)"
+           r"(?![天年])", needs="年")
+def around_new_year(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """年前 / 年后: before or after the (lunar) New Year, as 春节前 / 春节后 — the coming one
+    when it is at most two months away (in January 年前 is this winter's, not last)."""
+    atom = R.holiday(ctx, "spring_festival")
+    coming = R.holiday(ctx, "spring_festival", y=ctx.today.year)
+    if coming is not None and coming.lo is not None and coming.lo.date() >= ctx.today \
+            and (coming.lo.date() - ctx.today).days <= 60:
+        atom = coming
+    if atom is None:
+        return None
+    return R.keeping_year(atom, _before if m["side"] == "前" else _after)
+
+
 def _around(atom: Atom) -> Atom | None:
     """国庆前后: three days either side."""
     if atom.lo is None or atom.hi is None:
@@ -516,6 +571,36 @@ def _around(atom: Atom) -> Atom | None:
 def school_holiday(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     """寒假 (three weeks either side of 春节) / 暑假 (July-August); vague."""
     return R.holiday(ctx, PERIOD_KEYS[m["n"]], period=True)
+
+
+LUNAR_MONTHS = {"正": 1, "冬": 11, "腊": 12} | {
+    ch: i + 1 for i, ch in enumerate("一二三四五六七八九")} | {"十": 10, "十一": 11, "十二": 12}
+LUNAR_TENS = {"初": 0, "十": 10, "廿": 20, "二十": 20, "三十": 30}
+
+
+@RULES.add(r"(?P<lm>正|冬|腊|十[一二]?|[一二三四五六七八九])月(?P<t>初|廿|二十|三十|十)"
+           r"(?P<u>[一二三四五六七八九十])?", needs="月")
+def lunar_date(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """腊月二十三 / 正月初五 / 八月十六: a day of the lunar calendar. Only where it cannot be a
+    Gregorian date: a lunar month name (正 / 冬 / 腊) or a lunar day (初五, 廿三)."""
+    if m["lm"] not in ("正", "冬", "腊") and m["t"] not in ("初", "廿"):
+        return None
+    units = zh_to_int(m["u"]) if m["u"] else 0
+    if (m["t"] in ("初", "十", "廿") and not units) or (m["t"] == "三十" and units):
+        return None  # 初 / 十 / 廿 need a unit (初五, 十六, 廿三); 三十 takes none
+    day = LUNAR_TENS[m["t"]] + (units or 0)
+    if not 1 <= day <= 30:
+        return None
+    month = LUNAR_MONTHS[m["lm"]]
+
+    def build(year: int) -> Atom | None:
+        try:  # 腊月 falls mostly in January-February of the next Gregorian year
+            solar = lunar(year - 1 if month == 12 else year, month, day)
+        except (ValueError, ImportError):
+            return None
+        return A.days(ctx, solar)
+
+    return R.in_year_or_default(ctx, build, None, started_only=False)
 
 
 # --- parts of the day and clock times ------------------------------------------------------------
