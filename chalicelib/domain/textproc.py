@@ -34,6 +34,10 @@ _ZH_FUNCTION_CHARS = frozenset("的了吗呢吧啊呀哦嗯我你他她它们是
 # Particles and pronouns: a query bigram that contains one straddles a word boundary
 # ("们去", "边吗", "得我") far more often than it names anything.
 _ZH_PARTICLES = frozenset("的了吗呢吧啊呀哦嗯我你他她它们么")
+# …except in these everyday nouns and verbs, which hold a particle character but name a thing:
+# without them "吉他课" searches only "课在", and "酒吧" nothing at all.
+_ZH_PARTICLE_WORDS = frozenset(
+    ["吉他", "酒吧", "网吧", "吧台", "贴吧", "了解", "目的", "的士", "他乡", "呢子", "吗啡"])
 # Conversational frames that ask about memory without naming its content.
 _ZH_QUERY_STOP = frozenset(
     ["还记", "记得", "记不", "忘了", "聊了", "聊过", "聊的", "说过", "说了", "什么", "怎么", "时候",
@@ -79,6 +83,8 @@ def _cjk_bigrams(run: str) -> list[str]:
 def _is_content_bigram(bigram: str) -> bool:
     if len(bigram) == 1:
         return bigram not in _ZH_FUNCTION_CHARS
+    if bigram in _ZH_PARTICLE_WORDS:
+        return True
     if all(ch in _ZH_FUNCTION_CHARS for ch in bigram) or bigram in _ZH_QUERY_STOP:
         return False
     return not any(ch in _ZH_PARTICLES for ch in bigram)

@@ -54,6 +54,12 @@ class TestQueryTerms:
         assert query_terms("What did I tell you about the trip?") == ["trip"]
         assert query_terms("Mel painted sunrises") == ["mel", "paint", "sunris"]
 
+    def test_a_word_holding_a_particle_character_is_still_content(self):
+        # 他 / 吧 / 了 are particles in 他说 / 好吧 / 去了, but name a thing in 吉他 / 酒吧 / 了解
+        assert "吉他" in query_terms("吉他课在哪里上？")
+        assert "酒吧" in query_terms("我们去酒吧了吗")
+        assert not {"他说", "好吧"} & set(query_terms("他说好吧"))
+
     def test_distinct_in_order(self):
         assert query_terms("dogs dog DOG cats") == ["dog", "cat"]
 
