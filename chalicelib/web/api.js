@@ -86,10 +86,24 @@ export async function features() {
     const doc = await resp.json();
     const paths = Object.keys(doc.paths || {});
     const has = (tail) => paths.some((p) => p.startsWith('/v1/spaces/{space}/') && p.endsWith(tail));
-    return {threads: has('/threads'), entities: has('/entities'), forget: has('/forget')};
+    return {threads: has('/threads'), entities: has('/entities'), graph: has('/graph'), forget: has('/forget')};
   } catch {
-    return {threads: false, entities: false, forget: false};
+    return {threads: false, entities: false, graph: false, forget: false};
   }
+}
+
+/** The threads of a space (GET …/threads), [] where the server has none. */
+export async function threadList(app) {
+  if (!app.features.threads) return [];
+  const data = await app.api.get(spacePath(app.space, 'threads'));
+  return data.threads || [];
+}
+
+/** The entities of a space (GET …/entities), [] where the server has none. */
+export async function entityList(app) {
+  if (!app.features.entities) return [];
+  const data = await app.api.get(spacePath(app.space, 'entities'));
+  return data.entities || [];
 }
 
 /** Every event of a space (pages of 500), at most `cap`. */

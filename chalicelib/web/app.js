@@ -10,6 +10,7 @@ import {LANGS, detectLang, lang, setLang, t} from './i18n.js';
 import {renderOps} from './ops.js';
 import {renderPeople} from './people.js';
 import {renderRecall} from './recall.js';
+import {renderThread} from './thread.js';
 
 const KEY = 'annals.key';  // sessionStorage: the tab's own, gone when it closes
 const LAST_SPACE = 'annals.space';  // localStorage: not a secret
@@ -21,8 +22,10 @@ const VIEWS = {
   event: renderEvent,
   recall: renderRecall,
   people: renderPeople,
+  thread: renderThread,
   ops: renderOps,
 };
+const UNDER = {event: 'chronicle', thread: 'people'};  // pages shown under a section of NAV
 const NAV = ['chronicle', 'recall', 'people', 'ops'];
 
 /** What every view gets: the API, the key's scope and a few shared helpers. */
@@ -32,7 +35,7 @@ export const app = {
   spaces: [],
   allSpaces: false,
   space: null,
-  features: {threads: false, entities: false, forget: false},
+  features: {threads: false, entities: false, graph: false, forget: false},
   memory: {},  // per space and view: filters and the like, kept while the tab lives
   leave: [],  // callbacks run when the view changes (timers)
 
@@ -47,6 +50,7 @@ export const app = {
     return (bySpace[view] ??= {});
   },
   say(message) { announce(message, 'status'); },
+  flash: null,  // a message to say once the next view is shown (set before a navigation)
   errorText(err) { return errorText(err); },
   fail(err) { announce(errorText(err), 'alert'); },
 };
@@ -162,7 +166,7 @@ function spacePicker() {
 function shell(view) {
   const nav = h('nav', {class: 'tabs', 'aria-label': t('nav.label')},
     h('ul', {}, NAV.map((name) => h('li', {}, h('a', {
-      href: app.href(name), 'aria-current': (view === name || (view === 'event' && name === 'chronicle')) ? 'page' : null,
+      href: app.href(name), 'aria-current': (view === name || UNDER[view] === name) ? 'page' : null,
     }, t(`nav.${name}`))))));
   const badge = app.canWrite() ? null : h('span', {class: 'badge readonly'}, t('access.read'));
   return [
@@ -226,11 +230,15 @@ async function route() {
   const root = document.getElementById('root');
   mount(root, ...shell(view in VIEWS ? view : 'chronicle'));
   const main = document.getElementById('main');
-  document.title = `${t(`nav.${view === 'event' ? 'chronicle' : view}`) || ''} · ${space} · ${t('app.name')}`;
+  document.title = `${t(`nav.${UNDER[view] || view}`) || ''} · ${space} · ${t('app.name')}`;
   try {
     await render(main, args, app);
   } catch (err) {
     mount(main, h('h1', {tabindex: '-1'}, t('error.title')), h('p', {class: 'error'}, errorText(err)));
+  }
+  if (app.flash) {
+    announce(app.flash, 'status');
+    app.flash = null;
   }
   if (document.activeElement === document.body || !document.activeElement) {
     const heading = main.querySelector('h1');

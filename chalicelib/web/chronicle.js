@@ -1,14 +1,15 @@
 // The chronicle: the timeline by month, a page of events at a time, key events highlighted,
-// filters (time and status ask the server; person, tag, thread and search filter what is
-// loaded) and a link to each event's page.
+// session summaries apart (folded away, never mixed into the timeline), filters (time and
+// status ask the server; a thread or an entity loads its events whole; person, tag and search
+// filter what is loaded) and a link to each event's page.
 
-import {spacePath} from './api.js';
+import {ApiError, entityList, spacePath, threadList} from './api.js';
 import {debounce, field, h, mount, options} from './dom.js';
 import {fmtDayParts, fmtMonth, fmtWhen, t} from './i18n.js';
 
 export const KEY_IMPORTANCE = 7;  // ANNALS_HIGHLIGHT_THRESHOLD's default
 const PAGE = 100;
-const DEFAULTS = {q: '', from: '', to: '', person: '', tag: '', thread: '', status: 'active', keyOnly: false};
+const DEFAULTS = {q: '', from: '', to: '', person: '', tag: '', thread: '', entity: '', status: 'active', keyOnly: false};
 
 export function isKey(event) {
   return event.importance >= KEY_IMPORTANCE;
@@ -32,39 +33,48 @@ export function matches(event, terms) {
   return terms.every((term) => text.includes(term));
 }
 
-/** Threads, when this server has them (GET …/threads): {id: {title, events: Set}}. */
-async function loadThreads(app) {
-  if (!app.features.threads) return null;
-  try {
-    const data = await app.api.get(app.path('threads'));
-    const list = Array.isArray(data) ? data : (data.threads || data.items || []);
-    return Object.fromEntries(list.map((th) => [th.id, {
-      title: th.title || th.name || th.id,
-      events: new Set(th.event_ids || (th.events || []).map((e) => (typeof e === 'string' ? e : e.id))),
-    }]));
-  } catch {
-    return null;
-  }
+/** A summary's level (tag `level:N`), 1 when it has none. */
+export function summaryLevel(event) {
+  const tag = (event.tags || []).find((x) => /^level:\d+$/.test(x));
+  return tag ? Number(tag.slice(6)) : 1;
 }
 
-function inThread(event, id, threads) {
-  return event.thread === id || (event.threads || []).includes(id) || threads?.[id]?.events.has(event.id);
+export function isSummary(event) {
+  return event.kind === 'summary';
 }
 
-export function eventItem(app, event) {
+/** {eventId: {id, title}} from a list of threads (GET …/threads). */
+export function threadIndex(threads) {
+  const out = {};
+  for (const th of threads || []) for (const id of th.events || []) out[id] = {id: th.id, title: th.title};
+  return out;
+}
+
+function overlaps(event, from, to) {
+  const start = new Date(event.when.start).getTime();
+  const end = new Date(event.when.end).getTime();
+  return (!from || end > new Date(dayStart(from)).getTime()) && (!to || start < new Date(dayStart(to, 1)).getTime());
+}
+
+export function eventItem(app, event, {thread} = {}) {
   const day = fmtDayParts(event.when);
-  return h('li', {class: ['event', isKey(event) && 'key', event.status !== 'active' && 'faded']},
+  const summary = isSummary(event);
+  return h('li', {class: ['event', isKey(event) && !summary && 'key', summary && 'summary-event', event.status !== 'active' && 'faded']},
     h('div', {class: 'event-date', 'aria-hidden': 'true'}, h('span', {class: 'day'}, day.day), h('span', {}, day.rest)),
     h('div', {class: 'event-body'},
       h('h3', {class: 'event-title'},
-        isKey(event) ? h('span', {class: 'star', title: t('event.key')}, '★',
+        isKey(event) && !summary ? h('span', {class: 'star', title: t('event.key')}, '★',
           h('span', {class: 'visually-hidden'}, `${t('event.key')}: `)) : null,
+        summary ? [h('span', {class: 'badge summary'}, t('summary.badge', {n: summaryLevel(event)})), ' '] : null,
         h('a', {href: app.href('event', event.id)}, event.title)),
       h('p', {class: 'when muted'}, fmtWhen(event.when)),
       event.summary !== event.title ? h('p', {class: 'summary'}, event.summary) : null,
       h('ul', {class: 'chips', 'aria-label': t('event.about')},
+        thread ? h('li', {}, h('a', {class: 'chip thread', href: app.href('thread', thread.id)},
+          h('span', {class: 'visually-hidden'}, `${t('thread.label')}: `), `⟲ ${thread.title}`)) : null,
         event.participants.map((p) => h('li', {class: 'chip person'}, p)),
-        event.tags.map((tag) => h('li', {class: 'chip tag'}, `#${tag}`)),
+        (summary ? event.tags.filter((x) => x !== 'summary' && !x.startsWith('level:')) : event.tags)
+          .map((tag) => h('li', {class: 'chip tag'}, `#${tag}`)),
         event.status !== 'active' ? h('li', {class: `chip status-${event.status}`}, t(`status.${event.status}`)) : null)),
     h('div', {class: 'importance', title: t('event.importance')},
       h('span', {class: 'visually-hidden'}, `${t('event.importance')}: `), String(event.importance)));
@@ -72,13 +82,17 @@ export function eventItem(app, event) {
 
 export async function renderChronicle(main, _args, app) {
   const mem = app.remember('chronicle');
-  const f = (mem.filters ??= {...DEFAULTS});
+  const f = (mem.filters = {...DEFAULTS, ...mem.filters});
   let events = [];
   let cursor = null;
-  let threads = null;
+  let threads = [];
+  let entities = [];
+  let inThread = {};
 
   const count = h('p', {class: 'muted count', 'aria-live': 'polite'});
   const list = h('div', {class: 'timeline'});
+  const summaries = h('div', {class: 'summaries-area'});
+  const scopeNote = h('div', {class: 'scope-note'});
   const more = h('button', {type: 'button', class: 'secondary', hidden: true,
     onclick: () => load(false)}, t('chronicle.more'));
 
@@ -88,7 +102,8 @@ export async function renderChronicle(main, _args, app) {
   const to = h('input', {type: 'date', value: f.to, onchange: () => { f.to = to.value; load(true); }});
   const person = h('select', {onchange: () => { f.person = person.value; draw(); }});
   const tag = h('select', {onchange: () => { f.tag = tag.value; draw(); }});
-  const thread = h('select', {onchange: () => { f.thread = thread.value; draw(); }});
+  const thread = h('select', {onchange: () => { f.thread = thread.value; load(true); }});
+  const entity = h('select', {onchange: () => { f.entity = entity.value; load(true); }});
   const status = h('select', {onchange: () => { f.status = status.value; load(true); }},
     options(['active', 'archived', 'superseded', 'all'].map((s) => [s, t(`status.${s}`)]), f.status));
   const keyOnly = h('input', {type: 'checkbox', checked: f.keyOnly, onchange: () => { f.keyOnly = keyOnly.checked; draw(); }});
@@ -99,6 +114,9 @@ export async function renderChronicle(main, _args, app) {
   }}, t('chronicle.reset'));
   const threadField = field(t('chronicle.thread'), thread);
   threadField.hidden = !app.features.threads;
+  const entityField = field(t('chronicle.entity'), entity);
+  entity.title = t('chronicle.entityhint');
+  entityField.hidden = !app.features.entities;
 
   mount(main,
     h('div', {class: 'page-head'}, h('h1', {}, t('chronicle.title')), count),
@@ -106,11 +124,11 @@ export async function renderChronicle(main, _args, app) {
       onsubmit: (event) => event.preventDefault()},
     field(t('chronicle.search'), search, {className: 'wide'}),
     field(t('chronicle.from'), from), field(t('chronicle.to'), to),
-    field(t('chronicle.person'), person), field(t('chronicle.tag'), tag), threadField,
+    field(t('chronicle.person'), person), entityField, field(t('chronicle.tag'), tag), threadField,
     field(t('chronicle.status'), status),
     h('div', {class: 'field check'}, keyOnly, h('label', {for: keyOnly.id}, t('chronicle.keyonly'))),
     h('div', {class: 'field end'}, reset)),
-    list, h('div', {class: 'actions center'}, more));
+    scopeNote, summaries, list, h('div', {class: 'actions center'}, more));
 
   function fillSelect(select, values, selected, allLabel) {
     mount(select, options([['', allLabel], ...values.map((v) => [v, v])], selected));
@@ -119,37 +137,59 @@ export async function renderChronicle(main, _args, app) {
 
   function refreshChoices() {
     const people = [...new Set(events.flatMap((e) => e.participants))].sort((a, b) => a.localeCompare(b));
-    const tags = [...new Set(events.flatMap((e) => e.tags))].sort((a, b) => a.localeCompare(b));
+    const tags = [...new Set(events.filter((e) => !isSummary(e)).flatMap((e) => e.tags))].sort((a, b) => a.localeCompare(b));
     fillSelect(person, people, f.person, t('chronicle.anyone'));
     fillSelect(tag, tags, f.tag, t('chronicle.anytag'));
-    if (threads) {
-      mount(thread, options([['', t('chronicle.anythread')],
-        ...Object.entries(threads).map(([id, th]) => [id, th.title])], f.thread));
-    }
+    mount(thread, options([['', t('chronicle.anythread')],
+      ...threads.map((th) => [th.id, `${th.title} (${th.events.length})`])], f.thread));
+    thread.value = threads.some((th) => th.id === f.thread) ? f.thread : '';
+    const kinds = [...new Set(entities.map((e) => e.kind))];
+    mount(entity, h('option', {value: '', selected: !f.entity}, t('chronicle.anything')),
+      kinds.map((kind) => h('optgroup', {label: t(`kind.${kind}`)},
+        options(entities.filter((e) => e.kind === kind).map((e) => [e.id, `${e.name} (${e.event_count})`]), f.entity))));
+    entity.value = entities.some((e) => e.id === f.entity) ? f.entity : '';
+  }
+
+  function drawScope() {
+    const th = threads.find((x) => x.id === f.thread);
+    const en = entities.find((x) => x.id === f.entity);
+    mount(scopeNote, th || en ? h('p', {class: 'notice info'},
+      th ? [t('chronicle.inthread'), ' ', h('a', {href: app.href('thread', th.id)}, th.title)] : null,
+      th && en ? ' · ' : null,
+      en ? [t('chronicle.naming'), ' ', h('a', {href: app.href('people', en.id)}, en.name)] : null) : null);
   }
 
   function draw() {
     const terms = f.q.toLowerCase().split(/\s+/).filter(Boolean);
     const shown = events.filter((e) => (!f.person || e.participants.includes(f.person))
       && (!f.tag || e.tags.includes(f.tag))
-      && (!f.thread || inThread(e, f.thread, threads))
       && (!f.keyOnly || isKey(e))
       && matches(e, terms));
-    count.textContent = shown.length === events.length
-      ? t('chronicle.count', {n: events.length, more: cursor ? '+' : ''})
-      : t('chronicle.filtered', {n: shown.length, total: events.length, more: cursor ? '+' : ''});
+    const plain = shown.filter((e) => !isSummary(e));
+    const told = shown.filter(isSummary);
+    const total = events.filter((e) => !isSummary(e)).length;
+    count.textContent = plain.length === total
+      ? t('chronicle.count', {n: total, more: cursor ? '+' : ''})
+      : t('chronicle.filtered', {n: plain.length, total, more: cursor ? '+' : ''});
     more.hidden = !cursor;
+    drawScope();
+    mount(summaries, told.length ? h('details', {class: 'card summaries', open: mem.summariesOpen || null,
+      ontoggle: (e) => { mem.summariesOpen = e.currentTarget.open; }},
+    h('summary', {}, t('chronicle.summaries', {n: told.length}), ' ',
+      h('span', {class: 'muted small'}, t('chronicle.summarieshint'))),
+    h('ol', {class: 'events compact'}, [...told].sort((a, b) => summaryLevel(b) - summaryLevel(a)
+      || b.when.start.localeCompare(a.when.start)).map((event) => eventItem(app, event)))) : null);
     if (!events.length) {
       mount(list, h('div', {class: 'empty card'}, h('p', {}, t('chronicle.empty')),
         app.canWrite() ? h('p', {}, h('a', {href: app.href('ops')}, t('chronicle.emptyaction'))) : null));
       return;
     }
-    if (!shown.length) {
+    if (!plain.length) {
       mount(list, h('p', {class: 'empty card'}, t('chronicle.nomatch')));
       return;
     }
     const months = new Map();
-    for (const event of shown) {
+    for (const event of plain) {
       const month = event.when.start.slice(0, 7);
       if (!months.has(month)) months.set(month, []);
       months.get(month).push(event);
@@ -160,28 +200,58 @@ export async function renderChronicle(main, _args, app) {
       return h('section', {class: 'month', 'aria-labelledby': id},
         h('h2', {id}, fmtMonth(month), ' ',
           h('span', {class: 'muted small'}, t('chronicle.monthcount', {n: items.length, k: keys}))),
-        h('ol', {class: 'events'}, items.map((event) => eventItem(app, event))));
+        h('ol', {class: 'events'}, items.map((event) => eventItem(app, event, {thread: inThread[event.id]}))));
     }));
+  }
+
+  /** A thread's or an entity's events (both: those in both), complete; null without either. */
+  async function scoped() {
+    const lists = [];
+    if (f.thread) lists.push((await app.api.get(app.path('threads', f.thread))).materials);
+    if (f.entity) lists.push((await app.api.get(app.path('entities', f.entity))).events);
+    if (!lists.length) return null;
+    const [first, ...rest] = lists;
+    return first.filter((e) => rest.every((other) => other.some((x) => x.id === e.id)))
+      .filter((e) => (f.status === 'all' || e.status === f.status) && overlaps(e, f.from, f.to))
+      .sort((a, b) => b.when.start.localeCompare(a.when.start));
   }
 
   async function load(fresh) {
     more.disabled = true;
     try {
-      const page = await app.api.get(spacePath(app.space, 'events'), {
-        limit: PAGE, status: f.status, cursor: fresh ? null : cursor,
-        from: f.from ? dayStart(f.from) : null, to: f.to ? dayStart(f.to, 1) : null,
-      });
-      events = fresh ? page.events : [...events, ...page.events];
-      cursor = page.next_cursor;
+      const chosen = fresh ? await scoped() : null;
+      if (chosen) {
+        events = chosen;
+        cursor = null;
+      } else {
+        const page = await app.api.get(spacePath(app.space, 'events'), {
+          limit: PAGE, status: f.status, cursor: fresh ? null : cursor,
+          from: f.from ? dayStart(f.from) : null, to: f.to ? dayStart(f.to, 1) : null,
+        });
+        events = fresh ? page.events : [...events, ...page.events];
+        cursor = page.next_cursor;
+      }
       refreshChoices();
       draw();
     } catch (err) {
+      if (err instanceof ApiError && err.status === 404 && (f.thread || f.entity)) {
+        f.thread = '';  // merged away or gone: show everything again
+        f.entity = '';
+        app.say(t('chronicle.scopegone'));
+        await load(true);
+        return;
+      }
       app.fail(err);
     } finally {
       more.disabled = false;
     }
   }
 
-  threads = await loadThreads(app);
+  try {
+    [threads, entities] = await Promise.all([threadList(app), entityList(app)]);
+  } catch (err) {
+    app.fail(err);
+  }
+  inThread = threadIndex(threads);
   await load(true);
 }

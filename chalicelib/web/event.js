@@ -1,13 +1,40 @@
 // One event: what it says, the messages it cites (its evidence), every version as a readable
 // diff, and edit / archive / restore with optimistic versions (a 409 is shown, not lost).
 
-import {ApiError} from './api.js';
-import {isKey} from './chronicle.js';
+import {ApiError, threadList} from './api.js';
+import {isKey, isSummary, summaryLevel} from './chronicle.js';
 import {diffView, listChange} from './diff.js';
 import {busy, field, h, mount} from './dom.js';
 import {fmtDateTime, fmtWhen, t} from './i18n.js';
 
 const TEXT_FIELDS = ['title', 'summary', 'location'];
+const RELATED_CAP = 30;
+// What a relation says, read from either end: [as its src, as its dst] (docs/graph.md:
+// `updates` src = the later event, `causes` src = the earlier, `follows` src = the later).
+const RELATION_WORDS = {
+  updates: ['relation.replaces', 'relation.replacedby'],
+  same_thread: ['relation.samethread', 'relation.samethread'],
+  causes: ['relation.ledto', 'relation.causedby'],
+  follows: ['relation.follows', 'relation.followedby'],
+};
+
+/** An event's relations as [{key, other, note, kind}] from its own side, each pair once. */
+export function relationsFrom(id, relations) {
+  const seen = new Set();
+  const out = [];
+  for (const r of relations || []) {
+    const mine = r.src === id;
+    const other = mine ? r.dst : r.src;
+    const words = RELATION_WORDS[r.kind] || [`relation.${r.kind}`, `relation.${r.kind}`];
+    const key = words[mine ? 0 : 1];
+    if (other === id || seen.has(`${key}|${other}`)) continue;
+    seen.add(`${key}|${other}`);
+    out.push({key, other, note: r.note || '', kind: r.kind});
+  }
+  const order = ['relation.replacedby', 'relation.replaces', 'relation.causedby', 'relation.ledto',
+    'relation.follows', 'relation.followedby', 'relation.samethread'];
+  return out.sort((a, b) => order.indexOf(a.key) - order.indexOf(b.key));
+}
 const LIST_FIELDS = ['participants', 'tags'];
 
 export function splitList(text) {
@@ -91,6 +118,8 @@ export async function renderEvent(main, [id], app) {
   let event = null;
   let versions = [];
   let editing = null;  // the values in the form while it is open
+  let related = [];  // [{key, other, note, kind, event}] — its relations, with the other event
+  let thread = null;  // the thread it belongs to
 
   const notice = h('div', {class: 'notice-area'});
 
@@ -99,6 +128,50 @@ export async function renderEvent(main, [id], app) {
       app.api.get(app.path('events', id), {evidence: 'true'}),
       app.api.get(app.path('events', id, 'history')),
     ]);
+    await fetchGraph();
+  }
+
+  /** Its thread and the events its relations name (their titles), where the server has them. */
+  async function fetchGraph() {
+    const links = relationsFrom(id, event.relations).slice(0, RELATED_CAP);
+    const others = new Map();
+    await Promise.all([...new Set(links.map((l) => l.other))].map(async (other) => {
+      try {
+        others.set(other, await app.api.get(app.path('events', other)));
+      } catch {
+        others.set(other, null);  // gone: the link still shows its id
+      }
+    }));
+    related = links.map((l) => ({...l, event: others.get(l.other)}));
+    try {
+      const found = (await threadList(app)).find((th) => th.events.includes(id) || (th.summaries || []).includes(id));
+      thread = found || null;
+    } catch {
+      thread = null;
+    }
+  }
+
+  function relatedView() {
+    if (!thread && !related.length) return null;
+    return h('section', {class: 'card', 'aria-labelledby': 'related-h'},
+      h('h2', {id: 'related-h'}, t('event.related')),
+      thread ? h('p', {class: 'thread-line'}, h('span', {class: 'muted'}, `${t('thread.label')}: `),
+        h('a', {class: 'chip thread', href: app.href('thread', thread.id)}, `⟲ ${thread.title}`), ' ',
+        h('span', {class: 'muted small'}, t('thread.count', {n: thread.events.length}))) : null,
+      related.length ? h('ul', {class: 'relations'}, related.map((r) => h('li', {class: `rel rel-${r.kind}`},
+        h('span', {class: 'rel-kind'}, t(r.key)), ' ',
+        h('a', {href: app.href('event', r.other)}, r.event ? r.event.title : r.other),
+        r.event ? h('span', {class: 'muted small'}, ` · ${fmtWhen(r.event.when)}`,
+          r.event.status !== 'active' ? ` · ${t(`status.${r.event.status}`)}` : '') : null,
+        r.note && r.kind !== 'same_thread' ? h('p', {class: 'muted small rel-note'}, r.note) : null)))
+        : h('p', {class: 'muted small'}, t('event.norelations')));
+  }
+
+  function replacedNotice() {
+    const by = related.filter((r) => r.key === 'relation.replacedby');
+    if (!by.length) return null;
+    return h('p', {class: 'notice info replaced'}, t('relation.replacednote'), ' ',
+      by.map((r, i) => [i ? ', ' : '', h('a', {href: app.href('event', r.other)}, r.event ? r.event.title : r.other)]));
   }
 
   async function refetch() {
@@ -241,9 +314,11 @@ export async function renderEvent(main, [id], app) {
         h('h1', {}, isKey(event) ? h('span', {class: 'star', title: t('event.key')}, '★',
           h('span', {class: 'visually-hidden'}, `${t('event.key')}: `)) : null, event.title),
         h('p', {class: 'muted'}, fmtWhen(event.when), ' · ',
+          isSummary(event) ? [h('span', {class: 'badge summary'}, t('summary.badge', {n: summaryLevel(event)})), ' · '] : null,
           h('span', {class: `badge status-${event.status}`}, t(`status.${event.status}`)), ' · ',
           t('event.versionline', {n: event.version, at: fmtDateTime(event.updated_at)})),
         actions),
+      replacedNotice(),
       notice,
       editing ? editForm() : null,
       h('div', {class: 'columns'},
@@ -256,9 +331,11 @@ export async function renderEvent(main, [id], app) {
             h('h2', {id: 'evidence-h'}, t('event.evidence'), ' ',
               h('span', {class: 'muted small'}, String((event.evidence || []).length))),
             evidenceView(event.evidence))),
-        h('section', {class: 'card', 'aria-labelledby': 'history-h'},
-          h('h2', {id: 'history-h'}, t('event.history')),
-          historyView(versions))));
+        h('div', {},
+          relatedView(),
+          h('section', {class: 'card', 'aria-labelledby': 'history-h'},
+            h('h2', {id: 'history-h'}, t('event.history')),
+            historyView(versions)))));
     document.title = `${event.title} · ${t('app.name')}`;
   }
 

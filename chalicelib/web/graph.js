@@ -21,9 +21,9 @@ export function layout(nodes, links, {width = 800, height = 560, steps = 300} = 
   const y = new Float64Array(n);
   nodes.forEach((node, i) => {
     const angle = hash(node.id) * Math.PI * 2;
-    const radius = (node.kind === 'person' ? 0.25 : 0.4) * Math.min(width, height) * (0.5 + hash(`${node.id}r`));
-    x[i] = width / 2 + Math.cos(angle) * radius;
-    y[i] = height / 2 + Math.sin(angle) * radius;
+    const spread = (node.kind === 'event' ? 0.4 : 0.25) * Math.min(width, height) * (0.5 + hash(`${node.id}r`));
+    x[i] = width / 2 + Math.cos(angle) * spread;
+    y[i] = height / 2 + Math.sin(angle) * spread;
   });
   const dx = new Float64Array(n);
   const dy = new Float64Array(n);
@@ -80,26 +80,57 @@ export function layout(nodes, links, {width = 800, height = 560, steps = 300} = 
     y: margin + (y[i] - minY) * scale + ((height - 2 * margin) - (maxY - minY) * scale) / 2}));
 }
 
-/** The graph as SVG: every node a link (keyboard reachable), people labelled. */
+function radius(node) {
+  if (node.kind === 'event') return 5;
+  if (node.kind === 'thread') return 11;
+  if (node.kind === 'entity') return Math.min(16, 6 + 1.5 * Math.sqrt(node.weight || 1));
+  return Math.min(22, 8 + 2 * Math.sqrt(node.weight || 1));
+}
+
+function hexagon(x, y, r) {
+  const points = [0, 1, 2, 3, 4, 5].map((i) => {
+    const a = Math.PI / 3 * i + Math.PI / 6;
+    return `${(x + r * Math.cos(a)).toFixed(1)},${(y + r * Math.sin(a)).toFixed(1)}`;
+  });
+  return `M${points.join('L')}Z`;
+}
+
+/** Each kind its own shape as well as its colour: person ●, entity ■, thread ⬢, event ◆. */
+function shape(node) {
+  const x = node.x;
+  const y = node.y;
+  const r = radius(node);
+  if (node.kind === 'event') {
+    return s('rect', {x: (x - r).toFixed(1), y: (y - r).toFixed(1), width: 2 * r, height: 2 * r, rx: 2,
+      transform: `rotate(45 ${x.toFixed(1)} ${y.toFixed(1)})`});
+  }
+  if (node.kind === 'entity') {
+    return s('rect', {x: (x - r).toFixed(1), y: (y - r).toFixed(1), width: (2 * r).toFixed(1), height: (2 * r).toFixed(1), rx: 3});
+  }
+  if (node.kind === 'thread') return s('path', {d: hexagon(x, y, r)});
+  return s('circle', {cx: x.toFixed(1), cy: y.toFixed(1), r: r.toFixed(1)});
+}
+
+/** The graph as SVG: every node a link (keyboard reachable); people, entities and threads
+ * labelled. links: [[sourceId, targetId, class?]]. */
 export function graphView(nodes, links, {width = 800, height = 560, label, selected} = {}) {
   const placed = layout(nodes, links, {width, height});
   const at = new Map(placed.map((n) => [n.id, n]));
   return s('svg', {class: 'graph', viewBox: `0 0 ${width} ${height}`, role: 'group', 'aria-label': label,
     preserveAspectRatio: 'xMidYMid meet'},
-  s('g', {class: 'links', 'aria-hidden': 'true'}, links.map(([a, b]) => {
+  s('g', {class: 'links', 'aria-hidden': 'true'}, links.map(([a, b, cls]) => {
     const p = at.get(a);
     const q = at.get(b);
     if (!p || !q) return null;
     return s('line', {x1: p.x.toFixed(1), y1: p.y.toFixed(1), x2: q.x.toFixed(1), y2: q.y.toFixed(1),
-      class: selected && (a === selected || b === selected) ? 'on' : null});
+      class: [cls, selected && (a === selected || b === selected) && 'on']});
   })),
-  s('g', {class: 'nodes'}, placed.map((node) => s('a', {href: node.href, class: ['node', node.kind, node.key && 'key', node.id === selected && 'selected'],
+  s('g', {class: 'nodes'}, placed.map((node) => s('a', {href: node.href,
+    class: ['node', node.kind, node.sub && `k-${node.sub}`, node.key && 'key', node.id === selected && 'selected'],
     'aria-label': node.label},
   s('title', {}, node.label),
-  node.kind === 'event'
-    ? s('rect', {x: (node.x - 5).toFixed(1), y: (node.y - 5).toFixed(1), width: 10, height: 10, rx: 2,
-      transform: `rotate(45 ${node.x.toFixed(1)} ${node.y.toFixed(1)})`})
-    : s('circle', {cx: node.x.toFixed(1), cy: node.y.toFixed(1), r: node.kind === 'thread' ? 9 : Math.min(22, 8 + 2 * Math.sqrt(node.weight || 1))}),
-  node.kind === 'event' ? null : s('text', {x: node.x.toFixed(1), y: (node.y + (node.kind === 'thread' ? 22 : 14 + Math.min(22, 8 + 2 * Math.sqrt(node.weight || 1)))).toFixed(1),
-    'text-anchor': 'middle', 'aria-hidden': 'true'}, node.short || node.label)))));
+  shape(node)))),
+  // Labels apart from the links: a link's name is its full label, the picture shows it short.
+  s('g', {class: 'labels', 'aria-hidden': 'true'}, placed.filter((node) => node.kind !== 'event').map((node) => s('text', {
+    x: node.x.toFixed(1), y: (node.y + radius(node) + 14).toFixed(1), 'text-anchor': 'middle'}, node.short || node.label))));
 }

@@ -32,10 +32,10 @@ export function localIso(value) {
   return `${value.length === 16 ? `${value}:00` : value}${offset >= 0 ? '+' : '-'}${pad(Math.trunc(offset / 60))}:${pad(offset % 60)}`;
 }
 
-function refLink(app, ref) {
+function refLink(app, ref, label) {
   const [kind, ...rest] = ref.split(':');
-  if (kind === 'event') return h('a', {href: app.href('event', rest.join(':'))}, ref);
-  return h('code', {}, ref);
+  if (kind === 'event') return h('a', {href: app.href('event', rest.join(':'))}, label || ref);
+  return label ? h('span', {}, label) : h('code', {}, ref);
 }
 
 function partsTable(card, maxima) {
@@ -69,7 +69,23 @@ function cardView(app, card, index, maxima) {
       card.importance ? `${t('field.importance')} ${card.importance}` : null,
     ].filter(Boolean).join(' · '), ' · ', h('code', {}, card.ref)),
     h('p', {class: 'card-text'}, card.text),
+    threadView(app, card.thread, index),
     partsTable(card, maxima));
+}
+
+/** The card's thread (an arc it belongs to) and the thread's other materials. */
+function threadView(app, thread, index) {
+  if (!thread) return null;
+  const id = `card-thread-${index}`;
+  const materials = thread.materials || [];
+  return h('div', {class: 'card-thread', role: 'group', 'aria-labelledby': id},
+    h('p', {class: 'small', id}, h('span', {class: 'muted'}, `${t('thread.label')}: `),
+      thread.id ? h('a', {class: 'chip thread', href: app.href('thread', thread.id)}, `⟲ ${thread.title}`)
+        : h('span', {class: 'chip thread'}, `⟲ ${thread.title}`),
+      materials.length ? h('span', {class: 'muted'}, ` · ${t('recall.materials', {n: materials.length})}`) : null),
+    materials.length ? h('ul', {class: 'thread-materials'}, materials.map((m) => h('li', {},
+      m.date ? h('span', {class: 'muted small mono'}, `${m.date} `) : null,
+      refLink(app, m.ref, m.title)))) : null);
 }
 
 export async function renderRecall(main, _args, app) {

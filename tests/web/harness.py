@@ -157,3 +157,46 @@ class ConsoleWatch:
 
 def temp_dir() -> Path:
     return Path(tempfile.mkdtemp(prefix="annals-web-"))
+
+
+# A trip told over several sessions (after tests/api/test_story_thread.py): planned, booked,
+# changed, taken and remembered. Extraction makes one thread of it; the merge pass lets the
+# changed hotel replace the booking (an `updates` relation).
+TRIP = [
+    ("trip-1", "2026-03-01T20:00:00+08:00", [
+        "Sam and I are planning a trip to Kyoto in May.",
+        "My cat Luna had her vet checkup today."]),
+    ("trip-2", "2026-03-10T20:00:00+08:00", [
+        "I booked the Hotel Okura Kyoto for our Kyoto trip, from May 3 to May 6."]),
+    ("trip-3", "2026-04-02T20:00:00+08:00", [
+        "We changed the hotel for the Kyoto trip: we cancelled the Hotel Okura Kyoto and "
+        "booked the Park Hyatt Kyoto instead."]),
+    ("trip-4", "2026-05-03T21:00:00+08:00", [
+        "We flew to Kyoto today and checked into the Park Hyatt Kyoto for the trip."]),
+    ("trip-5", "2026-05-05T21:00:00+08:00", [
+        "We hiked up to the Fushimi Inari shrine in Kyoto this morning.",
+        "We were exhausted after the Fushimi Inari hike, so we went back to the Park "
+        "Hyatt Kyoto early."]),
+    ("trip-6", "2026-06-01T20:00:00+08:00", [
+        "I still remember our Kyoto trip, the Park Hyatt Kyoto had an amazing view."]),
+]
+
+
+def seed_trip(server: Server, space: str = SPACE, consolidate: bool = True) -> dict:
+    """The trip imported session by session and extracted after each (as the quiet-window job
+    would), then the merge pass: → {"events": [...], "threads": [...]}."""
+    events = []
+    with server.http() as http:
+        for session, at, texts in TRIP:
+            messages = [{"seq": i + 1, "role": "user", "speaker": "Mel", "content": text,
+                         "at": at.replace(":00:00", f":0{i}:00")} for i, text in enumerate(texts)]
+            put = http.put(f"/v1/spaces/{space}/sessions/{session}/messages",
+                           json={"messages": messages})
+            assert put.status_code == 200, put.text
+            extracted = http.post(f"/v1/spaces/{space}/extract", json={"session": session})
+            assert extracted.status_code == 200, extracted.text
+            events += extracted.json()["events"]
+        if consolidate:
+            assert http.post(f"/v1/spaces/{space}/consolidate", json={}).status_code == 200
+        threads = http.get(f"/v1/spaces/{space}/threads").json()["threads"]
+    return {"events": events, "threads": threads}

@@ -2,7 +2,8 @@
 PNG files in docs/screenshots/ (shown in README.md and docs/web.md).
 
 A fresh `annals serve` (hash embedder) gets the small chat of the tests, extracted, one event
-edited twice (so its history has something to show) and a scoped key (so the key table does);
+edited twice (so its history has something to show), the trip told over six sessions (so there
+are threads, places, relations and summaries) and a scoped key (so the key table does);
 Debian's Chromium, through Playwright, takes the pictures.
 
     python -m tests.web.screenshots [--out docs/screenshots] [--only chronicle,recall]
@@ -14,17 +15,28 @@ import argparse
 import sys
 from pathlib import Path
 
-from tests.web.harness import ADMIN_KEY, SPACE, Server, browser_missing, launch, seed, temp_dir
+from tests.web.harness import (
+    ADMIN_KEY,
+    SPACE,
+    Server,
+    browser_missing,
+    launch,
+    seed,
+    seed_trip,
+    temp_dir,
+)
 
 VIEWPORTS = {"desktop": ({"width": 1280, "height": 800}, 1), "phone": ({"width": 390, "height": 844}, 2)}
 LOCALES = {"en": "en-US", "zh": "zh-CN"}
 MAX_HEIGHT = {"desktop": 1500, "phone": 1700}  # CSS pixels: enough to show the screen's point
-SCREENS = ("signin", "chronicle", "event", "recall", "people", "ops")
+SCREENS = ("signin", "chronicle", "event", "recall", "people", "thread", "ops")
 QUERY = {"en": "what did Sam book?", "zh": "奶糖体检"}
 
 
-def prepare(server: Server) -> str:
+def prepare(server: Server) -> tuple[str, str]:
     events = seed(server)
+    trip = seed_trip(server)
+    thread = next(t for t in trip["threads"] if t["title"] == "Kyoto")["id"]
     checkup = next(e for e in events if e["importance"] >= 7)
     with server.http() as http:
         path = f"/v1/spaces/{SPACE}/events/{checkup['id']}"
@@ -33,7 +45,7 @@ def prepare(server: Server) -> str:
         http.patch(path, json={"version": 2, "title": "奶糖的第一次体检", "location": "宠物医院"})
         http.post("/v1/keys", json={"spaces": [SPACE], "access": "write", "label": "tavern-bot"})
         http.post(f"/v1/spaces/{SPACE}/recall", json={"query": "奶糖体检", "window": "chat-1"})
-    return checkup["id"]
+    return checkup["id"], thread
 
 
 def shoot(page, path: Path, device: str) -> None:
@@ -43,7 +55,7 @@ def shoot(page, path: Path, device: str) -> None:
                     full_page=True, animations="disabled", caret="hide")
 
 
-def screens(page, url: str, lang: str, event_id: str) -> dict:
+def screens(page, url: str, lang: str, event_id: str, thread_id: str) -> dict:
     def go(route: str, ready: str):
         def show():
             page.goto(f"{url}/#/{SPACE}/{route}")
@@ -62,6 +74,7 @@ def screens(page, url: str, lang: str, event_id: str) -> dict:
         "event": go(f"event/{event_id}", ".history li"),
         "recall": recall,
         "people": go("people/小明", "svg.graph"),
+        "thread": go(f"thread/{thread_id}", ".materials li.event"),
         "ops": go("ops", ".tiles"),
     }
 
@@ -83,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     written = []
     try:
         server.wait_ready()
-        event_id = prepare(server)
+        event_id, thread_id = prepare(server)
         with sync_playwright() as playwright:
             browser = launch(playwright)
             for lang, locale in LOCALES.items():
@@ -102,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
                     context.add_init_script(script=(
                         f"try {{ sessionStorage.setItem('annals.key', {ADMIN_KEY!r}); }} catch (e) {{}}"))
                     page = context.new_page()
-                    for name, show in screens(page, server.url, lang, event_id).items():
+                    for name, show in screens(page, server.url, lang, event_id, thread_id).items():
                         if name not in wanted:
                             continue
                         show()

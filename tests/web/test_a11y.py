@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.web.conftest import PHONE, sign_in
-from tests.web.harness import SPACE, seed
+from tests.web.harness import SPACE, seed, seed_trip
 
 pytestmark = pytest.mark.e2e
 
@@ -41,12 +41,36 @@ ACTIVE = """() => {
 
 @pytest.fixture(scope="module")
 def events(server):
-    return seed(server)
+    events = seed(server)
+    seed_trip(server)  # threads, entities, relations and summaries to show
+    return events
 
 
 def screens(page, server, events) -> dict[str, callable]:
     """Each screen, made ready to be checked."""
     checkup = next(e for e in events if e["importance"] >= 7)
+    with server.http() as http:
+        threads = http.get(f"/v1/spaces/{SPACE}/threads").json()["threads"]
+        kyoto = next(t for t in threads if t["title"] == "Kyoto")
+        place = next(e for e in http.get(f"/v1/spaces/{SPACE}/entities?kind=place").json()["entities"]
+                     if e["name"] == "Kyoto")
+        booking = next(e for e in http.get(f"/v1/spaces/{SPACE}/threads/{kyoto['id']}").json()["materials"]
+                       if e["status"] == "superseded")
+
+    def summaries():
+        page.goto(f"{server.url}/#/{SPACE}/chronicle")
+        page.locator("details.summaries summary").click()
+        page.locator("details.summaries li.event").first.wait_for()
+
+    def graph_list():
+        page.goto(f"{server.url}/#/{SPACE}/people/{place['id']}")
+        page.locator("details.graph-list summary").click()
+        page.locator("details.graph-list li").first.wait_for()
+
+    def rename():
+        page.goto(f"{server.url}/#/{SPACE}/thread/{kyoto['id']}")
+        page.locator(".page-head button").click()
+        page.locator("form.edit input").first.wait_for()
 
     def recall():
         page.goto(f"{server.url}/#/{SPACE}/recall")
@@ -65,6 +89,12 @@ def screens(page, server, events) -> dict[str, callable]:
         "event": go(f"event/{checkup['id']}", ".messages .message"),
         "recall": recall,
         "people": go("people/小明", "svg.graph"),
+        "chronicle-summaries": summaries,
+        "chronicle-thread": go("chronicle", ".timeline li.event .chip.thread"),
+        "event-relations": go(f"event/{booking['id']}", ".relations li"),
+        "people-entity": graph_list,
+        "thread": go(f"thread/{kyoto['id']}", ".materials li.event"),
+        "thread-rename": rename,
         "ops": go("ops", ".tiles"),
     }
 

@@ -1,7 +1,9 @@
 """The web app end to end, as a person uses it: sign in, import a chat, extract, find an event on
 the timeline, open its evidence, edit it and read the history (and meet a 409), recall and read
-the trace, report a delivery and see the next recall cool it down; a read-only key sees no write
-controls. Real `annals serve`, real headless Chromium."""
+the trace, report a delivery and see the next recall cool it down; a trip told over several
+sessions becomes a thread that can be filtered, read, renamed (and meet a 409) and merged, with
+its events' relations and the graph; a read-only key sees no write controls. Real `annals serve`,
+real headless Chromium."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.web.conftest import PHONE, sign_in
-from tests.web.harness import ADMIN_KEY, SPACE, seed, write_chat
+from tests.web.harness import ADMIN_KEY, SPACE, seed, seed_trip, write_chat
 
 pytestmark = pytest.mark.e2e
 
@@ -138,7 +140,9 @@ def test_people_graph_language_and_phone(open_page, server):
     assert page.evaluate("localStorage.getItem('annals.lang')") == "en"
     assert page.evaluate("document.documentElement.lang") == "en"
     # A phone screen: nothing wider than the viewport.
-    for view in ("chronicle", "recall", "people", "ops"):
+    with server.http() as http:
+        thread = http.get("/v1/spaces/family/threads").json()["threads"][0]["id"]
+    for view in ("chronicle", "recall", "people", "ops", f"thread/{thread}"):
         page.goto(f"{server.url}/#/family/{view}")
         page.locator("main h1").first.wait_for()
         assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], view
@@ -170,3 +174,102 @@ def test_a_read_key_sees_no_write_controls(open_page, server):
     page.goto(f"{server.url}/#/{SPACE}/chronicle")
     expect(page.get_by_role("alert")).to_contain_text("may not open space")
     assert json.loads(page.evaluate("JSON.stringify(sessionStorage)"))["annals.key"] == key
+
+
+def test_a_trip_becomes_a_thread_to_read_rename_merge_and_see_in_the_graph(open_page, server):
+    trip = seed_trip(server, "travel")
+    [kyoto] = [t for t in trip["threads"] if t["title"] == "Kyoto"]
+    with server.http() as http:
+        detail = http.get(f"/v1/spaces/travel/threads/{kyoto['id']}").json()
+    materials = detail["materials"]
+    assert len(materials) >= 6
+    booking = next(e for e in materials if e["status"] == "superseded")
+    page, _ = open_page(allow=["status of 409"])
+    sign_in(page, server, path="/#/travel/people")
+
+    # People and threads: the places by kind, the thread with its events, the graph's thread node.
+    expect(page.get_by_role("heading", name="People and threads", level=1)).to_be_visible()
+    expect(page.locator(".kind-head", has_text="Places")).to_be_visible()
+    threads = page.locator("section[aria-labelledby=threads-h]")
+    expect(threads.get_by_role("link", name="⟲ Kyoto")).to_be_visible()
+    expect(page.locator("svg.graph a.node.thread")).to_have_count(len(trip["threads"]))
+    expect(page.locator("svg.graph a.node.entity.k-place").first).to_be_attached()
+    expect(page.locator(".legend")).to_contain_text("thread")
+    page.get_by_text("The graph as a list").click()
+    expect(page.locator("details.graph-list")).to_contain_text("Kyoto")
+    page.locator("section[aria-labelledby=people-h] a.person-link").filter(
+        has=page.locator(".name", has_text=re.compile(r"^Kyoto$"))).click()  # the place, with its events
+    expect(page.locator("#person-h")).to_contain_text("place")
+    expect(page.locator("#person-h ~ ol li.event")).to_have_count(7)
+    expect(page.locator("svg.graph a.node.selected")).to_have_count(1)
+
+    # The thread's page: its materials, oldest first.
+    page.goto(f"{server.url}/#/travel/thread/{kyoto['id']}")
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Kyoto")
+    items = page.locator(".materials li.event")
+    expect(items).to_have_count(len(materials))
+    expect(items.first).to_contain_text(materials[0]["title"])
+    expect(items.last).to_contain_text(materials[-1]["title"])
+
+    # Rename it (and give it an alias) with the version read.
+    page.get_by_role("button", name="Rename").click()
+    page.get_by_label("Title").fill("Kyoto in May")
+    page.get_by_label("Also called").fill("Kansai trip")
+    page.get_by_role("button", name="Save").click()
+    expect(page.get_by_role("status")).to_contain_text("Thread saved as version")
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Kyoto in May")
+    expect(page.locator(".page-head .chip")).to_have_text(["Kansai trip"])
+
+    # Someone else renames it meanwhile: the save is refused with a clear message, the text
+    # typed stays, and saving again on the latest version works.
+    page.get_by_role("button", name="Rename").click()
+    with server.http() as http:
+        now = http.get(f"/v1/spaces/travel/threads/{kyoto['id']}").json()
+        assert http.patch(f"/v1/spaces/travel/threads/{kyoto['id']}",
+                          json={"version": now["version"], "title": "Their Kyoto"}).status_code == 200
+    page.get_by_label("Title").fill("Our Kyoto trip")
+    page.get_by_role("button", name="Save").click()
+    conflict = page.locator(".notice.warn")
+    expect(conflict).to_contain_text("Someone changed this thread meanwhile")
+    expect(conflict).to_contain_text(f"You edited version {now['version']}")
+    page.get_by_role("button", name="Load the latest version").click()
+    expect(page.get_by_label("Title")).to_have_value("Our Kyoto trip")
+    page.get_by_role("button", name="Save").click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Our Kyoto trip")
+
+    # The chronicle filtered by the thread: its active events only, summaries kept apart.
+    page.goto(f"{server.url}/#/travel/chronicle")
+    expect(page.locator("details.summaries summary")).to_contain_text("summar")
+    expect(page.locator(".timeline li.summary-event")).to_have_count(0)
+    page.get_by_label("Thread").select_option(kyoto["id"])
+    expect(page.locator(".timeline li.event")).to_have_count(
+        sum(e["status"] == "active" for e in materials))
+    expect(page.locator(".scope-note")).to_contain_text("Our Kyoto trip")
+
+    # The superseded booking says what replaced it; the change says what it replaces.
+    page.goto(f"{server.url}/#/travel/event/{booking['id']}")
+    expect(page.locator(".notice.replaced")).to_contain_text("A later event replaced this one")
+    related = page.locator("section[aria-labelledby=related-h]")
+    expect(related.get_by_role("link", name="⟲ Our Kyoto trip")).to_be_visible()
+    related.locator("li.rel-updates a").click()
+    expect(page.locator("li.rel-updates")).to_contain_text("Replaces")
+    expect(page.locator("li.rel-updates")).to_contain_text(booking["title"])
+
+    # Recall: a card of the trip shows its thread and materials.
+    page.goto(f"{server.url}/#/travel/recall")
+    page.get_by_label("Query").fill("Kyoto hotel")
+    page.get_by_role("button", name="Recall", exact=True).click()
+    expect(page.locator(".recall-card .card-thread").first).to_contain_text("Our Kyoto trip")
+    expect(page.locator(".recall-card .thread-materials li").first).to_be_visible()
+
+    # Merge another thread into it: its title becomes an alias, its page is gone.
+    with server.http() as http:
+        other = http.post("/v1/spaces/travel/threads", json={"title": "Hotels"})
+        assert other.status_code == 201, other.text
+        other = other.json()
+    page.goto(f"{server.url}/#/travel/thread/{other['id']}")
+    page.get_by_label("Into", exact=True).select_option(kyoto["id"])
+    page.get_by_role("button", name="Merge").click()
+    expect(page.get_by_role("status")).to_contain_text("“Hotels” merged into “Our Kyoto trip”")
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Our Kyoto trip")
+    expect(page.locator(".page-head .chips")).to_contain_text("Hotels")
