@@ -238,7 +238,8 @@ class ExportQuery(BaseModel):
 
 
 ERROR_TEXT = {
-    400: "Bad request: an invalid path id, malformed or missing JSON, a bad query value",
+    400: "Bad request: an invalid path id, malformed or missing JSON, a bad query value, or "
+         "malformed HTTP (an invalid Content-Length header)",
     401: "Missing or invalid bearer key",
     403: "The key may not do this",
     404: "No such resource",
@@ -280,8 +281,7 @@ class Operation:
         codes = set(self.errors)
         if not self.public:
             codes |= {401, 403, 503}
-        if set(self.path_params) & CHECKED_PARAMS or self.request or self.query:
-            codes.add(400)
+        codes.add(400)  # any request: malformed HTTP (a bad Content-Length) is refused too
         if self.request:
             codes |= {413, 415, 422}
         if self.query:
@@ -290,7 +290,6 @@ class Operation:
 
 
 SPACE = "/v1/spaces/{space}"
-CHECKED_PARAMS = {"space", "session", "seq", "entity_id", "thread_id"}  # 400 if malformed
 MARKDOWN = {"text/markdown": {"schema": {"type": "string"}}}
 WEB_PAGE = {"text/html": {"schema": {"type": "string"}}}
 WEB_ASSET = {t: {"schema": {"type": "string"}}

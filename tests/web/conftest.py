@@ -24,7 +24,11 @@ DESKTOP = {"width": 1280, "height": 860}
 PHONE = {"width": 390, "height": 844}
 
 
-@pytest.fixture(scope="session")
+# Module scope, not session: Playwright's sync API keeps an asyncio loop running while it is
+# started, so any later test on the same xdist worker that runs its own loop (anyio.run in
+# tests/e2e/test_mcp.py) would fail with "Cannot run the event loop while another loop is
+# running". Launching Chromium once per module costs about a second.
+@pytest.fixture(scope="module")
 def browser():
     missing = browser_missing()
     if missing:
