@@ -383,6 +383,26 @@ def export(space: str, fmt: str, status: str, url: str | None, key: str | None) 
                                        status))
 
 
+@main.group(help="The memory graph: entities, threads, relations (docs/graph.md).")
+def graph() -> None:
+    pass
+
+
+@graph.command("rebuild", help="Link the entities, threads and relations of every event of "
+               "SPACE already stored (events extracted before the graph existed). Idempotent.")
+@click.option("--space", required=True)
+def graph_rebuild(space: str) -> None:
+    from chalicelib.domain.models import check_id
+    from chalicelib.usecases.graph import rebuild
+
+    try:
+        check_id(space, "space")
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    services = _services()
+    _echo_json({"space": space, **rebuild(services, space, services.clock())})
+
+
 @main.group(help="Scheduled jobs.")
 def jobs() -> None:
     pass

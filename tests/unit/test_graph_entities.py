@@ -130,6 +130,25 @@ def test_the_hook_is_idempotent(services, space):
     assert state(services, space) == before
 
 
+@pytest.mark.parametrize("space", sorted(STORIES))
+def test_rebuild_links_events_stored_before_the_graph_existed(services, space):
+    """An upgrade: events are there, their graph records are not. `annals graph rebuild`
+    links them as extraction would have, and a second rebuild changes nothing."""
+    tell(services, space)
+    linked = state(services, space)
+    for kind in (Entity, Thread, Relation):
+        services.store.delete_records(kind, space, [r.key for r in
+                                                    services.store.list_records(kind, space)])
+    assert not any(state(services, space).values())
+    totals = graph.rebuild(services, space, services.clock())
+    assert totals["sessions"] >= 6 and totals["entities"] > 0
+    rebuilt = state(services, space)
+    assert {e["key"] for e in rebuilt["entity"]} == {e["key"] for e in linked["entity"]}
+    assert len(rebuilt["thread"]) == len(linked["thread"]) >= 1
+    graph.rebuild(services, space, services.clock())
+    assert state(services, space) == rebuilt
+
+
 def test_a_changed_fact_replaces_the_event_it_names(services):
     tell(services, "trip-en")
     events = sorted((e for e in iter_events(services.store, "trip-en")

@@ -9,6 +9,7 @@ exists is not written again). The merge pass records `updates` itself
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -44,3 +45,22 @@ def after_extraction(services: Services, space: str, session: str, events: Seque
     written = relations_uc.save_relations(services, space, rels)
     return {"entities": sum(bool(by_event.get(e.id)) for e in active),
             "threads": len({t for _, t, _ in linked.joins}), "relations": len(written)}
+
+
+def rebuild(services: Services, space: str, now: datetime) -> dict[str, int]:
+    """Link every active event of a space, session by session in the order they were
+    written: for events extracted before the graph existed (an upgrade, an import of events).
+    Idempotent like the hook, so running it twice changes nothing."""
+    by_session: dict[str, list[Event]] = defaultdict(list)
+    for event in iter_events(services.store, space):
+        if event.kind != "summary" and event.sources:
+            by_session[event.sources[0].session].append(event)
+    order = sorted(by_session, key=lambda s: min(e.created_at for e in by_session[s]))
+    totals = {"sessions": len(order), "entities": 0, "threads": 0, "relations": 0}
+    for session in order:
+        counts = after_extraction(services, space, session,
+                                  sorted(by_session[session], key=lambda e: (e.when.start, e.id)),
+                                  now)
+        for key, value in counts.items():
+            totals[key] += value
+    return totals
