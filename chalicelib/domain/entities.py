@@ -99,12 +99,52 @@ _NOT_NAMES = frozenset({
 })
 
 
+# Words that open chat sentences, capitalised by grammar and not by being names: "Hey Mel",
+# "Glad Caroline …", "Whenever Caroline …" must not become entities. Greetings, feelings,
+# discourse adverbs and auxiliaries; adjectives that open place names (Grand, Great, New) are
+# left out on purpose. Words ending in -ing / -ly at the front are dropped as well
+# ("Knowing Caroline", "Honestly Mel"), and so is any word with a pronoun contraction (I'm,
+# How'd, Melanie've): names do not end in 'm / 've / 'd / 're / 'll.
+_STARTERS = frozenset({
+    "hey", "hiya", "yo", "bye", "goodbye", "glad", "lucky", "happy", "sorry", "congrats",
+    "congratulations", "cheers", "woohoo", "yay", "aww", "aw", "haha", "lol", "omg", "ugh",
+    "yeah", "yep", "yup", "nope", "sure", "right", "exactly", "totally", "definitely",
+    "absolutely", "agreed", "true", "same", "wow", "whoa", "cool", "nice", "awesome",
+    "amazing", "wonderful", "beautiful", "lovely", "sweet", "well", "anyway", "anyways", "btw",
+    "now", "since", "for", "whenever", "wherever", "although", "though", "until", "unless",
+    "as", "like", "do", "does", "did", "have", "has", "had", "was", "were", "is", "are", "am",
+    "can", "could", "would", "should", "will", "wish", "hope", "love", "loved", "makes",
+    "made", "sounds", "looks", "seems", "appreciate", "thankfully", "luckily", "sadly",
+    "finally", "last", "next", "first", "every", "some", "any", "all", "both", "each", "most",
+    "many", "much", "such", "even", "still", "yet", "plus", "maybe", "perhaps", "please",
+    "let", "let's", "take", "keep", "stay", "check", "guess", "see", "look", "tell", "say",
+    "said", "went", "got", "get", "going", "been", "being", "not", "never", "always", "only",
+    "too", "very", "really", "good", "great", "best", "bad", "it's", "that's", "here's",
+    "there's", "what's", "who's", "how's", "where's", "enjoy", "reminds", "fri", "sat", "sun", "mon", "tue",
+    "tues", "wed", "thu", "thur", "thurs", "jan", "feb", "mar", "apr", "jun", "jul", "aug",
+    "sep", "sept", "oct", "nov", "dec", "mr", "mrs", "ms", "dr",
+})
+_CONTRACTED = re.compile(r"['’](?:m|ve|d|re|ll)$", re.IGNORECASE)
+
+
+def _not_a_name_word(word: str, leading: bool) -> bool:
+    low = word.casefold().strip(".")
+    if low in _NOT_NAMES or _CONTRACTED.search(word):
+        return True
+    return leading and (low in _STARTERS or (len(low) > 4 and low.endswith(("ing", "ly"))))
+
+
 def _trim_words(name: str) -> str:
     """Drop leading and trailing words that are not part of a name ("The Park Hyatt" →
-    "Park Hyatt"; "Kyoto Yesterday" → "Kyoto")."""
+    "Park Hyatt"; "Kyoto Yesterday" → "Kyoto"; "Hey Mel" → "Mel"; "Ed Sheeran's" →
+    "Ed Sheeran")."""
     words = name.split()
-    while words and words[0].casefold().strip(".") in _NOT_NAMES:
+    if words:
+        words[-1] = re.sub(r"['’]s$", "", words[-1])
+    while words and _not_a_name_word(words[0], leading=True):
         words.pop(0)
+    if any(_CONTRACTED.search(w) for w in words):
+        return ""  # "Now I'm", "Caroline've come": a sentence, not a name
     while words and (words[-1].casefold().strip(".") in _NOT_NAMES
                      or words[-1].casefold() in {"of", "the", "and", "&", "de", "la"}):
         words.pop()
@@ -122,6 +162,15 @@ def _english_kind(name: str, people: Sequence[str]) -> EntityKind:
     return "thing"
 
 
+def _around_a_person(name: str, people: Sequence[str]) -> bool:
+    """A known person's name after other words ("Reminds Melanie", "Expression of Melanie"):
+    words around a person, not a new name. The person's own name first ("Melanie Smith") is a
+    name; the person alone is found by the speaker list."""
+    words = [w.casefold() for w in name.split()]
+    firsts = {p.split()[0].casefold() for p in people if p and p.split()}
+    return any(w in firsts for w in words[1:]) and words[0] not in firsts
+
+
 def english_mentions(text: str, people: Sequence[str] = ()) -> list[Mention]:
     out: list[Mention] = []
     for m in _PET_EN.finditer(text):
@@ -134,7 +183,7 @@ def english_mentions(text: str, people: Sequence[str] = ()) -> list[Mention]:
             out.append(Mention(title, "work"))
     for m in _MULTI.finditer(text):
         name = _trim_words(m.group(0))
-        if len(name.split()) >= 2:
+        if len(name.split()) >= 2 and not _around_a_person(name, people):
             out.append(Mention(name, _english_kind(name, people)))
     for m in _PLACE_AFTER.finditer(text):
         name = _trim_words(m.group(1))

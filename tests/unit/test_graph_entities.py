@@ -46,6 +46,22 @@ def test_mentions(text, people, expected):
     assert all(name in text for name, _ in found)
 
 
+@pytest.mark.parametrize("text", [
+    "Hey Mel! Glad Caroline liked it.", "Now I'm painting again.", "Whenever Caroline hears it",
+    "Caroline've come a long way", "Knowing Caroline, she will go.", "Last Fri was fun.",
+    "It's Caroline's turn.", "Reminds Melanie of home.", "Do Melanie's kids like it?",
+])
+def test_words_that_open_a_chat_sentence_are_not_names(text):
+    """Capitalised by grammar, not by being names (LoCoMo gave "Hey Mel", "Glad Caroline",
+    "Now I'm" … as entities, and threads titled after them)."""
+    found = mentions(text, people=["Caroline", "Melanie", "Mel"])
+    assert {name for name, _ in found} <= {"Caroline", "Melanie", "Mel"}, found
+
+
+def test_a_possessive_is_not_part_of_the_name():
+    assert ("Ed Sheeran", "thing") in mentions("I love Ed Sheeran's songs")
+
+
 def test_a_known_name_is_found_again_where_no_rule_sees_it():
     known = find_mentions("We are planning a trip to Kyoto.")
     assert ("Kyoto", "place") in mentions("I booked a hotel for our Kyoto trip", known=known)
