@@ -43,12 +43,25 @@ _EN_REACTION = re.compile(
 )
 _QUESTION_END = re.compile(r"[?？]\s*$|[吗呢么]\s*[。.]?$")
 
+# Chat text writes the apostrophe straight or curly (I’ve): both, or "I’ve" became
+# "Caroline’ve". A verb right after "I" takes the third person's -s ("I want" → "Mel wants").
+_APOS = "['’]"
+_EN_VERBS = ("want|love|like|think|feel|need|hope|know|get|make|see|remember|plan|mean|guess"
+             "|agree|find|keep|take|use|work|live|play|paint|read|write|run|say|start|enjoy"
+             "|believe|love|prefer|volunteer|hate|learn|dream|care|struggle|look|seem|wonder"
+             "|appreciate|admire|cherish|treasure|support|create|collect|spend|visit|bake|cook")
+_EN_VERBS_ES = {"go": "goes", "do": "does", "miss": "misses", "wish": "wishes",
+                "try": "tries", "watch": "watches", "teach": "teaches", "relax": "relaxes"}
 _EN_PRONOUNS = [
-    (re.compile(r"\bI'm\b|\bI am\b"), "{me} is"),
-    (re.compile(r"\bI've\b|\bI have\b"), "{me} has"),
-    (re.compile(r"\bI'll\b"), "{me} will"),
-    (re.compile(r"\bI'd\b"), "{me} would"),
+    (re.compile(rf"\bI{_APOS}m\b|\bI am\b"), "{me} is"),
+    (re.compile(rf"\bI{_APOS}ve\b|\bI have\b"), "{me} has"),
+    (re.compile(rf"\bI{_APOS}ll\b"), "{me} will"),
+    (re.compile(rf"\bI{_APOS}d\b"), "{me} would"),
     (re.compile(r"\bI was\b"), "{me} was"),
+    (re.compile(rf"\bI (?:(?:really|also|just|still|always|never|often|usually) )?(?:{_EN_VERBS})\b"),
+     None),  # third person -s: see _third_person_verb
+    (re.compile(r"\bI (?:(?:really|also|just|still|always|never|often|usually) )?(?:"
+                + "|".join(_EN_VERBS_ES) + r")\b"), None),
     (re.compile(r"\bI\b"), "{me}"),
     (re.compile(r"\b[Mm]yself\b"), "{me}"),
     (re.compile(r"\b[Mm]y\b|\b[Mm]ine\b"), "{me}'s"),
@@ -56,7 +69,7 @@ _EN_PRONOUNS = [
 ]
 _EN_SECOND = [
     (re.compile(r"\b[Yy]our\b|\b[Yy]ours\b"), "{you}'s"),
-    (re.compile(r"\b[Yy]ou're\b"), "{you} is"),
+    (re.compile(rf"\b[Yy]ou{_APOS}re\b"), "{you} is"),
     (re.compile(r"\b[Yy]ou\b"), "{you}"),
 ]
 
@@ -117,8 +130,19 @@ def third_person(sentence: str, me: str, you: str | None) -> str:
         for pattern, repl in _EN_SECOND:
             out = pattern.sub(repl.format(you=you), out)
     for pattern, repl in _EN_PRONOUNS:
-        out = pattern.sub(repl.format(me=me), out)
+        if repl is None:
+            out = pattern.sub(lambda m: _third_person_verb(m.group(0), me), out)
+        else:
+            out = pattern.sub(repl.format(me=me), out)
     return out
+
+
+def _third_person_verb(phrase: str, me: str) -> str:
+    """"I really want" → "Mel really wants"."""
+    words = phrase.split()
+    verb = words[-1]
+    words[-1] = _EN_VERBS_ES.get(verb, verb + "s")
+    return " ".join([me, *words[1:]])
 
 
 def make_title(summary: str) -> str:

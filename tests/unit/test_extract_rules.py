@@ -137,3 +137,16 @@ class TestImportance:
     def test_always_within_1_to_10(self, text):
         for has_time in (False, True):
             assert 1 <= rules.importance(text, has_time) <= 10
+
+
+@pytest.mark.parametrize("said,retold", [
+    ("I’ve come a long way since my transition",
+     "Caroline has come a long way since Caroline's transition"),
+    ("Now I want to help people", "Now Caroline wants to help people"),
+    ("I really love painting", "Caroline really loves painting"),
+    ("I go hiking and I miss it", "Caroline goes hiking and Caroline misses it"),
+    ("I’m so glad", "Caroline is so glad"),
+])
+def test_retelling_handles_curly_apostrophes_and_third_person_verbs(said, retold):
+    # LoCoMo writes I’ve with a curly apostrophe: titles read "Caroline've come a long way"
+    assert rules.third_person(said, "Caroline", "Melanie") == retold
