@@ -181,6 +181,9 @@ def get_event(space: str, event_id: str):
     relations = relations_uc.relations_of(services(), space, event.id)
     if relations:  # only when there are: the answer stays what older clients know
         body["relations"] = [r.model_dump(mode="json") for r in relations]
+    thread = threads_uc.thread_of(services(), space, event.id)
+    if thread is not None:
+        body["thread"] = {"id": thread.key, "title": thread.title}
     return json_response(body)
 
 

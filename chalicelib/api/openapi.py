@@ -90,12 +90,19 @@ class ExtractedEvents(BaseModel):
     events: list[Event]
 
 
+class EventThread(BaseModel):
+    id: str
+    title: str
+
+
 class EventWithEvidence(Event):
     evidence: list[Message] | None = Field(
         default=None, description="the cited messages, with ?evidence=true")
     relations: list[EventRelation] | None = Field(
         default=None, description="links to other events (updates, same_thread, follows, "
                                   "causes; docs/graph.md), when it has any")
+    thread: EventThread | None = Field(
+        default=None, description="the thread (arc) the event belongs to, when it has one")
 
 
 class JsonRpcMessage(BaseModel):

@@ -98,6 +98,7 @@ def test_the_trip_is_one_thread_and_the_changed_hotel_updates_the_booking(client
     new = call(client, "get", f"{sp}/events/{change['id']}")
     assert any(r["kind"] == "updates" and r["dst"] == booking["id"] for r in new["relations"])
     assert any(r["kind"] == "same_thread" for r in new["relations"])
+    assert new["thread"]["id"] == detail["id"]  # the event names its thread
 
     recalled = call(client, "post", sp + "/recall", {"query": query, "max_cards": 10})
     refs = [c["ref"] for c in recalled["cards"]]

@@ -170,6 +170,12 @@ def list_threads(services: Services, space: str) -> ThreadList:
     return ThreadList(threads=[ThreadView.of(t) for t in threads])
 
 
+def thread_of(services: Services, space: str, event_id: str) -> Thread | None:
+    """The thread an event belongs to (an event is in at most one), or None."""
+    return next((t for t in services.store.list_records(Thread, space)
+                 if event_id in t.events), None)
+
+
 def load_thread(services: Services, space: str, key: str) -> Thread:
     thread = services.store.get_record(Thread, space, key)
     if thread is None:
