@@ -39,6 +39,10 @@ from tqdm import tqdm
 from . import metrics as M
 
 BASELINES = ("bm25", "dense")
+# The graph step (chalicelib/usecases/recall/graph.py) measured against the same recall
+# without it, in the same run: this recipe is the default with graph_seeds = 0.
+NO_GRAPH = "annals_no_graph"
+NO_GRAPH_RECIPE = "hybrid_no_graph"
 CARDS = 20  # cards asked for (and dumped) per question
 ONE_US = timedelta(microseconds=1)
 
@@ -527,7 +531,8 @@ def run_locomo(paths: Sequence[Path | str], *, recipe: str | None = None,
         baselines = PlainBaselines(Path(tmp), services.embedder)
         setup_s = time.perf_counter() - t0
         annals_recipe = recipe or services.settings.recipe
-        recipes = {"annals": annals_recipe, **{b: b for b in BASELINES}}
+        recipes = {"annals": annals_recipe, NO_GRAPH: NO_GRAPH_RECIPE,
+                   **{b: b for b in BASELINES}}
         from chalicelib.usecases.extract import run_extraction
 
         warmed = False
@@ -580,7 +585,9 @@ def run_locomo(paths: Sequence[Path | str], *, recipe: str | None = None,
     report = {
         "benchmark": "locomo",
         "conversations": conv_reports,
+        "graph": graph_report(summary),
         "config": {"embedder": embedder, "annals_recipe": annals_recipe,
+                   "no_graph_recipe": NO_GRAPH_RECIPE,
                    "baselines": list(BASELINES), "cards": CARDS,
                    "limit_questions": limit_questions, "time_zone": "UTC",
                    "paths": [str(p) for p in paths]},
@@ -631,6 +638,41 @@ def run_locomo(paths: Sequence[Path | str], *, recipe: str | None = None,
         Path(dump_path).write_text("".join(line + "\n" for line in dump_lines),
                                    encoding="utf-8")
     return report
+
+
+def graph_report(summary: dict[str, dict]) -> dict:
+    """The graph step: the Annals recipe beside the same recall without it, same questions."""
+    out: dict[str, Any] = {}
+    for name, key in (("with", "annals"), ("without", NO_GRAPH)):
+        s = summary.get(key)
+        if s is None:
+            return {}
+        out[name] = {"R@10": s["R@10"], "R@10 cat1": s["by_category"]["1"]["R@10"],
+                     **{f"R@10 cat{c}": s["by_category"][c]["R@10"] for c in "234"},
+                     "chars@10": s["chars@10"], "p50_ms": s["latency_ms"]["p50"],
+                     "p95_ms": s["latency_ms"]["p95"]}
+    out["delta"] = {k: _minus(out["with"][k], out["without"][k]) for k in out["with"]}
+    return out
+
+
+def format_graph(report: dict) -> list[str]:
+    g = report.get("graph")
+    if not g:
+        return []
+    w0, w = 24, 10
+    lines = [f"graph step (recall/graph.py): {report['config']['annals_recipe']} with it / "
+             f"{report['config'].get('no_graph_recipe')} without it, same questions",
+             "metric".ljust(w0) + "with".rjust(w) + "without".rjust(w) + "Δ".rjust(w)]
+    lines.append("-" * len(lines[-1]))
+    for key in ("R@10", "R@10 cat1", "R@10 cat2", "R@10 cat3", "R@10 cat4"):
+        lines.append(key.ljust(w0) + _fmt(g["with"][key]).rjust(w)
+                     + _fmt(g["without"][key]).rjust(w) + _signed(g["delta"][key]).rjust(w))
+    for key, name in (("chars@10", "chars in top-10 cards"), ("p50_ms", "recall p50 ms"),
+                      ("p95_ms", "recall p95 ms")):
+        lines.append(name.ljust(w0) + _fmt(g["with"][key], False).rjust(w)
+                     + _fmt(g["without"][key], False).rjust(w)
+                     + _signed(g["delta"][key], False).rjust(w))
+    return lines
 
 
 def _json_default(value: object) -> object:
@@ -738,7 +780,8 @@ def format_table(report: dict) -> str:
     lines.append("-" * len(lines[-1]))
     for name, vals, delta in rows:
         lines.append(name.ljust(w0) + "".join(v.rjust(w) for v in vals) + delta.rjust(16))
-    lines += ["", *format_hook(report), "", *format_context(report)]
+    lines += ["", *format_graph(report), "", *format_hook(report), "",
+              *format_context(report)]
     t = report["temporal"]
     e = report["query_embed_ms"]
     lines += [

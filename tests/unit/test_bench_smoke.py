@@ -78,7 +78,9 @@ def test_locomo_bench_runs_end_to_end(tmp_path):
                         progress=False)
     assert time.perf_counter() - started < 20
     assert report["errors"] == [], report["errors"][:1]
-    assert set(report["recipes"]) == {"annals", "bm25", "dense"}
+    assert set(report["recipes"]) == {"annals", "annals_no_graph", "bm25", "dense"}
+    assert set(report["graph"]) == {"with", "without", "delta"}  # the graph step, both ways
+    assert {"R@10 cat1", "p50_ms", "p95_ms", "chars@10"} <= set(report["graph"]["delta"])
     for summary in report["recipes"].values():
         assert set(summary) >= SUMMARY_KEYS
         assert summary["questions"] == 5
@@ -116,3 +118,4 @@ def test_cli_prints_the_table(tmp_path):
     assert result.exit_code == 0, result.output
     assert "R@10" in result.output and "bm25" in result.output and "dense" in result.output
     assert "2 questions" in result.output
+    assert "graph step" in result.output and "R@10 cat1" in result.output

@@ -2,7 +2,8 @@
 
 Pipeline (each step a small function, every knob in a RecallRecipe):
   freshen (a bounded catch-up of the space's keyword index) → candidates (keyword + vector
-  over events and messages, inside a time window if one is named) → fusion → cards loaded
+  over events and messages, inside a time window if one is named) → fusion → links (the best
+  candidates' entities, threads, relations and neighbouring turns: graph.py) → cards loaded
   from the store (the truth) in one batch → rerank → admission gate (hook-sized recalls:
   gate.py) → limit → cooldown → context text.
 """
@@ -20,8 +21,14 @@ from chalicelib.usecases.people import known_people
 from chalicelib.usecases.recall.cards import load_cards
 from chalicelib.usecases.recall.context import estimate_tokens, render
 from chalicelib.usecases.recall.cooldown import cooled_refs
-from chalicelib.usecases.recall.fusion import Candidate, reciprocal_rank_fusion, score_fusion
+from chalicelib.usecases.recall.fusion import (
+    Candidate,
+    Ranked,
+    reciprocal_rank_fusion,
+    score_fusion,
+)
 from chalicelib.usecases.recall.gate import Gate
+from chalicelib.usecases.recall.graph import Links, add_scores, expand, with_threads
 from chalicelib.usecases.recall.query import intents
 from chalicelib.usecases.recall.recipes import RecallRecipe, resolve
 from chalicelib.usecases.recall.rerank import rerank
@@ -63,7 +70,13 @@ def keyword_query(query: str, recipe: RecallRecipe) -> str:
 
 def search_candidates(services: Services, space: str, query: str, qvec,
                       recipe: RecallRecipe, flt: SearchFilter) -> list[Candidate]:
-    ranked = {}
+    return fuse_lists(search_lists(services, space, query, qvec, recipe, flt), recipe)
+
+
+def search_lists(services: Services, space: str, query: str, qvec, recipe: RecallRecipe,
+                 flt: SearchFilter) -> Ranked:
+    """The keyword and vector hit lists, each with its weight."""
+    ranked: Ranked = {}
     flt = SearchFilter(kinds=recipe.kinds, statuses=flt.statuses, start=flt.start,
                        end=flt.end, exclude_ids=flt.exclude_ids)
     if recipe.keyword_k:
@@ -72,6 +85,10 @@ def search_candidates(services: Services, space: str, query: str, qvec,
     if recipe.vector_k:
         ranked["vector"] = (services.vectors.vector_search(space, qvec, recipe.vector_k, flt),
                             recipe.vector_weight)
+    return ranked
+
+
+def fuse_lists(ranked: Ranked, recipe: RecallRecipe) -> list[Candidate]:
     if recipe.fusion == "score":
         return score_fusion(ranked)
     return reciprocal_rank_fusion(ranked, k=recipe.rrf_k)
@@ -159,9 +176,14 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
     threshold = gate_threshold(request, recipe, limit)
     asked = intents(services, request, recipe, named)
     per_intent, total = [], 0
+    links, linked = Links(services, space, recipe), []
     for intent in asked:
-        candidates = search_candidates(services, space, intent.keywords, intent.vector, recipe,
-                                       SearchFilter())
+        lists = search_lists(services, space, intent.keywords, intent.vector, recipe,
+                             SearchFilter())
+        candidates = fuse_lists(lists, recipe)
+        if recipe.graph_seeds:
+            candidates = through_links(services, links, lists, candidates, intent.keywords,
+                                       named, recipe, linked)
         total += len(candidates)
         ranked = rerank(load_cards(services.store, space, candidates[: recipe.rerank_depth]),
                         named, recipe)
@@ -172,6 +194,10 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
             ranked = gate.admit(ranked)
         per_intent.append(ranked)
     cards = dedupe_evidence(interleave(per_intent))[:limit]
+    cards = with_threads(services, space, cards, links, recipe.thread_materials)
+    for n, source, new in linked:
+        trace.add(f"[记忆检索] 经关联（{source}）扩展 {n} 条，其中新增 {new} 条",
+                  f"[recall] through links ({source}): {n} linked, {new} new")
     if len(asked) > 1:
         trace.add(f"[记忆检索] 拆成 {len(asked)} 个问题分别检索：" + " | ".join(i.text for i in asked),
                   f"[recall] {len(asked)} intents searched apart: "
@@ -191,6 +217,21 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
         trace.add(f"[记忆检索] 准入门槛：相关度 ≥ {threshold:g}，{len(cards)} 条通过",
                   f"[recall] gate: relevance ≥ {threshold:g}, {len(cards)} passed")
     return respond(request, "hit" if cards else "none", [], cards, trace)
+
+
+def through_links(services: Services, links: Links, lists: Ranked,
+                  candidates: list[Candidate], query: str, named: set[str],
+                  recipe: RecallRecipe, linked: list[tuple[int, str, int]]) -> list[Candidate]:
+    """The candidates with the events and turns their best ones are linked to
+    (recall/graph.py), fused as the recipe says; `linked` gets a line for the trace."""
+    hits, source = expand(services, links, candidates, query, named, recipe)
+    if not hits:
+        return candidates
+    known = {c.ref for c in candidates}
+    linked.append((len(hits), source, sum(h.id not in known for h in hits)))
+    if recipe.graph_fusion == "add":
+        return add_scores(candidates, hits, recipe.graph_weight)
+    return fuse_lists({**lists, "graph": (hits, recipe.graph_weight)}, recipe)
 
 
 def interleave(ranked: list[list[Card]]) -> list[Card]:
@@ -242,6 +283,8 @@ def recall_by_time(services: Services, space: str, request: RecallRequest,
                   f"[time recall] layer {index} {window_label(start, end)}: "
                   f"{in_window} candidates, {len(cards)} hits")
         if cards:
+            cards = with_threads(services, space, cards, Links(services, space, recipe),
+                                 recipe.thread_materials)
             verdict = "hit" if index == 0 else "expanded"
             trace.add(f"[时间回忆] 结论：{'命中' if index == 0 else f'扩大 {index} 次后命中'}",
                       f"[time recall] verdict: {verdict}"

@@ -40,6 +40,9 @@ blocks (seed 004's typed memory blocks, blank line between blocks)::
     title: <title on one line>
     date: <label>                 (dated cards only)
     tags: <tag>, <tag>            (cards with tags only)
+    thread: <thread title>        (an event in a thread only; recall/graph.py)
+    thread_materials:             (its other materials, when it has any)
+      - <ref> · <date label or ?> · <title on one line>
     text: |
       <every line of the text, prefixed with two spaces>
     [/typed_memory]
@@ -89,11 +92,14 @@ _BRACKET_MAP = str.maketrans({**dict.fromkeys(_OPENING, "("), **dict.fromkeys(_C
 _TAG_OPEN = re.compile(r"[<＜﹤](?=[<＜﹤]*(?:[/|!?｜]|[^\W\d_]))")
 _FENCE = re.compile(r"`{3,}|~{3,}")
 _REF_BAD = re.compile(r"[^A-Za-z0-9_.:@#~-]")
+MATERIAL_SEP = " · "
+MATERIALS = "thread_materials:"
 
 _OPEN_RE = re.compile(r"^\[typed_memory ref=([A-Za-z0-9_.:@#~-]+)\]$")
 _MONTH_RE = re.compile(r"^(?:\d{4}-\d{2}|undated)$")
 _TIMELINE_RE = re.compile(r"^├─ (★ )?\[([^\[\]]+)\] (.*)$")
 _COMPACT_RE = re.compile(r"^- \[([^\[\]]+)\] (.*)$")
+_MATERIAL_RE = re.compile(r"^  - ([A-Za-z0-9_.:@#~-]+) · ([^·]+?) · (.*)$")
 
 
 # ------------------------------------------------------------------ normalisation
@@ -144,6 +150,20 @@ def _label(card: Card) -> str:
     return card.when.label if card.when is not None else "?"
 
 
+def clean_date(label: str | None) -> str:
+    """A material's date label on one line, without the separator; "?" when undated."""
+    return clean_line(label or "").replace("·", "-").strip() or "?"
+
+
+def _thread(card: Card) -> dict | None:
+    """What the blocks format shows of a card's thread, normalised (None: no thread)."""
+    if card.thread is None:
+        return None
+    materials = [{"ref": clean_ref(m.ref), "date": _date(clean_date(m.date)),
+                  "title": clean_line(m.title)} for m in card.thread.materials]
+    return {"title": clean_line(card.thread.title), "materials": materials}
+
+
 def _tags(card: Card) -> list[str]:
     return [t for t in (clean_tag(tag) for tag in card.tags) if t]
 
@@ -158,8 +178,12 @@ def shown(card: Card, fmt: str, highlight_threshold: int = 7) -> dict:
     """What a format shows of a card, normalised: what parse_context gives back for it."""
     date = card.when.label if card.when is not None else None
     if fmt == "blocks":
-        return {"ref": clean_ref(card.ref), "title": clean_line(card.title), "date": date,
-                "tags": _tags(card), "text": clean_text(card.text)}
+        out = {"ref": clean_ref(card.ref), "title": clean_line(card.title), "date": date,
+               "tags": _tags(card), "text": clean_text(card.text)}
+        thread = _thread(card)
+        if thread is not None:
+            out["thread"] = thread
+        return out
     if fmt == "timeline":
         return {"date": date, "key": (card.importance or 0) >= highlight_threshold,
                 "text": clean_line(card.text)}
@@ -181,6 +205,13 @@ def typed_blocks(cards: Sequence[Card]) -> str:
         tags = _tags(card)
         if tags:
             lines.append(f"tags: {', '.join(tags)}")
+        thread = _thread(card)
+        if thread is not None:
+            lines.append(f"thread: {thread['title']}")
+            if thread["materials"]:
+                lines.append(MATERIALS)
+            lines.extend(f"{INDENT}- {m['ref']}{MATERIAL_SEP}{m['date'] or '?'}{MATERIAL_SEP}"
+                         f"{m['title']}" for m in thread["materials"])
         lines.append("text: |")
         lines.extend(f"{INDENT}{line}" for line in clean_text(card.text).split("\n"))
         lines.append(CLOSE)
@@ -252,6 +283,14 @@ def _parse_blocks(lines: list[str]) -> list[dict]:
             card["date"], i = date, i + 1
         if i < len(lines) and (tags := _value(lines[i], "tags")) is not None:
             card["tags"], i = tags.split(", ") if tags else [], i + 1
+        if i < len(lines) and (thread := _value(lines[i], "thread")) is not None:
+            card["thread"], i = {"title": thread, "materials": []}, i + 1
+            if i < len(lines) and lines[i] == MATERIALS:
+                i += 1
+                while i < len(lines) and (m := _MATERIAL_RE.match(lines[i])):
+                    card["thread"]["materials"].append(
+                        {"ref": m.group(1), "date": _date(m.group(2)), "title": m.group(3)})
+                    i += 1
         if i >= len(lines) or lines[i].rstrip() != "text: |":
             raise ValueError(f"line {i + 1}: a block needs a 'text: |' line")
         i += 1

@@ -71,8 +71,8 @@ class RecallRecipe:
     graph_turns: int = 0
     graph_turn_decay: float = 0.5
     # An event card in a thread shows the thread's title and up to this many of its other
-    # materials (blocks format); 0: none.
-    thread_materials: int = 5
+    # materials not shown as cards already (blocks format); 0: none.
+    thread_materials: int = 3
     # ---- how many cards
     max_cards: int = 2  # cards per recall unless the request says otherwise (a hook's budget)
     # ---- admission gate (gate.py), for recalls of at most max_cards cards: a card is shown
