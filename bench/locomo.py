@@ -37,6 +37,7 @@ from typing import Any
 from tqdm import tqdm
 
 from . import metrics as M
+from .graph_checks import entity_check
 
 BASELINES = ("bm25", "dense")
 # The graph step (chalicelib/usecases/recall/graph.py) measured against the same recall
@@ -563,6 +564,7 @@ def run_locomo(paths: Sequence[Path | str], *, recipe: str | None = None,
                 "extract_s": extract_s,
                 "R@10": {k: M.mean(q.results[k].get("R@10", float("nan")) for q in questions)
                          for k in recipes},
+                "graph": entity_check(services, conv.space),
             })
         # Foreign questions: every space is built now; each conversation's questions are
         # asked in the next one's space, names swapped, at the default max_cards.
@@ -801,6 +803,12 @@ def format_table(report: dict) -> str:
         lines.append(f"  {c['conversation']}: {c['sessions']} sessions, {c['messages']} msgs, "
                      f"{c['events']} events, {c['questions']} questions, ingest "
                      f"{c['ingest_s']:.1f} s, extract {c['extract_s']:.1f} s")
+        g = c.get("graph")
+        if g:
+            lines.append(f"    graph: {g['entities']} entities ({g['names']} names, "
+                         f"{g['not_verbatim']} not verbatim in their sources), {g['threads']} "
+                         f"threads holding {g['threaded_events']} events, {g['relations']} "
+                         "relations")
     if report["errors"]:
         lines.append(f"ERRORS: {len(report['errors'])} recall calls failed; first: "
                      f"{report['errors'][0]['error']}")

@@ -90,6 +90,8 @@ def test_locomo_bench_runs_end_to_end(tmp_path):
     assert report["temporal"]["windowed_answers"] == 2
     assert report["ingest"]["messages"] == 8 and report["ingest"]["msg_per_s"] > 0
     assert report["extraction"]["seconds"] >= 0
+    graph = report["conversations"][0]["graph"]  # every entity name verbatim in its sources
+    assert graph["entities"] >= 1 and graph["not_verbatim"] == 0, graph
     assert {"p50", "p95"} <= set(report["query_embed_ms"])
     assert set(report["delta_vs_best_baseline"]) >= {"R@10", "temporal_hit@5", "p95_ms"}
     assert json.loads(out_json.read_text())["questions"] == 5
