@@ -9,10 +9,12 @@ the next start), and the database is closed.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import signal
 import sys
 import threading
+import time
 
 from chalicelib.api.auth import resolve_api_key
 from chalicelib.api.http import MAX_BODY_BYTES
@@ -26,6 +28,7 @@ from chalicelib.wiring import build_services, set_services
 log = logging.getLogger("annals.serve")
 
 THREADS = 8  # waitress worker threads; the traffic gate keeps writes to a few of them
+DRAIN_SECONDS = 10.0  # on SIGTERM/SIGINT, how long requests in flight may take to finish
 SWITCH_INTERVAL = 0.001  # seconds a thread may hold the GIL while another waits (default 5 ms)
 
 
@@ -83,7 +86,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, settings: Settings | None =
 
     def stop(signum, _frame) -> None:
         log.info("signal %s: shutting down", signum)
-        server.close()
+        stop_gracefully(server)
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, stop)
@@ -95,6 +98,38 @@ def serve(host: str = "127.0.0.1", port: int = 8000, settings: Settings | None =
         pass
     finally:
         shutdown(services, scheduler, lanes)
+
+
+def stop_gracefully(server) -> None:
+    """Stop accepting, let the requests in flight finish and their answers go out, then end
+    the loop. Waitress's own close() shuts the wake-up pipe at once, so a worker finishing a
+    request afterwards died writing to it (EBADF) and its answer was lost; here the listening
+    socket closes first and everything else once the workers are idle (bounded by
+    DRAIN_SECONDS)."""
+    from waitress import wasyncore
+
+    # The listening socket only (no new connections), closed in the loop's own thread: closed
+    # here, in the signal handler, the select call it interrupted would resume on a dead fd.
+    server.trigger.pull_trigger(lambda: wasyncore.dispatcher.close(server))
+
+    def drain() -> None:
+        dispatcher = server.task_dispatcher
+        deadline = time.monotonic() + DRAIN_SECONDS
+        while time.monotonic() < deadline and (dispatcher.active_count or dispatcher.queue
+                                               or _writing(server)):
+            time.sleep(0.02)
+        # In the loop's own thread: close every channel and the trigger; an empty map ends
+        # the loop, and run() returns. If the loop has ended already (a second signal), the
+        # trigger is closed and there is nothing left to end.
+        with contextlib.suppress(OSError):
+            server.trigger.pull_trigger(lambda: wasyncore.close_all(server._map))
+
+    threading.Thread(target=drain, name="annals-drain", daemon=True).start()
+
+
+def _writing(server) -> bool:
+    """Whether an answer is still being sent on some connection."""
+    return any(getattr(ch, "total_outbufs_len", 0) for ch in list(server._map.values()))
 
 
 def shutdown(services, scheduler: Scheduler | None, lanes: BackgroundIndexer | None) -> None:

@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -117,3 +118,44 @@ def test_serve_speaks_http_and_keeps_data_across_restarts(tmp_path):
         err = again.stop(signal.SIGTERM)
     assert again.proc.returncode == 0 and "Annals stopped" in again.out  # graceful on SIGTERM
     assert "generated an API key" not in err  # the kept key is reused, not replaced
+
+
+def test_sigterm_lets_a_request_in_flight_finish(tmp_path):
+    """SIGTERM while an extraction runs: the request still gets its whole answer, the server
+    exits 0 without a traceback (waitress's own close() shut its wake-up pipe under a worker
+    still answering: EBADF, and the answer was lost)."""
+    from tests.e2e.test_mcp import HashServer
+
+    data = tmp_path / "data"
+    server = HashServer(data)
+    server.wait_ready()
+    key = (data / "api_key").read_text().strip()
+    auth = {"Authorization": f"Bearer {key}"}
+    with httpx.Client(base_url=server.url, timeout=60, headers=auth) as http:
+        for s in range(2):
+            batch = [{"seq": i, "role": "user" if i % 2 == 0 else "assistant",
+                      "speaker": "Sam" if i % 2 == 0 else "Aria",
+                      "content": f"On day {i} I booked a lesson number {i} for the cello "
+                                 f"and paid {i * 3} euros at the shop on street {i}",
+                      "at": "2026-06-20T09:00:00+08:00"} for i in range(1000)]
+            assert http.put(f"{SP}/sessions/s{s}/messages",
+                            json={"messages": batch}).status_code == 200
+        answer: dict = {}
+
+        def extract() -> None:
+            try:
+                answer["response"] = http.post(SP + "/extract", json={})
+            except httpx.HTTPError as exc:
+                answer["error"] = repr(exc)
+
+        worker = threading.Thread(target=extract)
+        worker.start()
+        time.sleep(0.3)  # the extraction is under way
+        server.proc.send_signal(signal.SIGTERM)
+        worker.join(timeout=60)
+    out, err = server.proc.communicate(timeout=30)
+    assert "error" not in answer, (answer, err)
+    assert answer["response"].status_code == 200
+    assert len(answer["response"].json()["events"]) > 100
+    assert server.proc.returncode == 0 and "Traceback" not in err, err
+    assert "Annals stopped" in out
