@@ -205,3 +205,21 @@ def test_the_gate_threshold_is_a_setting():
 
     assert resolve("hybrid", Settings(min_relevance=0.2)).min_relevance == 0.2
     assert resolve("hybrid", Settings()).min_relevance == 0.09
+
+
+def test_a_message_not_embedded_yet_passes_on_its_words(tmp_path):
+    """Right after a PUT the message is findable by keyword but has no vector yet (the
+    background lane embeds it): the gate judges it on its words. '奶糖体检' holds the bigram
+    糖体, which the message does not — two of three terms still admit it; one of three does
+    not."""
+    from chalicelib.usecases.recall.gate import words_suffice
+
+    svc = make_services(tmp_path, index="background")  # no lane runs: nothing gets embedded
+    ingest.put_messages(svc, "s", "c1", PutMessagesRequest(messages=[MessageIn(
+        seq=1, role="user", speaker="小明", content="奶糖昨天进行了体检，结果一切正常", at=T0)]))
+    out = recall(svc, "s", RecallRequest(query="奶糖体检", now=T0 + timedelta(days=1)))
+    assert out.verdict == "hit" and "体检" in out.cards[0].text
+    assert any("尚未向量化" in line for line in out.trace)
+    assert words_suffice(["a", "b", "c"], 2 / 3) and not words_suffice(["a", "b", "c"], 1 / 3)
+    assert not words_suffice(["a", "b"], 0.5) and words_suffice(["a"], 1.0)
+    assert not words_suffice([], 1.0)

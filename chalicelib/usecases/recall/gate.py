@@ -19,7 +19,8 @@ names, under the hybrid recipe):
 
 A card whose vector is not among the vector list's hits has a cosine at most the list's
 lowest, which stands in for it when the list is full; a card with no vector evidence at all
-(not embedded yet, or no vector list) is admitted only when it holds every content term.
+(not embedded yet, or no vector list) is admitted on its words alone: every content term,
+or at least two making two thirds of them (`words_suffice`).
 Calibration (LoCoMo, fit on one conversation and tested on the other): bench/README.md.
 """
 
@@ -59,6 +60,21 @@ def small_talk_vector(embedder: Embedder, lang: str) -> np.ndarray:
         vec = np.asarray(embedder.embed_passages(list(SMALL_TALK[lang])), np.float32).mean(axis=0)
         cache[lang] = vec
     return vec
+
+
+# A card not embedded yet (a message PUT a moment ago) is judged on its words alone: every
+# content term, or at least two of them making two thirds. CJK bigrams that straddle a word
+# boundary ("奶糖体检" → 奶糖 / 糖体 / 体检) are rarely in the text, so "every term" alone
+# refused "奶糖昨天进行了体检" for "奶糖体检" until its embedding arrived.
+WORDS_ONLY_SHARE = 2 / 3
+WORDS_ONLY_MIN = 2
+
+
+def words_suffice(terms: Sequence[str], cover: float) -> bool:
+    if not terms:
+        return False
+    matched = round(cover * len(terms))
+    return cover >= 1.0 or (matched >= WORDS_ONLY_MIN and cover >= WORDS_ONLY_SHARE - 1e-9)
 
 
 def relevance(lift: float, coverage: float, term_weight: float) -> float:
@@ -106,8 +122,8 @@ class Gate:
     def judge(self, card: Card) -> Judgement:
         cover = coverage(self.terms, card)
         cosine = card.score_parts.get("vector", self.bound)
-        if cosine is None:  # nothing known about its meaning: every content term, or out
-            return Judgement(bool(self.terms) and cover >= 1.0, None, cover)
+        if cosine is None:  # nothing known about its meaning: the words must say it
+            return Judgement(words_suffice(self.terms, cover), None, cover)
         score = relevance(cosine - self.baseline, cover, self.term_weight)
         return Judgement(score >= self.threshold, score, cover)
 
