@@ -115,3 +115,15 @@ def test_the_graph_moves_to_another_space(client, events):
     assert any("Avenida" in c["text"] for c in recalled["cards"])
     kinds = {e["kind"] for e in call(client, "get", "/v1/spaces/copy/entities")["entities"]}
     assert "place" in kinds
+
+
+def test_a_hostile_graph_document_is_refused_whole(client, events):
+    """Ids and keys beyond what the stores take (a 1 KB DynamoDB sort key, an event id that is
+    a path segment) are a 422 before anything is written."""
+    graph = call(client, "get", SP + "/graph")
+    for bad in ({**graph, "events": [{**graph["events"][0], "id": "../" + "x" * 500}]},
+                {**graph, "entities": [{**graph["entities"][0], "key": "k" * 5000}]},
+                {**graph, "relations": [{**graph["relations"][0], "key": ""}]}):
+        answer = call(client, "post", "/v1/spaces/hostile/graph", bad, status=422)
+        assert answer["error"]["code"] == "validation_error"
+    assert call(client, "get", "/v1/spaces/hostile/graph")["events"] == []

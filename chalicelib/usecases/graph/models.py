@@ -5,9 +5,18 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
-from chalicelib.domain.models import Event, IdStr, Labels, OneLine, Strict
+from chalicelib.domain.errors import BadRequest
+from chalicelib.domain.models import (
+    REF_CHARS,
+    Event,
+    IdStr,
+    Labels,
+    OneLine,
+    Strict,
+    check_id,
+)
 from chalicelib.domain.records import (
     Entity,
     EntityKind,
@@ -116,6 +125,21 @@ class GraphDocument(BaseModel):
     relations: list[Relation] = Field(default_factory=list)
     # which summaries each fold summarises: without them an import would fold them again
     folds: list[SummaryFold] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _bounded_ids(self) -> GraphDocument:
+        """An imported document is outside input: every id and key within the bounds the
+        stores take (a DynamoDB sort key holds 1 KB; an event id is a path segment)."""
+        for event in self.events:
+            try:
+                check_id(event.id, "event_id")
+            except BadRequest as exc:
+                raise ValueError(str(exc)) from None
+        for group in (self.entities, self.threads, self.relations, self.folds):
+            for record in group:
+                if not record.key or len(record.key) > REF_CHARS:
+                    raise ValueError(f"a {record.KIND} key must be 1-{REF_CHARS} characters")
+        return self
 
 
 class GraphImport(BaseModel):
