@@ -245,6 +245,9 @@ class EventDraft(BaseModel):
     sources: list[Source] = Field(default_factory=list)
     kind: EventKind = "event"
     plan: bool = False
+    # Named things an LLM extractor saw in the event, (name, kind): the graph linker keeps
+    # those found verbatim (usecases/graph/entities.py). Not stored on the event itself.
+    mentions: list[tuple[str, str]] = Field(default_factory=list, exclude=True)
 
 
 class SaveEventRequest(StrictText):

@@ -271,3 +271,29 @@ class TestRetriesAndFallback:
         assert [s.seq_start for s in kept.sources] == [0, 2]
         usage = space_stats(llm_services, SPACE)["llm"]["tasks"]["merge"]
         assert (usage["calls"], usage["failures"]) == (0, 1)
+
+
+class TestEntitiesFromTheModel:
+    def test_the_models_named_things_become_entities_only_where_verbatim(self, llm_services,
+                                                                         double):
+        """The model names a book, a shop and something never said: the first two are in the
+        evidence and become entities of their kind; the invented one is dropped."""
+        from chalicelib.domain.records import Entity
+
+        items = [(0, "user", "小明", "我在西西弗书店买了《小王子》，准备送给奶糖的主人"),
+                 (1, "assistant", "Aki", "很棒的礼物！")]
+        reply = {"events": [{**ev("买书", "小明在西西弗书店买了《小王子》", "2026-06-15", [0]),
+                             "entities": [{"name": "小王子", "kind": "work"},
+                                          {"name": "西西弗书店", "kind": "organisation"},
+                                          {"name": "亚特兰蒂斯", "kind": "place"},
+                                          {"name": "  ", "kind": "thing"}]}]}
+        double.reply_json(reply)
+        now = put_batch(llm_services, 1, items)
+        (event,) = extract_session(llm_services, SPACE, SESSION, now)
+        assert "entities" in double.requests[0]["messages"][0]["content"]  # asked for
+        named = {(e.name, e.kind) for e in llm_services.store.list_records(Entity, SPACE)}
+        assert ("小王子", "work") in named and ("西西弗书店", "organisation") in named
+        assert not any(name == "亚特兰蒂斯" for name, _ in named)
+        assert all(event.id in e.events for e in llm_services.store.list_records(Entity, SPACE)
+                   if e.name in ("小王子", "西西弗书店"))
+        assert "mentions" not in event.model_dump()  # not stored on the event

@@ -75,11 +75,12 @@ def extract_session(services: Services, space: str, session: str,
                                  seq_to=start - 1)
     ctx = ExtractionContext(space=space, session=session, earlier=cleaned(services, earlier))
     drafts = services.extractor.extract(cleaned(services, messages), ctx)
-    events = save_drafts(services, space, drafts, messages, now, batch)
+    mentions: dict[str, list[tuple[str, str]]] = {}
+    events = save_drafts(services, space, drafts, messages, now, batch, mentions)
     services.index.index_events(events)
     # Entities, threads, relations (docs/graph.md): idempotent, and before marking, so a
     # failure retries them with the batch.
-    graph.after_extraction(services, space, session, events, now)
+    graph.after_extraction(services, space, session, events, now, mentions)
     # Before marking: a failure here retries the batch, which writes the same summaries.
     summaries.summarise_session(services, space, session, now, batch)
     store.mark_extracted(space, session, max(m.seq for m in messages))
@@ -100,7 +101,8 @@ def cleaned(services: Services, messages: Sequence[Message]) -> list[Message]:
 
 def save_drafts(services: Services, space: str, drafts: Sequence[EventDraft],
                 messages: Sequence[Message], now: datetime,
-                batch: JournalBatch | None = None) -> list[Event]:
+                batch: JournalBatch | None = None,
+                mentions: dict[str, list[tuple[str, str]]] | None = None) -> list[Event]:
     """Write the drafts as events (deterministic ids) and return them, with those already
     there: created by an earlier run over the same evidence, or by a try of this batch that
     failed later on — they are indexed again by the caller. With a `batch`, what will be
@@ -114,6 +116,8 @@ def save_drafts(services: Services, space: str, drafts: Sequence[EventDraft],
         evidence = [by_seq[(s.session, q)] for s in draft.sources
                     for q in range(s.seq_start, s.seq_end + 1) if (s.session, q) in by_seq]
         eid = event_id(space, draft, ordinal, evidence)
+        if mentions is not None and draft.mentions:  # what an LLM named: for the graph
+            mentions[eid] = list(draft.mentions)
         event = Event(id=eid, space=space, created_at=now, updated_at=now,
                       **draft.model_dump())
         planned.append((event, services.store.get_event(space, eid)))

@@ -10,7 +10,7 @@ exists is not written again). The merge pass records `updates` itself
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from chalicelib.domain.models import Event
@@ -21,14 +21,17 @@ from chalicelib.usecases.graph import threads as threads_uc
 
 
 def after_extraction(services: Services, space: str, session: str, events: Sequence[Event],
-                     now: datetime) -> dict[str, int]:
+                     now: datetime,
+                     mentions: Mapping[str, Sequence[tuple[str, str]]] | None = None
+                     ) -> dict[str, int]:
     """Link the entities, threads and relations of `events` (one session's new events).
+    `mentions`: what an LLM extractor named per event id, (name, kind), kept where verbatim.
     Returns counts of what it linked."""
     # Summaries retell events (summaries.py): linking them would double every link.
     active = [e for e in events if e.status == "active" and e.kind != "summary"]
     if not active:
         return {"entities": 0, "threads": 0, "relations": 0}
-    entities = entities_uc.link_entities(services, space, active, now)
+    entities = entities_uc.link_entities(services, space, active, now, mentions or {})
     by_event = entities_uc.entities_by_event(entities)
     new_ids = {e.id for e in active}
     recent = sorted((e for e in iter_events(services.store, space)

@@ -4,10 +4,17 @@ one `Entity` record each. Reading them for the routes."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
-from chalicelib.domain.entities import Mention, entity_id, find_mentions, normalise, same_entity
+from chalicelib.domain.entities import (
+    Mention,
+    entity_id,
+    find_mentions,
+    normalise,
+    same_entity,
+    verbatim,
+)
 from chalicelib.domain.errors import NotFound
 from chalicelib.domain.models import Event
 from chalicelib.domain.records import Entity
@@ -91,17 +98,39 @@ class Resolver:
 
 
 def link_entities(services: Services, space: str, events: Sequence[Event],
-                  now: datetime) -> dict[str, Entity]:
+                  now: datetime,
+                  hints: Mapping[str, Sequence[tuple[str, str]]] | None = None
+                  ) -> dict[str, Entity]:
     """Find and record the entities of `events`; returns every entity of the space by id.
-    Idempotent: an event already linked, a name already known, change nothing."""
+    `hints`: names an LLM extractor gave per event id, (name, kind) — kept only where verbatim
+    in the event's text or evidence, like the rules' own. Idempotent: an event already
+    linked, a name already known, change nothing."""
     resolver = Resolver(services.store.list_records(Entity, space))
     people = sorted(known_people(services, space))
     for event in events:
-        for mention in event_mentions(services, event, people, resolver.known()):
+        found = event_mentions(services, event, people, resolver.known())
+        found += hinted_mentions(services, event, (hints or {}).get(event.id, ()), found)
+        for mention in found:
             resolver.link(resolver.resolve(mention, space, now), event.id, now)
     for key in sorted(resolver.changed):
         services.store.put_record(resolver.entities[key])
     return resolver.entities
+
+
+def hinted_mentions(services: Services, event: Event, hints: Sequence[tuple[str, str]],
+                    found: Sequence[Mention]) -> list[Mention]:
+    """The LLM's names for an event that the rules did not find, each verbatim in the stored
+    title, summary or evidence (a name the model made up, or rephrased, is dropped)."""
+    if not hints:
+        return []
+    _, stored = event_texts(services, event)
+    seen = {normalise(m.name) for m in found}
+    out: list[Mention] = []
+    for name, kind in hints:
+        if normalise(name) not in seen and verbatim(name, stored):
+            seen.add(normalise(name))
+            out.append(Mention(name, kind))  # type: ignore[arg-type]  # kinds checked by llm.py
+    return out
 
 
 def entities_by_event(entities: dict[str, Entity]) -> dict[str, list[Entity]]:
