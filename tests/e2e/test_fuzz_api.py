@@ -13,10 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import subprocess
-import sys
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +27,7 @@ from schemathesis import GenerationMode
 from schemathesis.core.failures import FailureGroup
 
 from chalicelib.api.openapi import OPERATIONS
+from tests.e2e.server import AnnalsServer, server_env
 
 pytestmark = pytest.mark.e2e
 
@@ -56,12 +53,6 @@ def known_issue(failure: dict) -> str | None:
     return None
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @dataclass
 class Tally:
     operations: set[str] = field(default_factory=set)
@@ -70,38 +61,10 @@ class Tally:
     failures: list[dict] = field(default_factory=list)
 
 
-class FuzzServer:
+class FuzzServer(AnnalsServer):
     def __init__(self, data_dir: Path):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("ANNALS_")}
-        env.update(ANNALS_DATA_DIR=str(data_dir), ANNALS_SCHEDULE="off", ANNALS_API_KEY=KEY,
-                   ANNALS_EMBEDDER="hash")
-        annals = Path(sys.executable).with_name("annals")
-        self.proc = subprocess.Popen(
-            [str(annals), "serve", "--host", "127.0.0.1", "--port", str(self.port)],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-
-    def wait_ready(self, timeout: float = 60) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise AssertionError(f"server exited: {self.proc.stderr.read()}")
-            try:
-                if httpx.get(self.url + "/v1/health", timeout=1).status_code == 200:
-                    return
-            except httpx.TransportError:
-                time.sleep(0.2)
-        raise AssertionError("server did not start")
-
-    def stop(self) -> str:
-        self.proc.terminate()
-        try:
-            _, err = self.proc.communicate(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            _, err = self.proc.communicate()
-        return err
+        super().__init__(data_dir, env=server_env(data_dir, ANNALS_API_KEY=KEY,
+                                                  ANNALS_EMBEDDER="hash"))
 
 
 @pytest.fixture(scope="module")

@@ -7,11 +7,6 @@ are read from the double and from the server's SQLite files."""
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
-import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,6 +18,7 @@ import pytest
 from chalicelib.adapters.sqlite.db import SQLiteDB
 from chalicelib.adapters.sqlite.store import SQLiteStore
 from chalicelib.usecases.gateway import RESUME_PROMPT
+from tests.e2e.server import AnnalsServer, server_env
 from tests.llm_double import ChatDouble
 
 pytestmark = pytest.mark.e2e
@@ -34,47 +30,12 @@ SYSTEM = "You are a kind companion."
 EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class Server:
+class Server(AnnalsServer):
     def __init__(self, data_dir: Path, upstream: str):
-        self.data_dir = data_dir
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("ANNALS_", "LLM_", "BEDROCK_"))}
-        env.update(ANNALS_DATA_DIR=str(data_dir), ANNALS_SCHEDULE="off", ANNALS_API_KEY=KEY,
-                   ANNALS_EMBEDDER="hash", LLM_BASE_URL=upstream, LLM_API_KEY="sk-upstream",
-                   ANNALS_LLM_MAX_RETRIES="0")
-        annals = Path(sys.executable).with_name("annals")
-        self.proc = subprocess.Popen(
-            [str(annals), "serve", "--host", "127.0.0.1", "--port", str(self.port)],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-
-    def wait_ready(self, timeout: float = 60) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise AssertionError(f"server exited: {self.proc.stderr.read()}")
-            try:
-                if httpx.get(self.url + "/v1/health", timeout=1).status_code == 200:
-                    return
-            except httpx.TransportError:
-                time.sleep(0.2)
-        raise AssertionError("server did not start")
-
-    def stop(self) -> str:
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            _, err = self.proc.communicate(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            _, err = self.proc.communicate()
-        return err
+        super().__init__(data_dir, env=server_env(
+            data_dir, drop=("ANNALS_", "LLM_", "BEDROCK_"), ANNALS_API_KEY=KEY,
+            ANNALS_EMBEDDER="hash", LLM_BASE_URL=upstream, LLM_API_KEY="sk-upstream",
+            ANNALS_LLM_MAX_RETRIES="0"))
 
 
 @pytest.fixture(scope="module")

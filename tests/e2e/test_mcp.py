@@ -6,9 +6,8 @@ forget; a read-only key sees and may call only the read tools. Hash embedder, fo
 from __future__ import annotations
 
 import json
-import os
+import signal
 import subprocess
-import sys
 import threading
 from pathlib import Path
 
@@ -19,7 +18,7 @@ import pytest
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.e2e.test_serve import Server, free_port
+from tests.e2e.server import ANNALS, AnnalsServer, server_env
 
 pytestmark = pytest.mark.e2e
 
@@ -35,14 +34,10 @@ CHAT = [
     {"role": "user", "name": "小明", "content": "奶糖昨天进行了体检，结果一切正常",
      "at": "2026-06-15T10:00:00+08:00"},
 ]
-ANNALS = Path(sys.executable).with_name("annals")
 
 
 def env(data_dir: Path, **extra: str) -> dict[str, str]:
-    out = {k: v for k, v in os.environ.items() if not k.startswith("ANNALS_")}
-    out.update(ANNALS_DATA_DIR=str(data_dir), ANNALS_EMBEDDER="hash", ANNALS_SCHEDULE="off",
-               **extra)
-    return out
+    return server_env(data_dir, ANNALS_EMBEDDER="hash", **extra)
 
 
 def annals(*args: str, data_dir: Path) -> subprocess.CompletedProcess:
@@ -181,16 +176,14 @@ def concurrent_calls_get_their_own_answers(url: str, key: str) -> None:
     assert not wrong, wrong
 
 
-class HashServer(Server):
+class HashServer(AnnalsServer):
     """`annals serve` on the hash embedder (test_serve.Server runs the default e5)."""
 
+    stop_signal = signal.SIGINT
+
     def __init__(self, data_dir: Path):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.proc = subprocess.Popen(
-            [str(ANNALS), "serve", "--host", "127.0.0.1", "--port", str(self.port)],
-            env=env(data_dir), cwd=data_dir.parent, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True)
+        super().__init__(data_dir, env=env(data_dir), stdout=subprocess.PIPE,
+                         cwd=data_dir.parent)
 
 
 def test_streamable_http_on_annals_serve(tmp_path):

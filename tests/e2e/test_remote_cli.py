@@ -9,20 +9,17 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-import httpx
 import pytest
 
 from chalicelib.client import AnnalsAPIError, AnnalsClient
-from tests.e2e.test_serve import free_port
+from tests.e2e.server import ANNALS, AnnalsServer, free_port, server_env
 from tests.llm_double import ChatDouble
 
 pytestmark = pytest.mark.e2e
 
 REPO = Path(__file__).resolve().parents[2]
-ANNALS = Path(sys.executable).with_name("annals")
 MESSAGES = [
     {"seq": 1, "role": "user", "speaker": "小明", "content": "我今天领养了一只橘猫，取名叫奶糖",
      "at": "2026-06-01T20:00:00+08:00"},
@@ -41,42 +38,22 @@ def clean_env(**extra: str) -> dict[str, str]:
     return env
 
 
-class RemoteServer:
-    """`annals serve` on a free port and its own data dir, with the hash embedder."""
+class RemoteServer(AnnalsServer):
+    """`annals serve` on a free port and its own data dir, with the hash embedder; ready when
+    made."""
 
     def __init__(self, data_dir: Path):
-        self.data_dir = data_dir
-        self.url = f"http://127.0.0.1:{free_port()}"
-        env = clean_env(ANNALS_DATA_DIR=str(data_dir), ANNALS_SCHEDULE="off",
-                        ANNALS_EMBEDDER="hash")
-        self.proc = subprocess.Popen(
-            [str(ANNALS), "serve", "--host", "127.0.0.1", "--port", self.url.rsplit(":", 1)[1]],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 60
-        while True:
-            if self.proc.poll() is not None:
-                raise AssertionError(f"server exited: {self.proc.stderr.read()}")
-            try:
-                if httpx.get(self.url + "/v1/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                self.stop()
-                raise AssertionError("server did not start")
-            time.sleep(0.2)
+        super().__init__(data_dir, env=server_env(data_dir, drop=("ANNALS_", "OPENAI_"),
+                                                  ANNALS_EMBEDDER="hash"))
+        try:
+            self.wait_ready()
+        except AssertionError:
+            self.stop()
+            raise
         self.key = (data_dir / "api_key").read_text().strip()
 
     def client(self) -> AnnalsClient:
         return AnnalsClient(self.url, self.key, timeout=30)
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.communicate(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.communicate()
 
 
 @pytest.fixture(scope="module")

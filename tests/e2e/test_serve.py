@@ -3,18 +3,17 @@ default bundled e5 embedder — then stopped and started again on the same data 
 
 from __future__ import annotations
 
-import os
 import re
 import signal
-import socket
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
 import httpx
 import pytest
+
+from tests.e2e.server import AnnalsServer, server_env
 
 pytestmark = pytest.mark.e2e
 
@@ -33,43 +32,13 @@ MESSAGES = [
 ]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+class Server(AnnalsServer):
+    """The default bundled e5 embedder; what it prints is kept (`out`); SIGINT stops it."""
 
+    stop_signal = signal.SIGINT
 
-class Server:
     def __init__(self, data_dir: Path):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("ANNALS_")}
-        env.update(ANNALS_DATA_DIR=str(data_dir), ANNALS_SCHEDULE="off")
-        annals = Path(sys.executable).with_name("annals")
-        self.proc = subprocess.Popen(
-            [str(annals), "serve", "--host", "127.0.0.1", "--port", str(self.port)],
-            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-    def wait_ready(self, timeout: float = 60) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise AssertionError(f"server exited: {self.proc.stderr.read()}")
-            try:
-                if httpx.get(self.url + "/v1/health", timeout=1).status_code == 200:
-                    return
-            except httpx.TransportError:
-                time.sleep(0.2)
-        raise AssertionError("server did not start")
-
-    def stop(self, sig: int = signal.SIGINT) -> str:
-        self.proc.send_signal(sig)
-        try:
-            self.out, err = self.proc.communicate(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.out, err = self.proc.communicate()
-        return err
+        super().__init__(data_dir, stdout=subprocess.PIPE)
 
 
 def test_serve_speaks_http_and_keeps_data_across_restarts(tmp_path):
@@ -124,10 +93,9 @@ def test_sigterm_lets_a_request_in_flight_finish(tmp_path):
     """SIGTERM while an extraction runs: the request still gets its whole answer, the server
     exits 0 without a traceback (waitress's own close() shut its wake-up pipe under a worker
     still answering: EBADF, and the answer was lost)."""
-    from tests.e2e.test_mcp import HashServer
-
     data = tmp_path / "data"
-    server = HashServer(data)
+    server = AnnalsServer(data, env=server_env(data, ANNALS_EMBEDDER="hash"),
+                          stdout=subprocess.PIPE)
     server.wait_ready()
     key = (data / "api_key").read_text().strip()
     auth = {"Authorization": f"Bearer {key}"}

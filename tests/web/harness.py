@@ -6,17 +6,14 @@ console."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import socket
-import subprocess
-import sys
 import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+
+from tests.e2e.server import AnnalsServer, server_env
 
 ADMIN_KEY = "web-admin-key-0123456789"
 SPACE = "me"
@@ -65,50 +62,15 @@ def browser_missing() -> str | None:
     return None
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class Server:
-    """`annals serve` on a free port and a fresh data dir."""
+class Server(AnnalsServer):
+    """`annals serve` on a free port and a fresh data dir (hash embedder, the admin key)."""
 
     def __init__(self, data_dir: Path):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("ANNALS_")}
-        env.update(ANNALS_DATA_DIR=str(data_dir), ANNALS_SCHEDULE="off", ANNALS_EMBEDDER="hash",
-                   ANNALS_API_KEY=ADMIN_KEY)
-        annals = Path(sys.executable).with_name("annals")
-        self.proc = subprocess.Popen(
-            [str(annals), "serve", "--host", "127.0.0.1", "--port", str(self.port)],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-
-    def wait_ready(self, timeout: float = 60) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise AssertionError(f"server exited: {self.proc.stderr.read()}")
-            try:
-                if httpx.get(self.url + "/v1/health", timeout=1).status_code == 200:
-                    return
-            except httpx.TransportError:
-                time.sleep(0.1)
-        raise AssertionError("server did not start")
+        super().__init__(data_dir, env=server_env(data_dir, ANNALS_EMBEDDER="hash",
+                                                  ANNALS_API_KEY=ADMIN_KEY))
 
     def http(self, key: str = ADMIN_KEY) -> httpx.Client:
-        return httpx.Client(base_url=self.url, timeout=30,
-                            headers={"Authorization": f"Bearer {key}"})
-
-    def stop(self) -> str:
-        self.proc.terminate()
-        try:
-            _, err = self.proc.communicate(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            _, err = self.proc.communicate()
-        return err
+        return super().http(key)
 
 
 def write_chat(folder: Path, name: str = "first-chat.json") -> Path:
