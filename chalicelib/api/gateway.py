@@ -19,10 +19,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from chalice.app import Response
-from pydantic import ValidationError
 
-from chalicelib.api.http import MAX_BODY_BYTES, json_response, load_json
-from chalicelib.domain.errors import BadRequest, PayloadTooLarge, validation_error
+from chalicelib.api.http import json_response, parse_raw
 from chalicelib.ports import Services, UpstreamError
 from chalicelib.usecases import gateway as gateway_uc
 from chalicelib.usecases.gateway import ChatCompletionRequest
@@ -39,19 +37,8 @@ DONE = b"data: [DONE]\n\n"
 
 
 def parse_chat(raw: bytes | None) -> ChatCompletionRequest:
-    """The request body, checked as chalicelib.api.http.parse_body checks every body."""
-    raw = raw or b""
-    if len(raw) > MAX_BODY_BYTES:
-        raise PayloadTooLarge(f"body is larger than {MAX_BODY_BYTES} bytes")
-    if not raw.strip():
-        raise BadRequest("a JSON body is required", code="missing_body")
-    data = load_json(raw)
-    if not isinstance(data, dict):
-        raise BadRequest("the JSON body must be an object", code="malformed_json")
-    try:
-        return ChatCompletionRequest.model_validate(data)
-    except ValidationError as exc:
-        raise validation_error(exc) from None
+    """The request body, checked as every body is (chalicelib.api.http.parse_raw)."""
+    return parse_raw(raw, ChatCompletionRequest)
 
 
 def wants_stream(raw: bytes | None) -> bool:

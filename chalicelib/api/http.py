@@ -45,7 +45,13 @@ def error_response(err: AnnalsError) -> Response:
 
 
 def parse_body(request: Request, model: type[M], *, optional: bool = False) -> M:
-    raw = request.raw_body or b""
+    return parse_raw(request.raw_body, model, optional=optional)
+
+
+def parse_raw(raw: bytes | None, model: type[M], *, optional: bool = False) -> M:
+    """A request body as `model`: bounded, JSON, an object, valid — else a 4xx AnnalsError.
+    `optional`: an empty body is the model's defaults."""
+    raw = raw or b""
     if len(raw) > MAX_BODY_BYTES:
         raise PayloadTooLarge(f"body is larger than {MAX_BODY_BYTES} bytes")
     if not raw.strip():
