@@ -11,14 +11,23 @@ from wsgiref.util import setup_testing_defaults
 
 import pytest
 
-from chalicelib.adapters.llm.openai_chat import OpenAIChatUpstream
 from chalicelib.api.http import MAX_BODY_BYTES
 from chalicelib.local.wsgi import ChaliceWSGI
 from chalicelib.ports import OpenTraffic
 from chalicelib.usecases.traffic import PriorityGate
-from tests.api.test_gateway import QUESTION, SPACE, conversation, delivered, remember, stored
+from tests.api.test_gateway import (
+    QUESTION,
+    SPACE,
+    conversation,
+    delivered,
+    double,
+    gateway,
+    remember,
+    stored,
+)
 from tests.conftest import API_KEY
-from tests.llm_double import ChatDouble
+
+__all__ = ["double", "gateway"]  # the fixtures, shared with test_gateway.py
 
 
 def call(wsgi, body: dict | bytes, *, key: str = API_KEY, content_type="application/json",
@@ -37,19 +46,6 @@ def call(wsgi, body: dict | bytes, *, key: str = API_KEY, content_type="applicat
 
     out = wsgi(environ, start_response)
     return seen, out
-
-
-@pytest.fixture
-def double():
-    with ChatDouble() as d:
-        yield d
-
-
-@pytest.fixture
-def gateway(services, double):
-    services.chat = OpenAIChatUpstream(base_url=double.url, api_key="sk-upstream", timeout=10,
-                                       max_retries=0)
-    return services
 
 
 @pytest.fixture
