@@ -248,6 +248,19 @@ class IndexOutbox(Protocol):
 
 
 @runtime_checkable
+class MessageIngest(Protocol):
+    """Stores messages and their keyword rows in one transaction (the embedded backend), so an
+    acknowledged message is stored and findable by keyword together, or not at all; only
+    the vector lane is left queued."""
+
+    def put(self, space: str, session: str, messages: Sequence[Message],
+            keyword_docs: Sequence[IndexDoc]) -> UpsertOutcome:
+        """Upsert `messages` by seq (like Store.upsert_messages) and write the keyword doc
+        (ids = message refs) of each one written, accepted or changed."""
+        ...
+
+
+@runtime_checkable
 class IndexWriter(Protocol):
     """How memories reach the search indexes, chosen once at wiring: inline (in the request),
     through the local outbox (after the write, by lanes), or by the AWS table stream."""

@@ -7,7 +7,7 @@ use-case never knows which adapter it talks to. Heavy adapters are imported only
 from __future__ import annotations
 
 import threading
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from chalicelib.config import Settings
 from chalicelib.ports import (
@@ -19,6 +19,9 @@ from chalicelib.ports import (
     Services,
     Store,
 )
+
+if TYPE_CHECKING:
+    from chalicelib.usecases.indexing import OutboxIndexWriter
 
 IndexMode = Literal["background", "inline", "stream"]
 
@@ -147,20 +150,29 @@ def _sqlite_services(settings: Settings, embedder: Embedder, llm: LLMClient | No
 
 def _wire_local_index(services: Services, db, mode: IndexMode) -> None:
     from chalicelib.adapters.sqlite.outbox import SqliteOutbox
-    from chalicelib.usecases.indexing import Indexer, InlineIndexWriter, OutboxIndexWriter
+    from chalicelib.usecases.indexing import Indexer, InlineIndexWriter
     from chalicelib.usecases.traffic import PriorityGate
 
-    indexer = Indexer(services)
     services.traffic = PriorityGate()  # one process serves many threads: recall first
     if mode == "background":
-        services.index = OutboxIndexWriter(indexer, SqliteOutbox(db))
+        services.index = outbox_index_writer(services, db)
         return
     if SqliteOutbox.exists(db):  # leaving background mode: finish what is queued, then drop
-        outbox = OutboxIndexWriter(indexer, SqliteOutbox(db))
+        outbox = outbox_index_writer(services, db)
         outbox.drain_all("keyword")
         outbox.drain_all("vector")
         SqliteOutbox.drop(db)
-    services.index = InlineIndexWriter(indexer)
+    services.index = InlineIndexWriter(Indexer(services))
+
+
+def outbox_index_writer(services: Services, db) -> OutboxIndexWriter:
+    from chalicelib.adapters.sqlite.ingest import SqliteMessageIngest
+    from chalicelib.adapters.sqlite.outbox import SqliteOutbox
+    from chalicelib.usecases.indexing import Indexer, OutboxIndexWriter
+
+    outbox = SqliteOutbox(db)
+    return OutboxIndexWriter(Indexer(services), outbox,
+                             SqliteMessageIngest(db, services.keywords, outbox))
 
 
 def _memory_services(settings: Settings, embedder: Embedder, llm: LLMClient | None) -> Services:

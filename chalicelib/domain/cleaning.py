@@ -44,11 +44,23 @@ def compile_patterns(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
     return tuple(re.compile(p, re.MULTILINE) for p in patterns)
 
 
+# Every default pattern needs one of these in the text to match (a tag or comment opens with
+# "<", an MVU line holds "_."): a message without them — most chat — skips their 23 passes.
+DEFAULT_NEEDS = ("<", "_.")
+_BLANK_RUN = re.compile(r"\n\s*\n\s*\n+")
+
+
 def clean(text: str, patterns: Iterable[str] = DEFAULT_PATTERNS) -> str:
     """The text without what the patterns match; blank lines left behind are folded."""
-    for pattern in compile_patterns(tuple(patterns)):
+    patterns = tuple(patterns)
+    compiled = compile_patterns(patterns)
+    if patterns[:len(DEFAULT_PATTERNS)] == DEFAULT_PATTERNS and not any(
+            need in text for need in DEFAULT_NEEDS):
+        compiled = compiled[len(DEFAULT_PATTERNS):]
+    for pattern in compiled:
         text = pattern.sub("", text)
-    text = re.sub(r"\n\s*\n\s*\n+", "\n\n", text)
+    if text.count("\n") >= 3:  # the fold needs three line breaks to match at all
+        text = _BLANK_RUN.sub("\n\n", text)
     return text.strip()
 
 

@@ -27,6 +27,7 @@ from chalicelib.ports import (
     Freshness,
     IndexOutbox,
     Lane,
+    MessageIngest,
     OutboxEntry,
     Services,
     UpsertOutcome,
@@ -228,12 +229,12 @@ class OutboxIndexWriter:
     """The local twin of the AWS stream. A message write is durable once its row (and, in the
     same transaction, its queue entries) is in SQLite; indexing follows in two lanes:
 
-    - keyword: tokenize and write FTS rows. The PUT that stored the messages does it right
-      after its commit, for its space, before it answers: keeping the keyword index current
-      costs what it costs whoever does it (measured: it is most of a PUT's CPU), and done
-      here that cost stays on the path that causes it, while a recall finds every
-      acknowledged message at once. The background lane and a recall's budgeted `freshen`
-      pick up what other processes (the CLI) or a crash left queued;
+    - keyword: tokenize and write FTS rows. The PUT writes them itself, in the transaction
+      that stores the messages (the MessageIngest port; concurrent PUTs share one commit):
+      keeping the keyword index current costs what it costs whoever does it, and done here
+      that cost stays on the path that causes it, while a recall finds every acknowledged
+      message at once. The background lane and a recall's budgeted `freshen` pick up what
+      other writers left queued (a process without this writer, a migration);
     - vector: embed and write vectors — costly, background only; a recall never waits for it
       and its trace says how many messages are not embedded yet.
 
@@ -242,10 +243,11 @@ class OutboxIndexWriter:
 
     name = "outbox"
 
-    def __init__(self, indexer: Indexer, outbox: IndexOutbox, keyword_batch: int = 128,
-                 vector_batch: int = 32):
+    def __init__(self, indexer: Indexer, outbox: IndexOutbox, ingest: MessageIngest,
+                 keyword_batch: int = 128, vector_batch: int = 32):
         self.indexer = indexer
         self.outbox = outbox
+        self.ingest = ingest  # messages and their keyword rows, one transaction
         self.store = indexer.services.store
         self.keyword_batch = keyword_batch
         self.vector_batch = vector_batch
@@ -256,20 +258,12 @@ class OutboxIndexWriter:
 
     def put_messages(self, space: str, session: str, messages: Sequence[Message],
                      now: datetime) -> UpsertOutcome:
-        outcome = self.store.upsert_messages(space, session, messages, now)
+        clean = self.indexer.services.clean
+        outcome = self.ingest.put(space, session, messages,
+                                  [message_doc(m, clean) for m in messages])
         if outcome.accepted or outcome.changed:
-            self.index_keywords(space)
             self.queued["vector"].set()
         return outcome
-
-    def index_keywords(self, space: str) -> int:
-        """Everything queued for this space's keyword index, now (one writer at a time)."""
-        total = 0
-        with self._lanes["keyword"]:
-            while done := self._index("keyword", self.outbox.take("keyword",
-                                                                  self.keyword_batch, space)):
-                total += done
-        return total
 
     def index_events(self, events: Sequence[Event]) -> None:
         self.indexer.index_events(events)

@@ -36,19 +36,20 @@ class SqliteBackend:
     every adapter behind a fault proxy."""
 
     name = "sqlite"
-    targets = ("store", "keywords", "vectors", "outbox")
+    targets = ("store", "keywords", "vectors", "outbox", "ingest")
 
     def __init__(self, root, plan: FaultPlan, n: int):
         svc = make_services(root / f"run{n}", index="background")
         scenario.services_clock(svc)
         self.raw = svc.store, svc.keywords, svc.vectors
         self.db = svc.store.db
-        outbox = svc.index.outbox
+        outbox, ingest = svc.index.outbox, svc.index.ingest
         svc.store = plan.wrap(svc.store, "store")
         svc.keywords = plan.wrap(svc.keywords, "keywords")
         svc.vectors = plan.wrap(svc.vectors, "vectors")
-        svc.index = OutboxIndexWriter(Indexer(svc), plan.wrap(outbox, "outbox"))
-        self.raw_writer = OutboxIndexWriter(Indexer(svc), outbox)
+        svc.index = OutboxIndexWriter(Indexer(svc), plan.wrap(outbox, "outbox"),
+                                      plan.wrap(ingest, "ingest"))
+        self.raw_writer = OutboxIndexWriter(Indexer(svc), outbox, ingest)
         self.services = svc
 
     def after_each(self) -> None:

@@ -1,5 +1,5 @@
 """Fault injection for tests: a proxy around any adapter (Store, KeywordIndex, VectorIndex,
-WorkQueue, IndexOutbox — or a raw boto3 client) that makes chosen calls fail.
+WorkQueue, IndexOutbox, MessageIngest — or a raw boto3 client) that makes chosen calls fail.
 
     plan = FaultPlan()
     store = plan.wrap(SQLiteStore(db), "store")
@@ -38,11 +38,13 @@ STORE_WRITES = frozenset({
     "add_deliveries", "bump_recall_count", "purge_deliveries", "put_record", "delete_records"})
 INDEX_WRITES = frozenset({"upsert", "delete"})
 OUTBOX_WRITES = frozenset({"done"})
+INGEST_WRITES = frozenset({"put"})
 QUEUE_WRITES = frozenset({"send"})
 DYNAMODB_WRITES = frozenset({"put_item", "update_item", "delete_item", "transact_write_items",
                              "batch_write_item"})
 WRITES = {"store": STORE_WRITES, "keywords": INDEX_WRITES, "vectors": INDEX_WRITES,
-          "index": INDEX_WRITES, "outbox": OUTBOX_WRITES, "queue": QUEUE_WRITES,
+          "index": INDEX_WRITES, "outbox": OUTBOX_WRITES, "ingest": INGEST_WRITES,
+          "queue": QUEUE_WRITES,
           "dynamodb": DYNAMODB_WRITES}
 
 

@@ -4,6 +4,8 @@ the stored message keeps every byte."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from chalicelib.config import Settings
 from chalicelib.domain.cleaning import DEFAULT_PATTERNS, clean, cleaner
@@ -37,6 +39,7 @@ def test_patterns_are_configurable_and_defaults_can_go():
     assert only_mine("[OOC: brb] <think>kept</think>hi") == "<think>kept</think>hi"
     both = cleaner([r"\[OOC:.*?\]"])
     assert both("[OOC: brb] <think>x</think>hi") == "hi"
+    assert both("[OOC: brb] no tag at all") == "no tag at all"  # extras run without a "<"
     with pytest.raises(ValueError, match="ANNALS_CLEAN_PATTERNS"):
         Settings(_env_file=None, clean_patterns=["(unclosed"])
     assert len(DEFAULT_PATTERNS) > 10
@@ -56,3 +59,25 @@ def test_machinery_is_neither_extracted_nor_indexed_nor_searched(services, put):
         query="<think>user asks about the vaccine</think>奶糖打疫苗了吗", recipe="bm25"))
     assert out.trace[0].endswith("奶糖打疫苗了吗")
     assert out.cards
+
+
+def _clean_every_pattern(text: str) -> str:
+    """clean() as it was before the DEFAULT_NEEDS shortcut: every pattern, every time."""
+    import re
+
+    for pattern in DEFAULT_PATTERNS:
+        text = re.compile(pattern, re.MULTILINE).sub("", text)
+    return re.sub(r"\n\s*\n\s*\n+", "\n\n", text).strip()
+
+
+_PIECES = ["<think>", "</think>", "<!--", "-->", "_.set('x', 1);", "_.SET(", "\n", "\n\n\n",
+           "  ", "hello", "奶糖", "<b>", "<statusblock a=1>", "</StatusBlock>", "<", ">", "_."]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES) | st.text(max_size=8), max_size=12))
+def test_the_shortcut_never_changes_what_clean_returns(parts):
+    """Skipping the default patterns when the text holds none of DEFAULT_NEEDS is only a
+    shortcut: clean() answers exactly what running every pattern answers."""
+    text = "".join(parts)
+    assert clean(text) == _clean_every_pattern(text)

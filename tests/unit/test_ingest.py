@@ -90,10 +90,9 @@ def iput(request, services, put):
     """put(), then the index is up to date: inline mode indexes inside the call; background
     mode (the local default) queues in the outbox, drained here as the background lanes do."""
     if request.param == "background":
-        from chalicelib.adapters.sqlite.outbox import SqliteOutbox
-        from chalicelib.usecases.indexing import Indexer, OutboxIndexWriter
+        from chalicelib.wiring import outbox_index_writer
 
-        services.index = OutboxIndexWriter(Indexer(services), SqliteOutbox(services.store.db))
+        services.index = outbox_index_writer(services, services.store.db)
 
     def run(*args, **kwargs):
         out = put(*args, **kwargs)

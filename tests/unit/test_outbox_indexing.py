@@ -231,3 +231,104 @@ def test_a_message_that_always_fails_to_index_is_quarantined_not_retried_forever
                                          f"{SPACE}/vector/message:c1:1"]
     assert all(f.quarantined for f in failures)
     assert space_stats(services, SPACE)["failures"][0]["job"] == "index"
+
+
+# ------------------------------------------------------------------ one transaction, grouped
+
+
+def _stored(services, space=SPACE):
+    con = services.store.db.connect()
+    return (con.execute("SELECT COUNT(*) FROM messages WHERE space=?", (space,)).fetchone()[0],
+            con.execute("SELECT COUNT(*) FROM kw_docs WHERE space=?", (space,)).fetchone()[0])
+
+
+def test_a_put_whose_keyword_write_fails_stores_nothing(services, put, monkeypatch):
+    """Messages and keyword rows are one transaction: a failure in the second leaves no
+    message stored, queued or half-indexed, and the same PUT succeeds once it is retried."""
+    keywords = services.index.ingest.keywords
+
+    def broken(con, rows):
+        raise OSError("disk full (injected)")
+
+    monkeypatch.setattr(keywords, "write_rows", broken)
+    with pytest.raises(OSError):
+        put("c1", CONVO)
+    assert _stored(services) == (0, 0)
+    assert pending(services) == (0, 0)
+    monkeypatch.undo()
+    put("c1", CONVO)
+    assert _stored(services) == (3, 3) and pending(services) == (0, 3)
+    assert keyword_ids(services, "肾病") == ["message:c1:0"]
+
+
+def test_concurrent_puts_commit_together_and_each_gets_its_own_outcome(services, monkeypatch):
+    """PUTs arriving while one commits are written by one transaction (group commit); every
+    PUT answers with its own seqs, everything is findable by keyword, nothing stays queued
+    for the keyword lane."""
+    import threading
+
+    from chalicelib.domain.models import Message, MessageIn
+    from chalicelib.usecases.indexing import message_doc
+
+    ingest = services.index.ingest
+    groups: list[int] = []
+    real_write = ingest._write
+
+    def slow_write(group):  # hold the writer lock long enough for the others to queue up
+        groups.append(len(group))
+        time.sleep(0.05)
+        return real_write(group)
+
+    monkeypatch.setattr(ingest, "_write", slow_write)
+    outcomes: dict[int, object] = {}
+
+    def one(i: int) -> None:
+        msgs = [Message.from_input(SPACE, f"s{i}", MessageIn(
+            seq=k, role="user", speaker="Ann", content=f"word{i}x{k} and more", at=T0))
+            for k in range(3)]
+        outcomes[i] = ingest.put(SPACE, f"s{i}", msgs,
+                                 [message_doc(m, services.clean) for m in msgs])
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sum(groups) == 8 and len(groups) < 8  # some PUTs shared a commit
+    assert all(outcomes[i].accepted == [0, 1, 2] for i in range(8))
+    assert _stored(services) == (24, 24)
+    assert pending(services) == (0, 24)
+    for i in range(8):
+        assert keyword_ids(services, f"word{i}x2") == [f"message:s{i}:2"]
+
+
+def test_a_failing_put_in_a_group_fails_alone(services, monkeypatch):
+    """A group whose transaction fails is retried batch by batch: the others are stored."""
+    from chalicelib.adapters.sqlite.ingest import _Batch
+    from chalicelib.domain.models import Message, MessageIn
+    from chalicelib.usecases.indexing import message_doc
+
+    ingest = services.index.ingest
+    real = type(services.store).write_messages
+
+    def picky(con, space, session, messages):
+        if session == "bad":
+            raise ValueError("this batch cannot be written (injected)")
+        return real(con, space, session, messages)
+
+    monkeypatch.setattr(type(services.store), "write_messages", staticmethod(picky))
+
+    def batch(session: str) -> _Batch:
+        msgs = [Message.from_input(SPACE, session, MessageIn(
+            seq=0, role="user", speaker="Ann", content=f"only in {session}", at=T0))]
+        rows = {r[1]: r for r in ingest.keywords.prepare(
+            [message_doc(m, services.clean) for m in msgs])}
+        return _Batch(SPACE, session, msgs, rows)
+
+    group = [batch("good1"), batch("bad"), batch("good2")]
+    ingest._commit(group)
+    assert [b.done for b in group] == [True, True, True]
+    assert group[0].outcome.accepted == [0] and group[2].outcome.accepted == [0]
+    assert isinstance(group[1].error, ValueError) and group[1].outcome is None
+    assert _stored(services) == (2, 2)
+    assert keyword_ids(services, "good2") == ["message:good2:0"]

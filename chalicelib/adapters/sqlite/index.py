@@ -106,26 +106,39 @@ class FtsKeywordIndex:
     def upsert(self, docs: Sequence[IndexDoc]) -> None:
         if not docs:
             return
+        rows = self.prepare(docs)
+        with self.db.tx() as con:
+            self.write_rows(con, rows)
+        self.catch_up()
+
+    @staticmethod
+    def prepare(docs: Sequence[IndexDoc]) -> list[tuple]:
+        """The rows `write_rows` stores for `docs`, tokenized: the CPU part of a write, which
+        needs no transaction (a doc given twice: the last one wins, in its own place)."""
         latest: dict[tuple[str, str], IndexDoc] = {}
-        for doc in docs:  # a doc given twice: the last one wins, in its own place
+        for doc in docs:
             latest.pop((doc.space, doc.id), None)
             latest[(doc.space, doc.id)] = doc
-        rows = [(d.space, d.id, d.kind, d.start, d.end, d.status, index_text(d.text))
+        return [(d.space, d.id, d.kind, d.start, d.end, d.status, index_text(d.text))
                 for d in latest.values()]
-        with self.db.tx() as con:
-            old = self._rowids(con, list(latest))
-            self._remove(con, old)
-            # New rows take rowids after every row left, in input order: what inserting one
-            # by one would give, so rowid order (bm25's tie-break) is unchanged.
-            top = con.execute("SELECT COALESCE(MAX(rowid), 0) FROM kw_docs").fetchone()[0]
-            ids = range(top + 1, top + 1 + len(rows))
-            con.executemany(
-                "INSERT INTO kw_docs(rowid, space, doc_id, kind, start_ts, end_ts, status)"
-                " VALUES (?,?,?,?,?,?,?)", [(i, *r[:6]) for i, r in zip(ids, rows, strict=True)])
-            con.executemany("INSERT INTO kw_fts(rowid, tokens) VALUES (?,?)",
-                            [(i, r[6]) for i, r in zip(ids, rows, strict=True)])
-            self._log(con, [*old, *ids])
-        self._catch_up()
+
+    def write_rows(self, con: sqlite3.Connection, rows: Sequence[tuple]) -> None:
+        """Store prepared rows inside a transaction the caller holds; `catch_up` after the
+        commit brings the in-memory copy along."""
+        if not rows:
+            return
+        old = self._rowids(con, [(r[0], r[1]) for r in rows])
+        self._remove(con, old)
+        # New rows take rowids after every row left, in input order: what inserting one
+        # by one would give, so rowid order (bm25's tie-break) is unchanged.
+        top = con.execute("SELECT COALESCE(MAX(rowid), 0) FROM kw_docs").fetchone()[0]
+        ids = range(top + 1, top + 1 + len(rows))
+        con.executemany(
+            "INSERT INTO kw_docs(rowid, space, doc_id, kind, start_ts, end_ts, status)"
+            " VALUES (?,?,?,?,?,?,?)", [(i, *r[:6]) for i, r in zip(ids, rows, strict=True)])
+        con.executemany("INSERT INTO kw_fts(rowid, tokens) VALUES (?,?)",
+                        [(i, r[6]) for i, r in zip(ids, rows, strict=True)])
+        self._log(con, [*old, *ids])
 
     def delete(self, space: str, ids: Sequence[str]) -> None:
         if not ids:
@@ -134,9 +147,9 @@ class FtsKeywordIndex:
             old = self._rowids(con, [(space, i) for i in dict.fromkeys(ids)])
             self._remove(con, old)
             self._log(con, old)
-        self._catch_up()
+        self.catch_up()
 
-    def _catch_up(self) -> None:
+    def catch_up(self) -> None:
         """Bring the in-memory copy up to date in the writer's thread, so the next search
         (a recall, on the path users feel) does not pay for what was just written."""
         with self._lock:

@@ -14,6 +14,7 @@ the trigger's two plain inserts cost less than one insert plus two partial index
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 
 from chalicelib.adapters.sqlite.db import SQLiteDB
@@ -141,3 +142,16 @@ class SqliteOutbox:
             for table in ("keyword_queue", "vector_queue", "index_outbox"):
                 con.execute(f"DROP TABLE IF EXISTS {table}")
             con.execute("DELETE FROM schema_migrations WHERE name LIKE 'outbox-%'")
+
+    # ------------------------------------------------------------ for the ingest writer
+    @staticmethod
+    def keyword_mark(con: sqlite3.Connection) -> int:
+        """The newest keyword entry id, read inside a write transaction: every entry above it
+        at commit time was queued by that same transaction (writers are serialised)."""
+        return con.execute("SELECT COALESCE(MAX(id), 0) FROM keyword_queue").fetchone()[0]
+
+    @staticmethod
+    def unqueue_keywords(con: sqlite3.Connection, mark: int) -> None:
+        """Drop the keyword entries queued after `mark` by the caller's transaction, which
+        wrote their keyword rows itself."""
+        con.execute("DELETE FROM keyword_queue WHERE id > ?", (mark,))

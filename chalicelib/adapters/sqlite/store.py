@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import sqlite3
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -83,44 +84,51 @@ class SQLiteStore:
     # ------------------------------------------------------------ messages
     def upsert_messages(self, space: str, session: str, messages: Sequence[Message],
                         now: datetime) -> UpsertOutcome:
-        outcome = UpsertOutcome()
         with self.db.tx() as con:
-            state = con.execute(
-                "SELECT extracted_upto, dirty_from FROM sessions WHERE space=? AND session=?",
-                (space, session),
-            ).fetchone()
-            extracted_upto = state["extracted_upto"] if state else -1
-            dirty_from = state["dirty_from"] if state else None
-            # One lookup for the batch, then decide in order as one-by-one upserts would (a
-            # seq given twice sees the first write), then one executemany.
-            stored: dict[int, str] = {}
-            seqs = list(dict.fromkeys(m.seq for m in messages))
-            for i in range(0, len(seqs), 500):
-                part = seqs[i : i + 500]
-                stored.update(con.execute(
-                    "SELECT seq, content_hash FROM messages WHERE space=? AND session=?"
-                    f" AND seq IN ({','.join('?' * len(part))})", (space, session, *part)))
-            rows = []
-            for msg in messages:
-                old_hash = stored.get(msg.seq)
-                if old_hash == msg.content_hash:
-                    outcome.unchanged.append(msg.seq)
-                    continue
-                rows.append((space, session, msg.seq, msg.role, msg.speaker, msg.content,
-                             msg.at.isoformat(), msg.at.timestamp(), msg.content_hash))
-                stored[msg.seq] = msg.content_hash
-                if old_hash is None:
-                    outcome.accepted.append(msg.seq)
-                else:
-                    outcome.changed.append(msg.seq)
-                if old_hash is not None and msg.seq <= extracted_upto:
-                    dirty_from = msg.seq if dirty_from is None else min(dirty_from, msg.seq)
-            con.executemany("INSERT OR REPLACE INTO messages VALUES (?,?,?,?,?,?,?,?,?)", rows)
-            con.execute(
-                "INSERT INTO sessions(space, session, extracted_upto, dirty_from) VALUES (?,?,?,?)"
-                " ON CONFLICT(space, session) DO UPDATE SET dirty_from=excluded.dirty_from",
-                (space, session, extracted_upto, dirty_from),
-            )
+            return self.write_messages(con, space, session, messages)
+
+    @staticmethod
+    def write_messages(con: sqlite3.Connection, space: str, session: str,
+                       messages: Sequence[Message]) -> UpsertOutcome:
+        """upsert_messages inside a transaction the caller holds (the ingest writer joins it
+        with the keyword rows: chalicelib.adapters.sqlite.ingest)."""
+        outcome = UpsertOutcome()
+        state = con.execute(
+            "SELECT extracted_upto, dirty_from FROM sessions WHERE space=? AND session=?",
+            (space, session),
+        ).fetchone()
+        extracted_upto = state[0] if state else -1
+        dirty_from = state[1] if state else None
+        # One lookup for the batch, then decide in order as one-by-one upserts would (a
+        # seq given twice sees the first write), then one executemany.
+        stored: dict[int, str] = {}
+        seqs = list(dict.fromkeys(m.seq for m in messages))
+        for i in range(0, len(seqs), 500):
+            part = seqs[i : i + 500]
+            stored.update(con.execute(
+                "SELECT seq, content_hash FROM messages WHERE space=? AND session=?"
+                f" AND seq IN ({','.join('?' * len(part))})", (space, session, *part)))
+        rows = []
+        for msg in messages:
+            old_hash = stored.get(msg.seq)
+            if old_hash == msg.content_hash:
+                outcome.unchanged.append(msg.seq)
+                continue
+            rows.append((space, session, msg.seq, msg.role, msg.speaker, msg.content,
+                         msg.at.isoformat(), msg.at.timestamp(), msg.content_hash))
+            stored[msg.seq] = msg.content_hash
+            if old_hash is None:
+                outcome.accepted.append(msg.seq)
+            else:
+                outcome.changed.append(msg.seq)
+            if old_hash is not None and msg.seq <= extracted_upto:
+                dirty_from = msg.seq if dirty_from is None else min(dirty_from, msg.seq)
+        con.executemany("INSERT OR REPLACE INTO messages VALUES (?,?,?,?,?,?,?,?,?)", rows)
+        con.execute(
+            "INSERT INTO sessions(space, session, extracted_upto, dirty_from) VALUES (?,?,?,?)"
+            " ON CONFLICT(space, session) DO UPDATE SET dirty_from=excluded.dirty_from",
+            (space, session, extracted_upto, dirty_from),
+        )
         return outcome
 
     def get_messages(self, space: str, session: str, seq_from: int | None = None,
