@@ -80,3 +80,42 @@ def test_reads_and_writes_are_told_apart_by_method_and_route():
     assert not is_read("POST", "/v1/spaces/s/extract")
     assert not is_read("PUT", "/v1/spaces/s/sessions/c/messages")
     assert not is_read("DELETE", "/v1/spaces/s/events/e1")
+
+
+def test_no_writer_is_left_waiting_when_slots_free_up_one_at_a_time():
+    """A finishing writer wakes one waiting writer, not all: under a mix of recalls and many
+    writers every write still gets in (no lost wake-up), never more than the limit at once."""
+    gate = PriorityGate(max_writers=2, max_write_wait=0.01)
+    inside, most, done = [0], [0], [0]
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def write():
+        for _ in range(30):
+            with gate.writing():
+                with lock:
+                    inside[0] += 1
+                    most[0] = max(most[0], inside[0])
+                time.sleep(0.0005)
+                with lock:
+                    inside[0] -= 1
+            with lock:
+                done[0] += 1
+
+    def read():
+        while not stop.is_set():
+            with gate.reading():
+                time.sleep(0.002)
+            time.sleep(0.001)
+
+    readers = [threading.Thread(target=read) for _ in range(2)]
+    writers = [threading.Thread(target=write) for _ in range(12)]
+    for t in readers + writers:
+        t.start()
+    for t in writers:
+        t.join(20)
+    stop.set()
+    for t in readers:
+        t.join(5)
+    assert done[0] == 12 * 30 and not any(t.is_alive() for t in writers)
+    assert most[0] == 2
