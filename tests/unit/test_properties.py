@@ -303,3 +303,40 @@ def test_a_bare_delete_keeps_its_sources_cited():
     active = [e for e in after_merge(events, result).values() if e.status == "active"]
     cited = {key(s) for e in active for s in e.sources}
     assert {key(s) for e in events for s in e.sources} <= cited
+
+
+# ------------------------------------------------------------------ validator shortcuts
+
+
+def _one_line_slow(value: str) -> str:
+    value = "".join(ch for ch in value if ch.isprintable() or ch.isspace())
+    return " ".join(value.split())
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text() | st.lists(st.sampled_from([" ", "  ", "a", "\n", "\u3000", "\u2028", "\t",
+                                             "奶糖", "\x00"])).map("".join))
+def test_one_line_shortcut_changes_nothing(value):
+    from chalicelib.domain.models import _one_line
+
+    assert _one_line(value) == _one_line_slow(value)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.datetimes(min_value=datetime(1898, 6, 1), max_value=datetime(2201, 6, 1))
+       | st.datetimes(min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30)),
+       st.integers(-23 * 60 - 59, 23 * 60 + 59))
+@example(datetime(1900, 1, 1, 0, 59), 60)
+@example(datetime(2199, 12, 31, 23, 30), -60)
+def test_time_range_shortcut_agrees_with_the_aware_comparison(moment, offset_minutes):
+    """_aware skips the aware comparison for years strictly inside the range: the answer is
+    the same as comparing every time (offsets up to ±23:59)."""
+    from chalicelib.domain.models import MAX_TIME, MIN_TIME, _aware
+
+    value = moment.replace(tzinfo=timezone(timedelta(minutes=offset_minutes)))
+    try:
+        _aware(value)
+        accepted = True
+    except ValueError:
+        accepted = False
+    assert accepted == (MIN_TIME <= value < MAX_TIME)
