@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from chalicelib.domain.errors import BadRequest
 from chalicelib.domain.models import Card, Layer, RecallRequest, RecallResponse
 from chalicelib.domain.names import named_people
+from chalicelib.domain.refs import MessageRef, parse_ref
 from chalicelib.domain.textproc import is_cjk, query_terms
 from chalicelib.ports import Freshness, SearchFilter, Services
 from chalicelib.usecases.people import known_people
@@ -29,7 +30,7 @@ from chalicelib.usecases.recall.fusion import (
 )
 from chalicelib.usecases.recall.gate import Gate
 from chalicelib.usecases.recall.graph import Links, add_scores, expand, with_threads
-from chalicelib.usecases.recall.query import intents
+from chalicelib.usecases.recall.query import Intent, asks_for_list, intents
 from chalicelib.usecases.recall.recipes import RecallRecipe, resolve
 from chalicelib.usecases.recall.rerank import rerank
 from chalicelib.usecases.recall.timewindow import (
@@ -86,6 +87,33 @@ def search_lists(services: Services, space: str, query: str, qvec, recipe: Recal
         ranked["vector"] = (services.vectors.vector_search(space, qvec, recipe.vector_k, flt),
                             recipe.vector_weight)
     return ranked
+
+
+def search_list(services: Services, space: str, intent: Intent, recipe: RecallRecipe,
+                named: set[str]) -> Ranked:
+    """The hit lists for a question asking for a list (query.asks_for_list): its items are
+    said in many turns over many sessions, one item each, so whole turns (messages) are
+    ranked, not the sentences retold from them (events), which split a turn's words and spend
+    several places of the ranking on one turn; and a question naming one person asks about
+    that person's own turns, so only theirs are kept, `list_pool` per index (fetched three
+    times deeper, then filtered by speaker)."""
+    flt = SearchFilter(kinds=("message",))
+    one = len(named) == 1
+    fetch = recipe.list_pool * (3 if one else 1)
+    lists = {}
+    if recipe.keyword_k:
+        lists["keyword"] = (services.keywords.keyword_search(
+            space, keyword_query(intent.keywords, recipe), fetch, flt), recipe.keyword_weight)
+    if recipe.vector_k:
+        lists["vector"] = (services.vectors.vector_search(space, intent.vector, fetch, flt),
+                           recipe.vector_weight)
+    if not one:
+        return lists
+    refs = {h.id: parse_ref(h.id) for hits, _ in lists.values() for h in hits}
+    keys = [(r.session, r.seq) for r in refs.values() if isinstance(r, MessageRef)]
+    speakers = {m.ref: m.speaker for m in services.store.load_messages(space, keys)}
+    return {name: ([h for h in hits if speakers.get(h.id) in named][: recipe.list_pool], weight)
+            for name, (hits, weight) in lists.items()}
 
 
 def fuse_lists(ranked: Ranked, recipe: RecallRecipe) -> list[Candidate]:
@@ -177,11 +205,17 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
     asked = intents(services, request, recipe, named)
     per_intent, total = [], 0
     links, linked = Links(services, space, recipe), []
+    listed = []
     for intent in asked:
-        lists = search_lists(services, space, intent.keywords, intent.vector, recipe,
-                             SearchFilter())
+        listing = bool(recipe.list_pool) and asks_for_list(intent.text)
+        if listing:  # the person's own turns: no links to other speakers' turns
+            listed.append(intent.text)
+            lists = search_list(services, space, intent, recipe, named)
+        else:
+            lists = search_lists(services, space, intent.keywords, intent.vector, recipe,
+                                 SearchFilter())
         candidates = fuse_lists(lists, recipe)
-        if recipe.graph_seeds:
+        if recipe.graph_seeds and not listing:
             candidates = through_links(services, links, lists, candidates, intent.keywords,
                                        named, recipe, linked)
         total += len(candidates)
@@ -195,6 +229,12 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
         per_intent.append(ranked)
     cards = dedupe_evidence(interleave(per_intent))[:limit]
     cards = with_threads(services, space, cards, links, recipe.thread_materials)
+    if listed:
+        own = f"{next(iter(named))}" if len(named) == 1 else ""
+        trace.add(f"[记忆检索] 问的是一串（{'；'.join(listed)}）：按整轮对话检索"
+                  + (f"，只看{own}自己说的" if own else ""),
+                  f"[recall] asks for a list ({'; '.join(listed)}): whole turns searched"
+                  + (f", {own}'s own only" if own else ""))
     for n, source, new in linked:
         trace.add(f"[记忆检索] 经关联（{source}）扩展 {n} 条，其中新增 {new} 条",
                   f"[recall] through links ({source}): {n} linked, {new} new")

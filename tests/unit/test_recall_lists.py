@@ -1,0 +1,110 @@
+"""Questions asking for a list ("What books has Mel read?", "小明都去过哪些地方？"): detected by
+query.asks_for_list and answered from whole turns, the named person's own
+(recall.search_list, recipe field `list_pool`)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from chalicelib.domain.models import RecallRequest
+from chalicelib.usecases.extract import extract_session
+from chalicelib.usecases.recall import recall, recipes
+from chalicelib.usecases.recall.query import asks_for_list
+from chalicelib.usecases.recall.recipes import HYBRID
+from tests.unit.conftest import SPACE, T0
+
+pytestmark = pytest.mark.usefixtures("timeparse_or_stub")
+
+LISTS = replace(HYBRID, name="test_lists", list_pool=40)
+NO_LISTS = replace(HYBRID, name="test_no_lists", list_pool=0)
+
+
+@pytest.fixture(autouse=True)
+def test_recipes(monkeypatch):
+    for recipe in (LISTS, NO_LISTS):
+        monkeypatch.setitem(recipes.RECIPES, recipe.name, recipe)
+
+
+@pytest.mark.parametrize("question", [
+    "What books has Melanie read?",
+    "Which cities has Jon visited?",
+    "What LGBTQ+ events has Caroline participated in?",
+    "What types of pottery have Mel and her kids made?",
+    "Where has Melanie camped?",
+    "What has Melanie painted?",
+    "How many times has she gone to the beach?",
+    "Did Jon and Gina both dance?",
+    "What are Melanie's pets' names?",
+    "小明都去过哪些地方？",
+    "奶糖去过几次医院？",
+    "小明都学过什么乐器？",
+])
+def test_questions_asking_for_every_item_of_a_kind(question):
+    assert asks_for_list(question)
+
+
+@pytest.mark.parametrize("question", [
+    "What did Caroline research?",
+    "What does Melanie think about the decision?",
+    "What is Caroline's relationship status?",
+    "What was the poetry reading about?",
+    "What are the new shoes used for?",
+    "When did Melanie go on a hike?",
+    "How long has Melanie been creating art?",
+    "奶糖的体检结果怎么样？",
+    "小明的吉他课在哪里上？",
+])
+def test_questions_asking_for_one_fact(question):
+    assert not asks_for_list(question)
+
+
+SESSIONS = {
+    "s1": [(0, "user", "Mel", "I read Charlotte's Web again this weekend, such a lovely book."),
+           (1, "assistant", "Caroline", "I read a book about adoption, it changed my view."),
+           (2, "user", "Mel", "The kids and I went camping by the lake.")],
+    "s2": [(0, "assistant", "Caroline", "Have you read any good books lately?"),
+           (1, "user", "Mel", "Yes, I finished Nothing is Impossible, a book about dreams."),
+           (2, "assistant", "Caroline", "My book club is reading a novel about friendship.")],
+}
+
+
+@pytest.fixture
+def chat(services, put, clock):
+    for session, items in SESSIONS.items():
+        put(session, items)
+        extract_session(services, SPACE, session)
+
+
+def ask(services, query: str, recipe) -> object:
+    return recall(services, SPACE, RecallRequest(query=query, now=T0, recipe=recipe.name,
+                                                 max_cards=10))
+
+
+@pytest.mark.usefixtures("chat")
+def test_a_list_question_about_one_person_gets_their_own_turns(services):
+    out = ask(services, "What books has Mel read?", LISTS)
+    assert out.cards
+    assert {c.kind for c in out.cards} == {"message"}
+    assert {c.speaker for c in out.cards} == {"Mel"}
+    assert {c.sources[0].session for c in out.cards[:2]} == {"s1", "s2"}
+    assert any("asks for a list" in line and "Mel's own" in line for line in out.trace)
+
+
+@pytest.mark.usefixtures("chat")
+def test_without_list_pool_or_without_a_list_nothing_changes(services):
+    off = ask(services, "What books has Mel read?", NO_LISTS)
+    assert "Caroline" in {c.speaker for c in off.cards}
+    assert not any("asks for a list" in line for line in off.trace)
+    one = ask(services, "What did Mel read this weekend?", LISTS)
+    assert "event" in {c.kind for c in one.cards}
+    assert not any("asks for a list" in line for line in one.trace)
+
+
+@pytest.mark.usefixtures("chat")
+def test_a_list_question_naming_no_one_keeps_every_speaker(services):
+    out = ask(services, "What books have been read?", LISTS)
+    assert {c.kind for c in out.cards} == {"message"}
+    assert {"Mel", "Caroline"} <= {c.speaker for c in out.cards}
+    assert any("asks for a list" in line and "own" not in line for line in out.trace)
