@@ -9,9 +9,11 @@ from dataclasses import replace
 import pytest
 
 from chalicelib.domain.models import RecallRequest
+from chalicelib.ports import Hit
 from chalicelib.usecases.extract import extract_session
-from chalicelib.usecases.recall import recall, recipes
-from chalicelib.usecases.recall.query import asks_for_list
+from chalicelib.usecases.recall import recall, recipes, search_list
+from chalicelib.usecases.recall.fusion import score_fusion
+from chalicelib.usecases.recall.query import asks_for_list, intents
 from chalicelib.usecases.recall.recipes import HYBRID
 from tests.unit.conftest import SPACE, T0
 
@@ -108,3 +110,39 @@ def test_a_list_question_naming_no_one_keeps_every_speaker(services):
     assert {c.kind for c in out.cards} == {"message"}
     assert {"Mel", "Caroline"} <= {c.speaker for c in out.cards}
     assert any("asks for a list" in line and "own" not in line for line in out.trace)
+
+
+def test_a_floor_keeps_the_last_hit_of_a_short_list():
+    """Min-max scales a list from its lowest hit; a keyword list that ran out of matches has
+    a lower floor, 0 (no match), so its last hit still counts."""
+    keyword = ([Hit("message:1:1", 4.7), Hit("message:2:5", 4.6)], 1.0)
+    vector = ([Hit("message:3:2", 0.84), Hit("message:2:5", 0.81), Hit("message:1:1", 0.80)],
+              1.0)
+    plain = {c.ref: c.score for c in score_fusion({"keyword": keyword, "vector": vector})}
+    assert plain["message:2:5"] == pytest.approx(0.25)  # the keyword match counts for nothing
+    floored = {c.ref: c.score for c in score_fusion({"keyword": keyword, "vector": vector},
+                                                    {"keyword": 0.0})}
+    assert floored["message:2:5"] == pytest.approx(4.6 / 4.7 + 0.25)
+    assert floored["message:1:1"] == pytest.approx(1.0)
+    assert floored["message:3:2"] == pytest.approx(1.0)
+    # a floor above the lowest hit changes nothing
+    same = {c.ref: c.score for c in score_fusion({"keyword": keyword, "vector": vector},
+                                                 {"keyword": 5.0})}
+    assert same == plain
+
+
+@pytest.mark.usefixtures("chat")
+def test_a_list_search_keeps_the_named_persons_turns_and_floors_short_lists(services):
+    """Mel's two turns naming a book are the keyword index's only own matches: the list ran
+    out, so its floor is 0 and the second is not scaled to nothing."""
+    named = {"Mel"}
+    intent = intents(services, RecallRequest(query="What books has Mel read?"), LISTS, named)[0]
+    lists, floors = search_list(services, SPACE, intent, LISTS, named)
+    keyword = [h.id for h in lists["keyword"][0]]
+    assert sorted(keyword) == ["message:s1:0", "message:s2:1"]
+    assert all(h.id.startswith("message:") for h in lists["vector"][0])
+    assert {h.id for h in lists["vector"][0]} == {"message:s1:0", "message:s1:2", "message:s2:1"}
+    assert floors["keyword"] == 0.0
+    fused = {c.ref: c for c in score_fusion(lists, floors)}
+    assert all(fused[ref].score >= lists["keyword"][0][-1].score / lists["keyword"][0][0].score
+               for ref in keyword)

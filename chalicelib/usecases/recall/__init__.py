@@ -17,7 +17,7 @@ from chalicelib.domain.models import Card, Layer, RecallRequest, RecallResponse
 from chalicelib.domain.names import named_people
 from chalicelib.domain.refs import MessageRef, parse_ref
 from chalicelib.domain.textproc import is_cjk, query_terms
-from chalicelib.ports import Freshness, SearchFilter, Services
+from chalicelib.ports import Freshness, Hit, SearchFilter, Services
 from chalicelib.usecases.people import known_people
 from chalicelib.usecases.recall.cards import load_cards
 from chalicelib.usecases.recall.context import estimate_tokens, render
@@ -90,35 +90,50 @@ def search_lists(services: Services, space: str, query: str, qvec, recipe: Recal
 
 
 def search_list(services: Services, space: str, intent: Intent, recipe: RecallRecipe,
-                named: set[str]) -> Ranked:
-    """The hit lists for a question asking for a list (query.asks_for_list): its items are
-    said in many turns over many sessions, one item each, so whole turns (messages) are
-    ranked, not the sentences retold from them (events), which split a turn's words and spend
-    several places of the ranking on one turn; and a question naming one person asks about
-    that person's own turns, so only theirs are kept, `list_pool` per index (fetched three
-    times deeper, then filtered by speaker)."""
+                named: set[str]) -> tuple[Ranked, dict[str, float]]:
+    """The hit lists for a question asking for a list (query.asks_for_list), with the floor of
+    each list that is shorter than `list_pool` (fusion.score_fusion). Its items are said in
+    many turns over many sessions, one item each, so whole turns (messages) are ranked, not
+    the sentences retold from them (events), which split a turn's words and spend several
+    places of the ranking on one turn; and a question naming one person asks about that
+    person's own turns, so only theirs are kept, `list_pool` per index (fetched three times
+    deeper, then filtered by speaker).
+
+    Filtered lists are often short, and the last hit of a short list is not the floor: a
+    document such a list lacks scored below every hit fetched (keyword: 0, no match, when
+    the index ran out of matches)."""
     flt = SearchFilter(kinds=("message",))
-    one = len(named) == 1
-    fetch = recipe.list_pool * (3 if one else 1)
-    lists = {}
+    pool = recipe.list_pool
+    fetch = pool * (3 if len(named) == 1 else 1)
+    fetched: dict[str, tuple[list[Hit], float]] = {}
     if recipe.keyword_k:
-        lists["keyword"] = (services.keywords.keyword_search(
+        fetched["keyword"] = (services.keywords.keyword_search(
             space, keyword_query(intent.keywords, recipe), fetch, flt), recipe.keyword_weight)
     if recipe.vector_k:
-        lists["vector"] = (services.vectors.vector_search(space, intent.vector, fetch, flt),
-                           recipe.vector_weight)
-    if not one:
-        return lists
-    refs = {h.id: parse_ref(h.id) for hits, _ in lists.values() for h in hits}
-    keys = [(r.session, r.seq) for r in refs.values() if isinstance(r, MessageRef)]
-    speakers = {m.ref: m.speaker for m in services.store.load_messages(space, keys)}
-    return {name: ([h for h in hits if speakers.get(h.id) in named][: recipe.list_pool], weight)
-            for name, (hits, weight) in lists.items()}
+        fetched["vector"] = (services.vectors.vector_search(space, intent.vector, fetch, flt),
+                             recipe.vector_weight)
+    own = {h.id for hits, _ in fetched.values() for h in hits}
+    if len(named) == 1:
+        refs = [parse_ref(ref) for ref in own]
+        keys = [(r.session, r.seq) for r in refs if isinstance(r, MessageRef)]
+        own = {m.ref for m in services.store.load_messages(space, keys) if m.speaker in named}
+    lists: Ranked = {}
+    floors: dict[str, float] = {}
+    for name, (hits, weight) in fetched.items():
+        kept = [h for h in hits if h.id in own][:pool]
+        lists[name] = (kept, weight)
+        if len(kept) < pool:
+            if len(hits) == fetch:  # the index had more: they scored at most the last fetched
+                floors[name] = hits[-1].score
+            elif name == "keyword":  # every match fetched: the rest match nothing
+                floors[name] = 0.0
+    return lists, floors
 
 
-def fuse_lists(ranked: Ranked, recipe: RecallRecipe) -> list[Candidate]:
+def fuse_lists(ranked: Ranked, recipe: RecallRecipe,
+               floors: dict[str, float] | None = None) -> list[Candidate]:
     if recipe.fusion == "score":
-        return score_fusion(ranked)
+        return score_fusion(ranked, floors)
     return reciprocal_rank_fusion(ranked, k=recipe.rrf_k)
 
 
@@ -210,11 +225,11 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
         listing = bool(recipe.list_pool) and asks_for_list(intent.text)
         if listing:  # the person's own turns: no links to other speakers' turns
             listed.append(intent.text)
-            lists = search_list(services, space, intent, recipe, named)
+            lists, floors = search_list(services, space, intent, recipe, named)
         else:
-            lists = search_lists(services, space, intent.keywords, intent.vector, recipe,
-                                 SearchFilter())
-        candidates = fuse_lists(lists, recipe)
+            lists, floors = search_lists(services, space, intent.keywords, intent.vector,
+                                         recipe, SearchFilter()), {}
+        candidates = fuse_lists(lists, recipe, floors)
         if recipe.graph_seeds and not listing:
             candidates = through_links(services, links, lists, candidates, intent.keywords,
                                        named, recipe, linked)
