@@ -146,3 +146,18 @@ def test_a_list_search_keeps_the_named_persons_turns_and_floors_short_lists(serv
     fused = {c.ref: c for c in score_fusion(lists, floors)}
     assert all(fused[ref].score >= lists["keyword"][0][-1].score / lists["keyword"][0][0].score
                for ref in keyword)
+
+
+ZH = [(0, "user", "小明", "上个月我去了京都旅行，看了很多寺庙。"),
+      (1, "assistant", "Aki", "我也去过京都，还去过大阪。"),
+      (2, "user", "小明", "去年夏天我还去了杭州，西湖很美。"),
+      (3, "assistant", "Aki", "杭州的龙井茶很好喝。")]
+
+
+def test_a_chinese_list_question_gets_the_named_persons_own_turns(services, put, clock):
+    put("zh", ZH)
+    extract_session(services, SPACE, "zh")
+    out = ask(services, "小明都去过哪些地方？", LISTS)
+    assert out.cards and {c.speaker for c in out.cards} == {"小明"}
+    assert {c.kind for c in out.cards} == {"message"}
+    assert any("问的是一串" in line and "只看小明自己说的" in line for line in out.trace)
