@@ -52,6 +52,7 @@ def test_questions_asking_for_every_item_of_a_kind(question):
     "What does Melanie think about the decision?",
     "What is Caroline's relationship status?",
     "What was the poetry reading about?",
+    "What fields would Caroline be likely to pursue?",
     "What are the new shoes used for?",
     "When did Melanie go on a hike?",
     "How long has Melanie been creating art?",

@@ -51,10 +51,11 @@ class Intent:
 
 
 # "What/Which [kind of] [adjective…] <plural noun> has/does/…": "What books has Mel read?",
-# "Which cities has Jon visited?", "What LGBTQ+ events has Caroline joined?"
+# "Which cities has Jon visited?", "What LGBTQ+ events has Caroline joined?". Not with a
+# modal ("What fields would Caroline pursue?"): a guess asks for no record of items.
 _PLURAL_ASKED = re.compile(
     r"\b(?:what|which)\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?(?:[\w+/-]+\s+){0,2}?"
-    r"([a-z][\w/-]*s)\s+(?:has|have|does|do|did|is|are|was|were|can|could|would|will)\b",
+    r"([a-z][\w/-]*s)\s+(?:has|have|does|do|did|is|are|was|were)\b",
     re.IGNORECASE)
 # "What are some changes …", "What are Mel's pets' names?" (not "What are the shoes …": one thing)
 _PLURAL_NAMED = re.compile(
