@@ -4,6 +4,8 @@
 ['Caroline']
 >>> strip_names("What did Caroline's sister say?", ["Caroline"])
 'What did sister say?'
+>>> sorted(named_people("小明都去过哪些地方？", ["小明", "Aki"])), strip_names("小明都去过哪些地方？", ["小明"])
+(['小明'], '都去过哪些地方？')
 """
 
 from __future__ import annotations
@@ -22,19 +24,26 @@ def _name_patterns(person: str) -> list[str]:
     return [re.escape(n) for n in dict.fromkeys([person, first]) if len(n) >= 2]
 
 
+def _as_word(name: str, suffix: str = "") -> str:
+    """A name as a whole word, as mentioned_names reads one: Latin script on Latin word
+    boundaries ("Ann" is not in "Anna", "和Caroline聊" names Caroline); Chinese has no word
+    boundaries ("小明都去过哪些地方"), so any occurrence."""
+    if is_cjk(name):
+        return name
+    return rf"(?<!{_LATIN}){name}{suffix}(?!{_LATIN})"
+
+
 def named_people(query: str, people: Iterable[str]) -> set[str]:
     """People whose full or first name the query contains as a word (case-insensitive)."""
     return {p for p in people
-            if any(re.search(rf"(?<![^\W\d_]){n}(?![^\W\d_])", query, re.IGNORECASE)
-                   for n in _name_patterns(p))}
+            if any(re.search(_as_word(n), query, re.IGNORECASE) for n in _name_patterns(p))}
 
 
 def strip_names(query: str, people: Iterable[str]) -> str:
     """The query without the names (and their possessive 's), for matching content only."""
     for person in sorted(people, key=len, reverse=True):
         for n in _name_patterns(person):
-            query = re.sub(rf"(?<![^\W\d_]){n}(?:['’]s)?(?![^\W\d_])", " ", query,
-                           flags=re.IGNORECASE)
+            query = re.sub(_as_word(n, "(?:['’]s)?"), " ", query, flags=re.IGNORECASE)
     return re.sub(r"\s+", " ", query).strip()
 
 

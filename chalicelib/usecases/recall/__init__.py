@@ -2,7 +2,8 @@
 
 Pipeline (each step a small function, every knob in a RecallRecipe):
   freshen (a bounded catch-up of the space's keyword index) → candidates (keyword + vector
-  over events and messages, inside a time window if one is named) → fusion → links (the best
+  over events and messages, inside a time window if one is named; a question asking for a
+  list: the named person's own messages, `search_list`) → fusion → links (the best
   candidates' entities, threads, relations and neighbouring turns: graph.py) → cards loaded
   from the store (the truth) in one batch → rerank → admission gate (hook-sized recalls:
   gate.py) → limit → cooldown → context text.
@@ -15,8 +16,9 @@ from dataclasses import dataclass
 from chalicelib.domain.errors import BadRequest
 from chalicelib.domain.models import Card, Layer, RecallRequest, RecallResponse
 from chalicelib.domain.names import named_people
+from chalicelib.domain.refs import MessageRef, parse_ref
 from chalicelib.domain.textproc import is_cjk, query_terms
-from chalicelib.ports import Freshness, SearchFilter, Services
+from chalicelib.ports import Freshness, Hit, SearchFilter, Services
 from chalicelib.usecases.people import known_people
 from chalicelib.usecases.recall.cards import load_cards
 from chalicelib.usecases.recall.context import estimate_tokens, render
@@ -29,7 +31,7 @@ from chalicelib.usecases.recall.fusion import (
 )
 from chalicelib.usecases.recall.gate import Gate
 from chalicelib.usecases.recall.graph import Links, add_scores, expand, with_threads
-from chalicelib.usecases.recall.query import intents
+from chalicelib.usecases.recall.query import Intent, asks_for_list, intents
 from chalicelib.usecases.recall.recipes import RecallRecipe, resolve
 from chalicelib.usecases.recall.rerank import rerank
 from chalicelib.usecases.recall.timewindow import (
@@ -88,9 +90,51 @@ def search_lists(services: Services, space: str, query: str, qvec, recipe: Recal
     return ranked
 
 
-def fuse_lists(ranked: Ranked, recipe: RecallRecipe) -> list[Candidate]:
+def search_list(services: Services, space: str, intent: Intent, recipe: RecallRecipe,
+                named: set[str]) -> tuple[Ranked, dict[str, float]]:
+    """The hit lists for a question asking for a list (query.asks_for_list), with the floor of
+    each list that is shorter than `list_pool` (fusion.score_fusion). Its items are said in
+    many turns over many sessions, one item each, so whole turns (messages) are ranked, not
+    the sentences retold from them (events), which split a turn's words and spend several
+    places of the ranking on one turn; and a question naming one person asks about that
+    person's own turns, so only theirs are kept, `list_pool` per index (fetched three times
+    deeper, then filtered by speaker).
+
+    Filtered lists are often short, and the last hit of a short list is not the floor: a
+    document such a list lacks scored below every hit fetched (keyword: 0, no match, when
+    the index ran out of matches)."""
+    flt = SearchFilter(kinds=("message",))
+    pool = recipe.list_pool
+    fetch = pool * (3 if len(named) == 1 else 1)
+    fetched: dict[str, tuple[list[Hit], float]] = {}
+    if recipe.keyword_k:
+        fetched["keyword"] = (services.keywords.keyword_search(
+            space, keyword_query(intent.keywords, recipe), fetch, flt), recipe.keyword_weight)
+    if recipe.vector_k:
+        fetched["vector"] = (services.vectors.vector_search(space, intent.vector, fetch, flt),
+                             recipe.vector_weight)
+    own = {h.id for hits, _ in fetched.values() for h in hits}
+    if len(named) == 1:
+        refs = [parse_ref(ref) for ref in own]
+        keys = [(r.session, r.seq) for r in refs if isinstance(r, MessageRef)]
+        own = {m.ref for m in services.store.load_messages(space, keys) if m.speaker in named}
+    lists: Ranked = {}
+    floors: dict[str, float] = {}
+    for name, (hits, weight) in fetched.items():
+        kept = [h for h in hits if h.id in own][:pool]
+        lists[name] = (kept, weight)
+        if len(kept) < pool:
+            if len(hits) == fetch:  # the index had more: they scored at most the last fetched
+                floors[name] = hits[-1].score
+            elif name == "keyword":  # every match fetched: the rest match nothing
+                floors[name] = 0.0
+    return lists, floors
+
+
+def fuse_lists(ranked: Ranked, recipe: RecallRecipe,
+               floors: dict[str, float] | None = None) -> list[Candidate]:
     if recipe.fusion == "score":
-        return score_fusion(ranked)
+        return score_fusion(ranked, floors)
     return reciprocal_rank_fusion(ranked, k=recipe.rrf_k)
 
 
@@ -177,11 +221,17 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
     asked = intents(services, request, recipe, named)
     per_intent, total = [], 0
     links, linked = Links(services, space, recipe), []
+    listed = []
     for intent in asked:
-        lists = search_lists(services, space, intent.keywords, intent.vector, recipe,
-                             SearchFilter())
-        candidates = fuse_lists(lists, recipe)
-        if recipe.graph_seeds:
+        listing = bool(recipe.list_pool) and asks_for_list(intent.text)
+        if listing:  # the person's own turns: no links to other speakers' turns
+            listed.append(intent.text)
+            lists, floors = search_list(services, space, intent, recipe, named)
+        else:
+            lists, floors = search_lists(services, space, intent.keywords, intent.vector,
+                                         recipe, SearchFilter()), {}
+        candidates = fuse_lists(lists, recipe, floors)
+        if recipe.graph_seeds and not listing:
             candidates = through_links(services, links, lists, candidates, intent.keywords,
                                        named, recipe, linked)
         total += len(candidates)
@@ -195,6 +245,12 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
         per_intent.append(ranked)
     cards = dedupe_evidence(interleave(per_intent))[:limit]
     cards = with_threads(services, space, cards, links, recipe.thread_materials)
+    if listed:
+        own = f"{next(iter(named))}" if len(named) == 1 else ""
+        trace.add(f"[记忆检索] 问的是一串（{'；'.join(listed)}）：按整轮对话检索"
+                  + (f"，只看{own}自己说的" if own else ""),
+                  f"[recall] asks for a list ({'; '.join(listed)}): whole turns searched"
+                  + (f", {own}'s own only" if own else ""))
     for n, source, new in linked:
         trace.add(f"[记忆检索] 经关联（{source}）扩展 {n} 条，其中新增 {new} 条",
                   f"[recall] through links ({source}): {n} linked, {new} new")

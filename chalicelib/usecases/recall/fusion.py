@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from chalicelib.ports import Hit
@@ -18,13 +18,13 @@ class Candidate:
     parts: dict[str, float] = field(default_factory=dict)
 
 
-def fuse(ranked: Ranked, contribution: Callable[[Sequence[Hit]], Contribution],
+def fuse(ranked: Ranked, contribution: Callable[[str, Sequence[Hit]], Contribution],
          total: str) -> list[Candidate]:
     """Sum weight × contribution over the lists; each candidate keeps its raw score and rank
     per list and the fused total under `total`."""
     by_ref: dict[str, Candidate] = {}
     for name, (hits, weight) in ranked.items():
-        add = contribution(hits)
+        add = contribution(name, hits)
         for rank, hit in enumerate(hits, start=1):
             cand = by_ref.setdefault(hit.id, Candidate(hit.id))
             cand.score += weight * add(rank, hit)
@@ -38,16 +38,23 @@ def fuse(ranked: Ranked, contribution: Callable[[Sequence[Hit]], Contribution],
 
 def reciprocal_rank_fusion(ranked: Ranked, k: int = 60) -> list[Candidate]:
     """score = Σ weight / (k + rank)."""
-    return fuse(ranked, lambda hits: lambda rank, hit: 1 / (k + rank), "rrf")
+    return fuse(ranked, lambda name, hits: lambda rank, hit: 1 / (k + rank), "rrf")
 
 
-def score_fusion(ranked: Ranked) -> list[Candidate]:
+def score_fusion(ranked: Ranked, floors: Mapping[str, float] | None = None) -> list[Candidate]:
     """Fuse by normalised scores: each list's scores min-max scaled to [0, 1] and summed with
-    its weight. Keeps how *much* better a hit is, which rank fusion throws away."""
+    its weight. Keeps how *much* better a hit is, which rank fusion throws away.
 
-    def min_max(hits: Sequence[Hit]) -> Contribution:
+    A list's floor (what scales to 0) is its lowest hit: a list cut at k hits says the
+    documents it lacks score no more than that. `floors` may name a lower one for a list that
+    was not cut there — the best score a document it lacks can have (0 for a keyword list that
+    ran out of matches) — so its last hit still counts for something."""
+    floors = floors or {}
+
+    def min_max(name: str, hits: Sequence[Hit]) -> Contribution:
         top = max((h.score for h in hits), default=0.0)
         low = min((h.score for h in hits), default=0.0)
+        low = min(low, floors.get(name, low))
         span = top - low
         # All hits equal (one hit, say) means every one of them is this list's best.
         return lambda rank, hit: (hit.score - low) / span if span else 1.0

@@ -13,6 +13,9 @@ message, and searches several intents separately).
   message's 1.0) and the gate judges cards against its words too — with the small default
   weights a follow-up's own vector (which means "tell me more") wins and the gate, reading
   only "tell me more", refuses every card.
+- Lists: "What books has Mel read?", "Where has Mel camped?", "小明都去过哪些地方？" ask for
+  every item of a kind, said over many sessions, not for one fact (`asks_for_list`). Recall
+  then ranks whole turns, the named person's own (recall.search_list): see bench/README.md.
 - Intents: "奶糖体检结果怎么样？还有小明的吉他课呢？" asks two things. A message is split at
   question ends and at "also / 还有 / 另外 …" when at least two parts each carry
   `min_intent_terms` content terms; each part is searched on its own (at most `max_intents`).
@@ -45,6 +48,40 @@ class Intent:
     # the recent user turn it points back at
     keywords: str  # what is searched by keyword
     vector: np.ndarray  # what is searched by meaning
+
+
+# "What/Which [kind of] [adjective…] <plural noun> has/does/…": "What books has Mel read?",
+# "Which cities has Jon visited?", "What LGBTQ+ events has Caroline joined?". Not with a
+# modal ("What fields would Caroline pursue?"): a guess asks for no record of items.
+_PLURAL_ASKED = re.compile(
+    r"\b(?:what|which)\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?(?:[\w+/-]+\s+){0,2}?"
+    r"([a-z][\w/-]*s)\s+(?:has|have|does|do|did|is|are|was|were)\b",
+    re.IGNORECASE)
+# "What are some changes …", "What are Mel's pets' names?" (not "What are the shoes …": one thing)
+_PLURAL_NAMED = re.compile(
+    r"\bwhat (?:are|were) (?:some|\w+['’]s?) (?:[\w'’-]+\s+){0,2}?([a-z][\w/-]*s)\b",
+    re.IGNORECASE)
+# Not plural nouns, though they end in s: verbs of the third person and -ss/-us/-is words.
+_NOT_PLURAL = re.compile(r"(?:ss|us|is|ous|ics|news|does|has|was|says|means|thinks|makes|"
+                         r"gives|goes|wants|likes|feels|needs|seems|looks)$", re.IGNORECASE)
+# Experience across time or several items: "Where has Mel camped?", "What has she painted?",
+# "how many times", "both", "in what ways", "all the …", "what types of"; 哪些, 几次, 多少次, 都…什么/哪, 列举.
+_MANY_ASKED = re.compile(
+    r"\b(?:where|what|who)\s+(?:has|have)\b|\bhow many times\b|\bboth\b|\bin what ways\b"
+    r"|\ball (?:the )?(?:things|places|times)\b|\bwhat (?:kinds|types|sorts) of\b"
+
+    r"|哪些|几次|多少次|都.{0,8}(?:什么|哪|啥)|列举|列出", re.IGNORECASE)
+
+
+def asks_for_list(text: str) -> bool:
+    """Whether a question asks for all the items of a kind rather than one fact: a plural
+    "what/which <things>" question, an experience over time ("where has …"), a count of times,
+    "both", or the Chinese 哪些 / 几次 / 都…什么. Its evidence is many turns, each naming one
+    item, spread over sessions."""
+    if _MANY_ASKED.search(text):
+        return True
+    return any(not _NOT_PLURAL.search(m.group(1))
+               for pattern in (_PLURAL_ASKED, _PLURAL_NAMED) for m in pattern.finditer(text))
 
 
 def split_intents(query: str, recipe: RecallRecipe) -> list[str]:

@@ -44,6 +44,10 @@ class RecallRecipe:
     # Search with the named people taken out of the query: their names match every one of
     # their messages and pull the meaning towards "a message by X" rather than the topic.
     strip_names: bool = False
+    # A question asking for a list ("What books has Mel read?", "哪些", query.asks_for_list)
+    # searches whole turns (messages) instead of events and messages, and when it names one
+    # person only that person's own: list_pool hits per index (recall.search_list); 0: off.
+    list_pool: int = 0
     # Show the event distilled from a message instead of the raw message when both rank.
     prefer_events: bool = False
     # Diversity (MMR over word overlap) and near-duplicate suppression among the cards.
@@ -107,9 +111,10 @@ class RecallRecipe:
 # The default: keyword + dense fused by normalised score, the named person's memories lifted
 # and their name kept out of the search, events shown in place of the messages they retell,
 # and the best five candidates' links followed (entities, threads, relations, and the two
-# turns around each: bench/README.md, "Recall through the links").
+# turns around each: bench/README.md, "Recall through the links"); a question asking for a
+# list answered from whole turns, the named person's own (bench/README.md, "List questions").
 HYBRID = RecallRecipe(name="hybrid", fusion="score", name_boost=1.0, strip_names=True,
-                      prefer_events=True, graph_seeds=5, graph_turns=2)
+                      prefer_events=True, graph_seeds=5, graph_turns=2, list_pool=40)
 # The default without following links: the bench measures the graph step against it.
 HYBRID_NO_GRAPH = replace(HYBRID, name="hybrid_no_graph", graph_seeds=0)
 HYBRID_RRF = RecallRecipe(name="hybrid_rrf")
