@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from chalicelib.domain.cleaning import clean as clean_text
-from chalicelib.domain.models import Event, IndexDoc, Message
+from chalicelib.domain.models import Event, IndexDoc, Message, trusted
 from chalicelib.domain.refs import event_ref, message_ref
 from chalicelib.ports import (
     ChangeRecord,
@@ -50,10 +50,10 @@ def event_text(event: Event) -> str:
 
 
 def message_doc(msg: Message, clean: Callable[[str], str] = clean_text) -> IndexDoc:
-    ts = msg.at.timestamp()  # model_construct: every field is computed here, nothing to check
-    return IndexDoc.model_construct(id=msg.ref, space=msg.space, kind="message",
-                                    text=message_text(msg, clean), start=ts, end=ts + 1,
-                                    status="active", importance=5, vector=None, embed_text=None)
+    ts = msg.at.timestamp()  # trusted: every field is computed here, nothing to check
+    return trusted(IndexDoc, id=msg.ref, space=msg.space, kind="message",
+                   text=message_text(msg, clean), start=ts, end=ts + 1, status="active",
+                   importance=5, vector=None, embed_text=None)
 
 
 def searchable(event: Event) -> bool:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from chalicelib.adapters.sqlite.db import SQLiteDB
-from chalicelib.domain.models import Delivery, Event, Message, SessionState
+from chalicelib.domain.models import Delivery, Event, Message, SessionState, trusted
 from chalicelib.domain.records import Record
 from chalicelib.ports import ConflictError, Page, R, UpsertOutcome
 
@@ -401,9 +401,9 @@ def _convert_job_state(db: SQLiteDB) -> None:
 
 
 def _message(row) -> Message:
-    # model_construct: rows were validated on the way in; this is read on every index pass.
-    return Message.model_construct(
-        space=row["space"], session=row["session"], seq=row["seq"], role=row["role"],
+    # trusted: rows were validated on the way in; this is read on every index pass.
+    return trusted(
+        Message, space=row["space"], session=row["session"], seq=row["seq"], role=row["role"],
         speaker=row["speaker"], content=row["content"], at=datetime.fromisoformat(row["at"]),
         content_hash=row["content_hash"],
     )
