@@ -97,6 +97,28 @@ def test_memory_search_equals_fts5_bm25_through_writes(tmp_path):
     assert compared > 50  # most comparisons returned something
 
 
+@pytest.mark.parametrize("max_deltas", [3, 10_000])
+def test_memory_search_equals_fts5_through_many_small_writes(tmp_path, monkeypatch, max_deltas):
+    """PUT-sized writes land in delta segments, folded into the postings every few writes
+    (3) or not at all during the test (10 000): searches see the same hits either way."""
+    monkeypatch.setattr(embedded_index, "_MAX_DELTAS", max_deltas)
+    rng = random.Random(11)
+    index = FtsKeywordIndex(SQLiteDB(tmp_path / "kw.db"))
+    index.upsert([random_doc(rng) for _ in range(200)])
+    index.keyword_search("sp", "cake", 5)  # load the copy: later writes update it as deltas
+    for step in range(25):
+        index.upsert([random_doc(rng) for _ in range(rng.choice([1, 5, 20]))])
+        if step % 4 == 3:
+            index.delete("sp", [f"message:{rng.randrange(300)}" for _ in range(3)])
+        for _ in range(8):
+            query, flt = sentence(rng), random_filter(rng)
+            space, k = rng.choice(["sp", "other"]), rng.choice([1, 5, 40])
+            assert hits(index, space, query, k, flt) == sql_reference(index, space, query, k,
+                                                                      flt)
+    memory = index._memory
+    assert (len(memory.deltas) < 3) if max_deltas == 3 else len(memory.deltas) > 20
+
+
 def test_ties_keep_rowid_order_and_scores_are_bm25(tmp_path):
     index = FtsKeywordIndex(SQLiteDB(tmp_path / "kw.db"))
     index.upsert([IndexDoc(id=f"event:{i}", space="sp", kind="event", text="same words here",

@@ -258,25 +258,23 @@ class _FtsTokens:
             self.known[piece] = tuple(t for _, t in sorted(out.get(i, ())))
 
 
-class _Posting:
-    """Docs (slots) holding one token and how often, as numpy arrays. Recent adds wait —
-    bulk loads as array chunks, small writes as plain lists (a numpy array per token of a
-    small batch costs more than the batch) — and are joined on the next read."""
+_NO_SLOTS = np.zeros(0, np.int32)
+_NO_SLOTS.flags.writeable = False
 
-    __slots__ = ("more_slots", "more_tf", "pending", "slots", "tf")
+
+class _Posting:
+    """Docs (slots) holding one token and how often, as numpy arrays; chunks added since the
+    last read wait in `pending` and are joined on the next read."""
+
+    __slots__ = ("pending", "slots", "tf")
 
     def __init__(self) -> None:
-        self.slots = np.zeros(0, np.int32)
-        self.tf = np.zeros(0, np.int32)
+        # One shared empty array to start from (arrays() replaces it, never writes into it):
+        # a new word is a new posting.
+        self.slots = self.tf = _NO_SLOTS
         self.pending: list[tuple[np.ndarray, np.ndarray]] = []
-        self.more_slots: list[int] = []
-        self.more_tf: list[int] = []
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        if self.more_slots:
-            self.pending.append((np.asarray(self.more_slots, np.int32),
-                                 np.asarray(self.more_tf, np.int32)))
-            self.more_slots, self.more_tf = [], []
         if self.pending:
             self.slots = np.concatenate([self.slots, *(p[0] for p in self.pending)])
             self.tf = np.concatenate([self.tf, *(p[1] for p in self.pending)])
@@ -285,7 +283,13 @@ class _Posting:
 
 
 _K1, _B = 1.2, 0.75  # FTS5 bm25()'s constants
-_SMALL_BATCH = 4096  # rows below which _add_rows appends to lists instead of numpy chunks
+# Small writes (a PUT's rows) are kept as delta segments — the batch's (token, slot, tf)
+# arrays as they are — instead of being spread over one posting per token: spreading costs a
+# Python step per (token, row) pair (~20 µs a row, most of a PUT's catch-up), while a search
+# reads a delta with one vectorised compare per query token. Deltas are folded into the
+# postings, in bulk, once there are this many of them or this many pairs.
+_MAX_DELTAS = 64
+_MAX_DELTA_PAIRS = 16_384
 _MEMORY_COLUMNS = ("SELECT f.rowid, d.space, d.doc_id, d.kind, d.start_ts, d.end_ts, d.status,"
                    " f.tokens FROM kw_fts f LEFT JOIN kw_docs d ON d.rowid = f.rowid")
 
@@ -321,6 +325,9 @@ class _KeywordMemory:
         self.token_id: dict[str, int] = {}  # FTS5 token → index into postings
         self.piece_id: dict[str, int] = {}  # piece of kw_fts.tokens → its one token's id, or -1
         self.postings: list[_Posting] = []
+        self.deltas: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (token, slot, tf)
+        self.delta_pairs = 0
+        self._joined: tuple | None = None  # (how many deltas, their joined arrays)
         self.n_rows = 0
         self.n_tokens = 0
         self.dead = 0
@@ -438,18 +445,43 @@ class _KeywordMemory:
         self.n_tokens += int(lengths.sum())
         if tids.size:
             pairs, tf = np.unique(tids * n + row_of, return_counts=True)
-            tok, row = pairs // n, pairs % n + base
-            if n < _SMALL_BATCH:  # a few rows: per (token, row) list appends are cheapest
-                postings = self.postings
-                for t, r, f in zip(tok.tolist(), row.tolist(), tf.tolist(), strict=True):
-                    posting = postings[t]
-                    posting.more_slots.append(r)
-                    posting.more_tf.append(f)
-                return
-            cuts = np.flatnonzero(np.diff(tok)) + 1
-            for lo, hi in zip([0, *cuts.tolist()], [*cuts.tolist(), len(tok)], strict=True):
-                self.postings[int(tok[lo])].pending.append(
-                    (row[lo:hi].astype(np.int32), tf[lo:hi].astype(np.int32)))
+            tok, row = pairs // n, (pairs % n + base).astype(np.int32)
+            self.deltas.append((tok, row, tf.astype(np.int32)))
+            self.delta_pairs += tok.size
+            if len(self.deltas) >= _MAX_DELTAS or self.delta_pairs >= _MAX_DELTA_PAIRS:
+                self._fold_deltas()
+
+    def _fold_deltas(self) -> None:
+        """Spread the delta segments over the postings: one chunk per token, slots in the
+        order they were added (postings never hold a slot twice: a rewritten row gets a new
+        slot)."""
+        if not self.deltas:
+            return
+        tok = np.concatenate([d[0] for d in self.deltas])
+        row = np.concatenate([d[1] for d in self.deltas])
+        tf = np.concatenate([d[2] for d in self.deltas])
+        self.deltas, self.delta_pairs, self._joined = [], 0, None
+        order = np.lexsort((row, tok))
+        tok, row, tf = tok[order], row[order], tf[order]
+        cuts = np.flatnonzero(np.diff(tok)) + 1
+        postings = self.postings
+        for lo, hi in zip([0, *cuts.tolist()], [*cuts.tolist(), len(tok)], strict=True):
+            postings[int(tok[lo])].pending.append((row[lo:hi], tf[lo:hi]))
+
+    def _posting(self, tid: int) -> tuple[np.ndarray, np.ndarray]:
+        """A token's slots and term frequencies: its posting plus its pairs in the deltas
+        (all deltas joined once per change, so a query token costs one compare)."""
+        slots, tf = self.postings[tid].arrays()
+        if not self.deltas:
+            return slots, tf
+        if self._joined is None or self._joined[0] != len(self.deltas):
+            self._joined = (len(self.deltas),
+                            *(np.concatenate([d[i] for d in self.deltas]) for i in range(3)))
+        _, tok, row, freq = self._joined
+        hit = tok == tid
+        if not hit.any():
+            return slots, tf
+        return np.concatenate([slots, row[hit]]), np.concatenate([tf, freq[hit]])
 
     # ------------------------------------------------------------ search
     def phrases(self, terms: list[str]) -> list[str] | None:
@@ -475,7 +507,7 @@ class _KeywordMemory:
             tid = self.token_id.get(token)
             if tid is None:
                 continue
-            slots, counts = self.postings[tid].arrays()
+            slots, counts = self._posting(tid)
             live = self.alive[slots]
             if not live.all():
                 slots, counts = slots[live], counts[live]
