@@ -332,3 +332,22 @@ def test_a_failing_put_in_a_group_fails_alone(services, monkeypatch):
     assert isinstance(group[1].error, ValueError) and group[1].outcome is None
     assert _stored(services) == (2, 2)
     assert keyword_ids(services, "good2") == ["message:good2:0"]
+
+
+def test_the_keyword_copy_is_caught_up_in_batches_and_searches_see_every_put(services, put):
+    """A PUT leaves the in-memory keyword copy behind until CATCH_UP_ROWS rows have piled
+    up; a search in between brings it up to date itself, so nothing acknowledged is missed."""
+    from chalicelib.adapters.sqlite.index import CATCH_UP_ROWS
+
+    keywords = services.index.ingest.keywords
+    put("c0", CONVO)
+    assert keyword_ids(services, "肾病") == ["message:c0:0"]  # loads the copy
+    memory = keywords._memory
+    seen = memory.rev
+    put("c1", [(0, "user", "小明", "奶糖今天学会了握手 handshakeword")])
+    assert memory.rev == seen  # not caught up by the PUT
+    assert keyword_ids(services, "handshakeword") == ["message:c1:0"]  # the search did
+    seen = memory.rev
+    for i in range(CATCH_UP_ROWS // 20 + 1):
+        put(f"b{i}", [(k, "user", "小明", f"batch{i} word{k}") for k in range(20)])
+    assert memory.rev > seen  # a writer caught it up once enough rows had piled up

@@ -74,8 +74,8 @@ class SqliteMessageIngest:
         try:
             self._write_isolated(group)
         finally:
-            try:  # the next recall must not pay for these rows; if this fails, it will
-                self.keywords.catch_up()
+            try:  # in batches; the next search pays for what is left (catch_up_every)
+                self.keywords.catch_up_every(sum(len(b.messages) for b in group))
             except Exception:
                 log.exception("keyword copy not refreshed after a write; the next search will")
             for batch in group:
