@@ -69,7 +69,6 @@ _NOT_PLURAL = re.compile(r"(?:ss|us|is|ous|ics|news|does|has|was|says|means|thin
 _MANY_ASKED = re.compile(
     r"\b(?:where|what|who)\s+(?:has|have)\b|\bhow many times\b|\bboth\b|\bin what ways\b"
     r"|\ball (?:the )?(?:things|places|times)\b|\bwhat (?:kinds|types|sorts) of\b"
-
     r"|哪些|几次|多少次|都.{0,8}(?:什么|哪|啥)|列举|列出", re.IGNORECASE)
 
 
