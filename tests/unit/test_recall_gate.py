@@ -220,6 +220,22 @@ def test_a_message_not_embedded_yet_passes_on_its_words(tmp_path):
     out = recall(svc, "s", RecallRequest(query="奶糖体检", now=T0 + timedelta(days=1)))
     assert out.verdict == "hit" and "体检" in out.cards[0].text
     assert any("尚未向量化" in line for line in out.trace)
-    assert words_suffice(["a", "b", "c"], 2 / 3) and not words_suffice(["a", "b", "c"], 1 / 3)
-    assert not words_suffice(["a", "b"], 0.5) and words_suffice(["a"], 1.0)
-    assert not words_suffice([], 1.0)
+    assert words_suffice(["a", "b", "c"], ["a", "b"]) and not words_suffice(["a", "b", "c"], ["a"])
+    assert not words_suffice(["a", "b"], ["a"]) and words_suffice(["a"], ["a"])
+    assert not words_suffice([], [])
+    # CJK bigrams count by the characters they cover: 4 of 奶糖打疫苗's 5, then 3 of 5.
+    bigrams = ["奶糖", "糖打", "打疫", "疫苗"]
+    assert words_suffice(bigrams, ["奶糖", "疫苗"])
+    assert not words_suffice(bigrams, ["奶糖", "糖打"])
+
+
+def test_a_chinese_question_whose_bigrams_straddle_words_still_finds_a_new_message(tmp_path):
+    """"奶糖打疫苗了吗" right after the PUT of "我家的猫奶糖昨天打了疫苗": two of its four
+    bigrams straddle word boundaries, yet the words name the message: a hook-sized recall
+    injects it before its embedding exists; an unrelated message is still refused."""
+    svc = make_services(tmp_path, index="background")  # no lane runs: nothing gets embedded
+    ingest.put_messages(svc, "s", "c1", PutMessagesRequest(messages=[
+        MessageIn(seq=0, role="user", speaker="小明", content="我家的猫奶糖昨天打了疫苗", at=T0),
+        MessageIn(seq=1, role="user", speaker="小明", content="奶糖今天很乖，吃了很多", at=T0)]))
+    out = recall(svc, "s", RecallRequest(query="奶糖打疫苗了吗", now=T0 + timedelta(days=1)))
+    assert [c.ref for c in out.cards] == ["message:c1:0"]

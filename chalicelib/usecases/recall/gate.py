@@ -20,7 +20,8 @@ names, under the hybrid recipe):
 A card whose vector is not among the vector list's hits has a cosine at most the list's
 lowest, which stands in for it when the list is full; a card with no vector evidence at all
 (not embedded yet, or no vector list) is admitted on its words alone: every content term,
-or at least two making two thirds of them (`words_suffice`).
+or at least two covering two thirds of the query, a CJK bigram counted by its characters
+(`words_suffice`).
 Calibration (LoCoMo, fit on one conversation and tested on the other): bench/README.md.
 """
 
@@ -63,18 +64,31 @@ def small_talk_vector(embedder: Embedder, lang: str) -> np.ndarray:
 
 
 # A card not embedded yet (a message PUT a moment ago) is judged on its words alone: every
-# content term, or at least two of them making two thirds. CJK bigrams that straddle a word
-# boundary ("奶糖体检" → 奶糖 / 糖体 / 体检) are rarely in the text, so "every term" alone
-# refused "奶糖昨天进行了体检" for "奶糖体检" until its embedding arrived.
+# content term, or at least two of them covering two thirds of the query. CJK bigrams that
+# straddle a word boundary ("奶糖体检" → 奶糖 / 糖体 / 体检) are rarely in the text, so "every
+# term" alone refused "奶糖昨天进行了体检" for "奶糖体检" until its embedding arrived; and
+# counted as terms, "奶糖打疫苗了吗" (two of four bigrams straddle) refused "奶糖昨天打了疫苗".
 WORDS_ONLY_SHARE = 2 / 3
 WORDS_ONLY_MIN = 2
 
 
-def words_suffice(terms: Sequence[str], cover: float) -> bool:
+def words_suffice(terms: Sequence[str], held: Sequence[str]) -> bool:
+    """Every content term held, or at least two covering two thirds of the query. A CJK
+    bigram counts by the characters it covers, not as one term: the bigrams of "奶糖打疫苗"
+    are 奶糖 / 糖打 / 打疫 / 疫苗, and a message saying 奶糖 and 疫苗 holds two of the four
+    but four of the five characters — the other two straddle word boundaries."""
     if not terms:
         return False
-    matched = round(cover * len(terms))
-    return cover >= 1.0 or (matched >= WORDS_ONLY_MIN and cover >= WORDS_ONLY_SHARE - 1e-9)
+    if len(held) >= len(terms):
+        return True
+    return len(held) >= WORDS_ONLY_MIN and _units(held) >= WORDS_ONLY_SHARE * _units(terms) - 1e-9
+
+
+def _units(terms: Sequence[str]) -> int:
+    """What a list of terms covers: the distinct characters of its CJK bigrams, plus one per
+    other term."""
+    cjk = [t for t in terms if is_cjk(t)]
+    return len(set("".join(cjk))) + len(terms) - len(cjk)
 
 
 def relevance(lift: float, coverage: float, term_weight: float) -> float:
@@ -82,12 +96,15 @@ def relevance(lift: float, coverage: float, term_weight: float) -> float:
     return lift + term_weight * coverage
 
 
+def held_terms(terms: Sequence[str], card: Card) -> list[str]:
+    """The query's content terms that occur in the card's title and text."""
+    tokens = set(tokenize(f"{card.title} {card.text}"))
+    return [t for t in terms if t in tokens]
+
+
 def coverage(terms: Sequence[str], card: Card) -> float:
     """Share of the query's content terms that occur in the card's title and text."""
-    if not terms:
-        return 0.0
-    tokens = set(tokenize(f"{card.title} {card.text}"))
-    return sum(1 for t in terms if t in tokens) / len(terms)
+    return len(held_terms(terms, card)) / len(terms) if terms else 0.0
 
 
 @dataclass(frozen=True)
@@ -120,10 +137,11 @@ class Gate:
                    terms=query_terms(content or query), baseline=baseline, bound=bound)
 
     def judge(self, card: Card) -> Judgement:
-        cover = coverage(self.terms, card)
+        held = held_terms(self.terms, card)
+        cover = len(held) / len(self.terms) if self.terms else 0.0
         cosine = card.score_parts.get("vector", self.bound)
         if cosine is None:  # nothing known about its meaning: the words must say it
-            return Judgement(words_suffice(self.terms, cover), None, cover)
+            return Judgement(words_suffice(self.terms, held), None, cover)
         score = relevance(cosine - self.baseline, cover, self.term_weight)
         return Judgement(score >= self.threshold, score, cover)
 
