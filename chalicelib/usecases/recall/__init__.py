@@ -11,14 +11,14 @@ Pipeline (each step a small function, every knob in a RecallRecipe):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from chalicelib.domain.errors import BadRequest
 from chalicelib.domain.models import Card, Layer, RecallRequest, RecallResponse
 from chalicelib.domain.names import named_people
 from chalicelib.domain.refs import MessageRef, parse_ref
 from chalicelib.domain.textproc import is_cjk, query_terms
-from chalicelib.ports import Freshness, Hit, SearchFilter, Services
+from chalicelib.ports import Freshness, SearchFilter, Services
 from chalicelib.usecases.people import known_people
 from chalicelib.usecases.recall.cards import load_cards
 from chalicelib.usecases.recall.context import estimate_tokens, render
@@ -103,16 +103,11 @@ def search_list(services: Services, space: str, intent: Intent, recipe: RecallRe
     Filtered lists are often short, and the last hit of a short list is not the floor: a
     document such a list lacks scored below every hit fetched (keyword: 0, no match, when
     the index ran out of matches)."""
-    flt = SearchFilter(kinds=("message",))
     pool = recipe.list_pool
     fetch = pool * (3 if len(named) == 1 else 1)
-    fetched: dict[str, tuple[list[Hit], float]] = {}
-    if recipe.keyword_k:
-        fetched["keyword"] = (services.keywords.keyword_search(
-            space, keyword_query(intent.keywords, recipe), fetch, flt), recipe.keyword_weight)
-    if recipe.vector_k:
-        fetched["vector"] = (services.vectors.vector_search(space, intent.vector, fetch, flt),
-                             recipe.vector_weight)
+    fetched = search_lists(services, space, intent.keywords, intent.vector, replace(
+        recipe, kinds=("message",), keyword_k=fetch if recipe.keyword_k else 0,
+        vector_k=fetch if recipe.vector_k else 0), SearchFilter())
     own = {h.id for hits, _ in fetched.values() for h in hits}
     if len(named) == 1:
         refs = [parse_ref(ref) for ref in own]
