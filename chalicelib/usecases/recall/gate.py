@@ -104,7 +104,11 @@ def held_terms(terms: Sequence[str], card: Card) -> list[str]:
 
 def coverage(terms: Sequence[str], card: Card) -> float:
     """Share of the query's content terms that occur in the card's title and text."""
-    return len(held_terms(terms, card)) / len(terms) if terms else 0.0
+    return share(held_terms(terms, card), terms)
+
+
+def share(held: Sequence[str], terms: Sequence[str]) -> float:
+    return len(held) / len(terms) if terms else 0.0
 
 
 @dataclass(frozen=True)
@@ -138,7 +142,7 @@ class Gate:
 
     def judge(self, card: Card) -> Judgement:
         held = held_terms(self.terms, card)
-        cover = len(held) / len(self.terms) if self.terms else 0.0
+        cover = share(held, self.terms)
         cosine = card.score_parts.get("vector", self.bound)
         if cosine is None:  # nothing known about its meaning: the words must say it
             return Judgement(words_suffice(self.terms, held), None, cover)
