@@ -39,33 +39,37 @@ DEFAULT_PATTERNS: tuple[str, ...] = (
 )
 
 
-@lru_cache(maxsize=32)
-def compile_patterns(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(p, re.MULTILINE) for p in patterns)
-
-
 # Every default pattern needs one of these in the text to match (a tag or comment opens with
 # "<", an MVU line holds "_."): a message without them — most chat — skips their 23 passes.
 DEFAULT_NEEDS = ("<", "_.")
 _BLANK_RUN = re.compile(r"\n\s*\n\s*\n+")
 
 
+@lru_cache(maxsize=32)
+def cleaner_for(patterns: tuple[str, ...]) -> Callable[[str], str]:
+    """clean() for these patterns, compiled once, with whether the default patterns lead them
+    (and may be skipped by DEFAULT_NEEDS) decided once, not per message."""
+    compiled = tuple(re.compile(p, re.MULTILINE) for p in patterns)
+    lead = len(DEFAULT_PATTERNS) if patterns[:len(DEFAULT_PATTERNS)] == DEFAULT_PATTERNS else 0
+    rest = compiled[lead:]
+
+    def run(text: str) -> str:
+        needed = not lead or any(need in text for need in DEFAULT_NEEDS)
+        for pattern in compiled if needed else rest:
+            text = pattern.sub("", text)
+        if text.count("\n") >= 3:  # the fold needs three line breaks to match at all
+            text = _BLANK_RUN.sub("\n\n", text)
+        return text.strip()
+
+    return run
+
+
 def clean(text: str, patterns: Iterable[str] = DEFAULT_PATTERNS) -> str:
     """The text without what the patterns match; blank lines left behind are folded."""
-    patterns = tuple(patterns)
-    compiled = compile_patterns(patterns)
-    if patterns[:len(DEFAULT_PATTERNS)] == DEFAULT_PATTERNS and not any(
-            need in text for need in DEFAULT_NEEDS):
-        compiled = compiled[len(DEFAULT_PATTERNS):]
-    for pattern in compiled:
-        text = pattern.sub("", text)
-    if text.count("\n") >= 3:  # the fold needs three line breaks to match at all
-        text = _BLANK_RUN.sub("\n\n", text)
-    return text.strip()
+    return cleaner_for(tuple(patterns))(text)
 
 
 def cleaner(extra: Iterable[str] = (), defaults: bool = True) -> Callable[[str], str]:
-    """A clean() with the configured patterns."""
-    patterns = (*(DEFAULT_PATTERNS if defaults else ()), *extra)
-    compile_patterns(patterns)  # fail on a bad pattern at start-up, not on a message
-    return lambda text: clean(text, patterns)
+    """A clean() with the configured patterns (a bad pattern fails here, at start-up, not on
+    a message)."""
+    return cleaner_for((*(DEFAULT_PATTERNS if defaults else ()), *extra))
