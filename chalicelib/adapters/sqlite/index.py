@@ -341,7 +341,7 @@ class _KeywordMemory:
         self.postings: list[_Posting] = []
         self.deltas: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (token, slot, tf)
         self.delta_pairs = 0
-        self._joined: tuple | None = None  # (how many deltas, their joined arrays)
+        self._joined: tuple | None = None  # the deltas' arrays joined; None: not since a change
         self.n_rows = 0
         self.n_tokens = 0
         self.dead = 0
@@ -462,6 +462,7 @@ class _KeywordMemory:
             tok, row = pairs // n, (pairs % n + base).astype(np.int32)
             self.deltas.append((tok, row, tf.astype(np.int32)))
             self.delta_pairs += tok.size
+            self._joined = None
             if len(self.deltas) >= _MAX_DELTAS or self.delta_pairs >= _MAX_DELTA_PAIRS:
                 self._fold_deltas()
 
@@ -488,10 +489,9 @@ class _KeywordMemory:
         slots, tf = self.postings[tid].arrays()
         if not self.deltas:
             return slots, tf
-        if self._joined is None or self._joined[0] != len(self.deltas):
-            self._joined = (len(self.deltas),
-                            *(np.concatenate([d[i] for d in self.deltas]) for i in range(3)))
-        _, tok, row, freq = self._joined
+        if self._joined is None:
+            self._joined = tuple(np.concatenate([d[i] for d in self.deltas]) for i in range(3))
+        tok, row, freq = self._joined
         hit = tok == tid
         if not hit.any():
             return slots, tf
