@@ -38,7 +38,8 @@ class _Batch:
     space: str
     session: str
     messages: Sequence[Message]
-    rows: dict[str, tuple]  # message ref → its prepared keyword row
+    docs: dict[str, IndexDoc]  # message ref → its keyword document
+    rows: dict[str, tuple]  # message ref → its prepared keyword row (the new or changed ones)
     outcome: UpsertOutcome | None = None
     error: BaseException | None = None
     done: bool = False
@@ -55,9 +56,12 @@ class SqliteMessageIngest:
 
     def put(self, space: str, session: str, messages: Sequence[Message],
             keyword_docs: Sequence[IndexDoc]) -> UpsertOutcome:
-        # Tokenizing is the CPU part: done here, in the caller's thread, outside the group.
-        rows = {row[1]: row for row in self.keywords.prepare(keyword_docs)}
-        batch = _Batch(space, session, messages, rows)
+        # Tokenizing is the CPU part: done here, in the caller's thread, outside the group, and
+        # only for what the store does not hold yet (hosts often PUT a window they sent before).
+        fresh = self.changed(space, session, messages)
+        rows = {row[1]: row for row in self.keywords.prepare(
+            [d for d in keyword_docs if d.id in fresh])}
+        batch = _Batch(space, session, messages, {d.id: d for d in keyword_docs}, rows)
         with self._pending_lock:
             self._pending.append(batch)
         with self._leader:
@@ -69,6 +73,13 @@ class SqliteMessageIngest:
             raise batch.error
         assert batch.outcome is not None
         return batch.outcome
+
+    def changed(self, space: str, session: str, messages: Sequence[Message]) -> set[str]:
+        """Refs of the messages whose stored hash differs (or that are not stored), read before
+        the transaction: `_write` tokenizes any other that changed in between."""
+        stored = SQLiteStore.stored_hashes(self.db.connect(), space, session,
+                                           [m.seq for m in messages])
+        return {m.ref for m in messages if stored.get(m.seq) != m.content_hash}
 
     def _commit(self, group: list[_Batch]) -> None:
         try:
@@ -108,10 +119,13 @@ class SqliteMessageIngest:
                 outcomes.append(outcome)
                 written = {*outcome.accepted, *outcome.changed}
                 for msg in batch.messages:
-                    row = batch.rows.get(msg.ref) if msg.seq in written else None
-                    if row is not None:  # the same message twice in a group: the later wins
-                        rows.pop((row[0], row[1]), None)
-                        rows[(row[0], row[1])] = row
+                    if msg.seq not in written:
+                        continue
+                    row = batch.rows.get(msg.ref)
+                    if row is None:  # another writer changed it since `changed` read it
+                        row = self.keywords.prepare([batch.docs[msg.ref]])[0]
+                    rows.pop((row[0], row[1]), None)  # twice in a group: the later wins
+                    rows[(row[0], row[1])] = row
             self.keywords.write_rows(con, list(rows.values()))
             self.outbox.unqueue_keywords(con, mark)
         for batch, outcome in zip(group, outcomes, strict=True):

@@ -101,13 +101,7 @@ class SQLiteStore:
         dirty_from = state[1] if state else None
         # One lookup for the batch, then decide in order as one-by-one upserts would (a
         # seq given twice sees the first write), then one executemany.
-        stored: dict[int, str] = {}
-        seqs = list(dict.fromkeys(m.seq for m in messages))
-        for i in range(0, len(seqs), 500):
-            part = seqs[i : i + 500]
-            stored.update(con.execute(
-                "SELECT seq, content_hash FROM messages WHERE space=? AND session=?"
-                f" AND seq IN ({','.join('?' * len(part))})", (space, session, *part)))
+        stored = SQLiteStore.stored_hashes(con, space, session, [m.seq for m in messages])
         rows = []
         for msg in messages:
             old_hash = stored.get(msg.seq)
@@ -130,6 +124,19 @@ class SQLiteStore:
             (space, session, extracted_upto, dirty_from),
         )
         return outcome
+
+    @staticmethod
+    def stored_hashes(con: sqlite3.Connection, space: str, session: str,
+                      seqs: Sequence[int]) -> dict[int, str]:
+        """seq → content hash of the stored messages among `seqs`, in one lookup per 500."""
+        stored: dict[int, str] = {}
+        seqs = list(dict.fromkeys(seqs))
+        for i in range(0, len(seqs), _IN):
+            part = seqs[i : i + _IN]
+            stored.update(con.execute(
+                "SELECT seq, content_hash FROM messages WHERE space=? AND session=?"
+                f" AND seq IN ({','.join('?' * len(part))})", (space, session, *part)))
+        return stored
 
     def get_messages(self, space: str, session: str, seq_from: int | None = None,
                      seq_to: int | None = None) -> list[Message]:
