@@ -211,7 +211,7 @@ def put_breakdown(root: Path, embedder: str, messages: Messages, batches: int = 
         t2 = time.perf_counter()
         docs = [message_doc(m, services.clean) for m in built]
         t3 = time.perf_counter()
-        prepare(docs)  # what the write below does first, timed on its own
+        prepare(docs)  # the tokenizing the write below does inside, timed on its own
         t4 = time.perf_counter()
         ingest.put("bd", f"s{b % 8}", built, docs)
         t5 = time.perf_counter()

@@ -39,7 +39,6 @@ class _Batch:
     session: str
     messages: Sequence[Message]
     docs: dict[str, IndexDoc]  # message ref → its keyword document
-    rows: dict[str, tuple]  # message ref → its prepared keyword row (the new or changed ones)
     outcome: UpsertOutcome | None = None
     error: BaseException | None = None
     done: bool = False
@@ -56,12 +55,7 @@ class SqliteMessageIngest:
 
     def put(self, space: str, session: str, messages: Sequence[Message],
             keyword_docs: Sequence[IndexDoc]) -> UpsertOutcome:
-        # Tokenizing is the CPU part: done here, in the caller's thread, outside the group, and
-        # only for what the store does not hold yet (hosts often PUT a window they sent before).
-        fresh = self.changed(space, session, messages)
-        rows = {row[1]: row for row in self.keywords.prepare(
-            [d for d in keyword_docs if d.id in fresh])}
-        batch = _Batch(space, session, messages, {d.id: d for d in keyword_docs}, rows)
+        batch = _Batch(space, session, messages, {d.id: d for d in keyword_docs})
         with self._pending_lock:
             self._pending.append(batch)
         with self._leader:
@@ -73,13 +67,6 @@ class SqliteMessageIngest:
             raise batch.error
         assert batch.outcome is not None
         return batch.outcome
-
-    def changed(self, space: str, session: str, messages: Sequence[Message]) -> set[str]:
-        """Refs of the messages whose stored hash differs (or that are not stored), read before
-        the transaction: `_write` tokenizes any other that changed in between."""
-        stored = SQLiteStore.stored_hashes(self.db.connect(), space, session,
-                                           [m.seq for m in messages])
-        return {m.ref for m in messages if stored.get(m.seq) != m.content_hash}
 
     def _commit(self, group: list[_Batch]) -> None:
         try:
@@ -117,13 +104,11 @@ class SqliteMessageIngest:
                 outcome = SQLiteStore.write_messages(con, batch.space, batch.session,
                                                      batch.messages)
                 outcomes.append(outcome)
+                # Only what the store wrote is tokenized: a host re-sending its recent window
+                # costs no tokenizing for the messages it had sent before.
                 written = {*outcome.accepted, *outcome.changed}
-                for msg in batch.messages:
-                    if msg.seq not in written:
-                        continue
-                    row = batch.rows.get(msg.ref)
-                    if row is None:  # another writer changed it since `changed` read it
-                        row = self.keywords.prepare([batch.docs[msg.ref]])[0]
+                for row in self.keywords.prepare([batch.docs[m.ref] for m in batch.messages
+                                                  if m.seq in written]):
                     rows.pop((row[0], row[1]), None)  # twice in a group: the later wins
                     rows[(row[0], row[1])] = row
             self.keywords.write_rows(con, list(rows.values()))
