@@ -22,8 +22,10 @@ def test_a_short_mixed_run_reports_every_line(tmp_path):
     assert kw["found"] == kw["checked"]
     assert report["embedding"]["rounds"] == 3 and report["embedding"]["vector_lane_per_s"] > 0
     assert set(report["put_breakdown_us"]) >= {"validate", "build", "docs", "tokenize", "write"}
+    ceiling = report["sql_ceiling_us"]
+    assert set(ceiling) == {"group_1", "group_4"} and all(v > 0 for v in ceiling.values())
     text = format_mixed(report)
-    for needle in ("PUT throughput", "raw sqlite3", "one writer alone", "keyword recall right "
+    for needle in ("PUT throughput", "raw sqlite3", "one writer alone", "its SQL alone", "keyword recall right "
                    "after the PUT", "findable by meaning", "vector lane idle", "short recall"):
         assert needle in text
     assert (tmp_path / "mixed.json").stat().st_size > 0
