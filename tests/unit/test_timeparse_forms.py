@@ -254,3 +254,29 @@ def test_spans_end_after_they_start() -> None:
         for text in texts:
             for span in find_times(text, now):
                 assert span.end.astimezone(UTC) > span.start.astimezone(UTC), (text, now)
+
+
+# --- a duration up to now, then what started it: dated like "… ago" ----------------------------
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I've known these friends for 4 years, since I moved from my home country",
+     ("2019-01-01", "2020-01-01", "year")),
+    ("it's been two weeks since we met", ("2023-06-26", "2023-07-03", "week")),
+    ("three months now since the wedding", ("2023-04-01", "2023-05-01", "month")),
+    ("for a few years, ever since college", ("2017-01-01", "2022-01-01", "year")),
+    ("自从我搬过来，已经四年了", ("2019-01-01", "2020-01-01", "year")),
+    ("自从认识她都三个月了", ("2023-04-01", "2023-05-01", "month")),
+    ("自从开了这家店已经有十天了", ("2023-07-05", "2023-07-06", "day")),
+])
+def test_a_duration_before_since_dates_what_follows_it(text, expected):
+    check(text, expected, SAT)
+
+
+@pytest.mark.parametrize("text", [
+    "I have been painting for 7 years now",  # how long, not when anything happened
+    "we stayed for two weeks",
+    "我学画画三年了",
+    "三年了",
+])
+def test_a_duration_alone_names_no_time(text):
+    assert parse_time(text, SAT) is None

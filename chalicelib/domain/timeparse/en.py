@@ -72,6 +72,13 @@ def ago(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     return counted_ago(ctx, unit, n) if n is not None else None
 
 
+@RULES.add(rf"\b{COUNT}\s+{UNIT}(?=\s*,?\s+(?:now\s+)?(?:ever\s+)?since\b)", IC, needs="since")
+def duration_since(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """"I've known them for 4 years, since I moved" / "it's been two weeks since we met": what
+    follows "since" happened that long ago, so it is dated like "4 years ago"."""
+    return ago(ctx, m)
+
+
 def counted_ago(ctx: Ctx, unit: str, n: int) -> Atom:
     """The whole unit that was n units ago: that minute / hour / day / night / weekend /
     calendar week / month / year."""

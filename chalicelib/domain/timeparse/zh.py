@@ -179,6 +179,23 @@ def years_ago(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     return R.year_offset(ctx, -n if back else n)
 
 
+@RULES.add(rf"(?<=自从)[^。！？.!?]{{1,24}}?(?:已经|已|都)?有?(?P<n>{ZH_NUM})\s?(?P<u>年|个月|个星期|个礼拜|周|天)多?了",
+           needs="自")
+def since_duration(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """自从我搬过来，已经四年了 / 自从认识她都三个月了: what follows 自从 happened that long ago,
+    dated like 四年前 (the English "for 4 years, since I moved")."""
+    n = zh_to_int(m["n"])
+    if n is None or n > 150:
+        return None
+    if m["u"] == "年":
+        return R.year_offset(ctx, -n)
+    if m["u"] == "个月":
+        return R.month_offset(ctx, -n)
+    if m["u"] == "天":
+        return R.day_offset(ctx, -n)
+    return R.week_offset(ctx, -n)
+
+
 @RULES.add(rf"(?<![\d{NUMERAL_CHARS}第])(?P<n>{ZH_NUM}|半)\s?个?(?:小时|钟头)(?:之|以)?(?P<dir>前|后)",
            needs="时头")
 def hours_ago(ctx: Ctx, m: re.Match[str]) -> Atom | None:

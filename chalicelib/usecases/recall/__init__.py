@@ -16,10 +16,10 @@ from dataclasses import dataclass, replace
 from chalicelib.domain.errors import BadRequest
 from chalicelib.domain.models import Card, Layer, RecallRequest, RecallResponse
 from chalicelib.domain.names import named_people
-from chalicelib.domain.refs import MessageRef, parse_ref
 from chalicelib.domain.textproc import is_cjk, query_terms
 from chalicelib.ports import Freshness, SearchFilter, Services
 from chalicelib.usecases.people import known_people
+from chalicelib.usecases.recall.answers import answers_to, inherit, load_hits, with_answers
 from chalicelib.usecases.recall.cards import load_cards
 from chalicelib.usecases.recall.context import estimate_tokens, render
 from chalicelib.usecases.recall.cooldown import cooled_refs
@@ -108,15 +108,19 @@ def search_list(services: Services, space: str, intent: Intent, recipe: RecallRe
     fetched = search_lists(services, space, intent.keywords, intent.vector, replace(
         recipe, kinds=("message",), keyword_k=fetch if recipe.keyword_k else 0,
         vector_k=fetch if recipe.vector_k else 0), SearchFilter())
-    own = {h.id for hits, _ in fetched.values() for h in hits}
-    if len(named) == 1:
-        refs = [parse_ref(ref) for ref in own]
-        keys = [(r.session, r.seq) for r in refs if isinstance(r, MessageRef)]
-        own = {m.ref for m in services.store.load_messages(space, keys) if m.speaker in named}
+    found = {h.id for hits, _ in fetched.values() for h in hits}
+    keep, answers = found, {}
+    if len(named) == 1 or recipe.answers:
+        loaded = load_hits(services, space, found)
+        by = named if len(named) == 1 else None
+        if by:
+            keep = {m.ref for m in loaded if m.speaker in by}
+        if recipe.answers:  # (the person's) answers to the questions found
+            answers = answers_to(services, space, loaded, by)
     lists: Ranked = {}
     floors: dict[str, float] = {}
     for name, (hits, weight) in fetched.items():
-        kept = [h for h in hits if h.id in own][:pool]
+        kept = inherit(hits, keep, answers, recipe.answers)[:pool]
         lists[name] = (kept, weight)
         if len(kept) < pool:
             if len(hits) == fetch:  # the index had more: they scored at most the last fetched
@@ -225,6 +229,7 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
         else:
             lists, floors = search_lists(services, space, intent.keywords, intent.vector,
                                          recipe, SearchFilter()), {}
+            lists = with_answers(services, space, lists, recipe.answers)
         candidates = fuse_lists(lists, recipe, floors)
         if recipe.graph_seeds and not listing:
             candidates = through_links(services, links, lists, candidates, intent.keywords,

@@ -48,6 +48,11 @@ class RecallRecipe:
     # searches whole turns (messages) instead of events and messages, and when it names one
     # person only that person's own: list_pool hits per index (recall.search_list); 0: off.
     list_pool: int = 0
+    # A hit that asks something passes this share of its score (above its list's lowest) to
+    # the turn right after it, somebody else's (a list question: the named person's):
+    # answers often hold none of the words their question was found by (recall/answers.py).
+    # 0: off.
+    answers: float = 0.0
     # Show the event distilled from a message instead of the raw message when both rank.
     prefer_events: bool = False
     # Diversity (MMR over word overlap) and near-duplicate suppression among the cards.
@@ -112,9 +117,11 @@ class RecallRecipe:
 # and their name kept out of the search, events shown in place of the messages they retell,
 # and the best five candidates' links followed (entities, threads, relations, and the two
 # turns around each: bench/README.md, "Recall through the links"); a question asking for a
-# list answered from whole turns, the named person's own (bench/README.md, "List questions").
+# list answered from whole turns, the named person's own (bench/README.md, "List questions");
+# the answer to a question hit lifted with it (bench/README.md, "Answers inherit").
 HYBRID = RecallRecipe(name="hybrid", fusion="score", name_boost=1.0, strip_names=True,
-                      prefer_events=True, graph_seeds=5, graph_turns=2, list_pool=40)
+                      prefer_events=True, graph_seeds=5, graph_turns=2, list_pool=40,
+                      answers=0.3)
 # The default without following links: the bench measures the graph step against it.
 HYBRID_NO_GRAPH = replace(HYBRID, name="hybrid_no_graph", graph_seeds=0)
 HYBRID_RRF = RecallRecipe(name="hybrid_rrf")

@@ -1,0 +1,81 @@
+"""Answers inherit their question's match.
+
+In chat the topic of an answer is often only in the question it answers: "What concert was
+it?" — "It was Matt Patterson, he is so talented!". A search for the concerts someone saw
+finds the question and misses the answer. So a hit that asks something passes a share of
+its score to the turn right after it, said by somebody else (LoCoMo: most evidence turns
+that no search found at depth 50 answer a question the search did find; bench/README.md,
+"Answers inherit their question's match").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+
+from chalicelib.domain.models import Message
+from chalicelib.domain.refs import MessageRef, parse_ref
+from chalicelib.domain.textrules import is_question, split_sentences
+from chalicelib.ports import Hit, Services
+
+
+def asks(text: str) -> bool:
+    """Whether any sentence of a turn is a question ("…? The event was great." asks)."""
+    return any(is_question(s) for s in split_sentences(text))
+
+
+def load_hits(services: Services, space: str, refs: Iterable[str]) -> list[Message]:
+    """The messages among hit refs, in one read (events are skipped)."""
+    keys = [(r.session, r.seq) for r in map(parse_ref, dict.fromkeys(refs))
+            if isinstance(r, MessageRef)]
+    return services.store.load_messages(space, keys) if keys else []
+
+
+def answers_to(services: Services, space: str, messages: Iterable[Message],
+               by: Collection[str] | None = None) -> dict[str, str]:
+    """question ref → ref of the turn right after it, for the messages that ask something,
+    when that turn is somebody else's (and, given `by`, one of theirs)."""
+    asking = {(m.session, m.seq + 1): m for m in messages if asks(m.content)}
+    if not asking:
+        return {}
+    out = {}
+    for reply in services.store.load_messages(space, list(asking)):
+        question = asking[(reply.session, reply.seq)]
+        if reply.speaker != question.speaker and (by is None or reply.speaker in by):
+            out[question.ref] = reply.ref
+    return out
+
+
+def inherit(hits: list[Hit], keep: Collection[str], answers: dict[str, str],
+            weight: float) -> list[Hit]:
+    """The hits in `keep`, and the answer to each question hit scored `weight` of the way
+    from the list's lowest score up to its question's (a share of a distance, so it means
+    the same for BM25 scores and cosines); best first, each ref once at its best score."""
+    if not answers or not hits or weight <= 0:
+        return [h for h in hits if h.id in keep]
+    low = hits[-1].score
+    best: dict[str, float] = {}
+
+    def offer(ref: str, score: float) -> None:
+        if score > best.get(ref, float("-inf")):
+            best[ref] = score
+
+    for hit in hits:
+        if hit.id in keep:
+            offer(hit.id, hit.score)
+        if hit.id in answers:
+            offer(answers[hit.id], low + weight * (hit.score - low))
+    return [Hit(ref, score) for ref, score in sorted(best.items(), key=lambda x: -x[1])]
+
+
+def with_answers(services: Services, space: str,
+                 lists: dict[str, tuple[list[Hit], float]],
+                 weight: float) -> dict[str, tuple[list[Hit], float]]:
+    """Every hit list with the answers to its question hits joined (recipe.answers)."""
+    if weight <= 0:
+        return lists
+    loaded = load_hits(services, space, (h.id for hits, _ in lists.values() for h in hits))
+    answers = answers_to(services, space, loaded)
+    if not answers:
+        return lists
+    return {name: (inherit(hits, {h.id for h in hits}, answers, weight), w)
+            for name, (hits, w) in lists.items()}
