@@ -3,7 +3,8 @@
 Pipeline (each step a small function, every knob in a RecallRecipe):
   freshen (a bounded catch-up of the space's keyword index) → candidates (keyword + vector
   over events and messages, inside a time window if one is named; a question asking for a
-  list: the named person's own messages, `search_list`) → fusion → links (the best
+  list: the named person's own messages, `search_list`; the turn answering a question hit
+  lifted with it, answers.py) → fusion → links (the best
   candidates' entities, threads, relations and neighbouring turns: graph.py) → cards loaded
   from the store (the truth) in one batch → rerank → admission gate (hook-sized recalls:
   gate.py) → limit → cooldown → context text.
