@@ -22,9 +22,10 @@ from tests.unit.conftest import CST, T0
 from tests.unit.test_recall_gate import StubEmbedder
 
 SPACE = "sp"
-# Keyword search only, so what the graph adds is exactly what the keywords did not find.
+# Keyword search only, so what the graph adds is exactly what the keywords did not find (and
+# no answers step, which lifts the reply to a question hit too: test_recall_answers.py).
 LINKED = replace(HYBRID, name="test_linked", vector_k=0, graph_seeds=3, graph_max_added=5,
-                 min_relevance=0.0, time_layers=False, graph_turns=0)
+                 min_relevance=0.0, time_layers=False, graph_turns=0, answers=0.0)
 TURNS = replace(LINKED, name="test_turns", graph_turns=2)
 UNLINKED = replace(LINKED, name="test_unlinked", graph_seeds=0)
 
