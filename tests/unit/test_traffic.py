@@ -9,26 +9,37 @@ from chalicelib.local.wsgi import is_read
 from chalicelib.usecases.traffic import PriorityGate
 
 
+class Occupancy:
+    """Threads inside a section: how many at once at most, and how many stays ended."""
+
+    def __init__(self) -> None:
+        self.inside = self.most = self.done = 0
+        self._lock = threading.Lock()
+
+    def stay(self, seconds: float) -> None:
+        with self._lock:
+            self.inside += 1
+            self.most = max(self.most, self.inside)
+        time.sleep(seconds)
+        with self._lock:
+            self.inside -= 1
+            self.done += 1
+
+
 def test_at_most_max_writers_write_at_once():
     gate = PriorityGate(max_writers=2)
-    inside, most = [0], [0]
-    lock = threading.Lock()
+    writes = Occupancy()
 
     def write():
         with gate.writing():
-            with lock:
-                inside[0] += 1
-                most[0] = max(most[0], inside[0])
-            time.sleep(0.02)
-            with lock:
-                inside[0] -= 1
+            writes.stay(0.02)
 
     threads = [threading.Thread(target=write) for _ in range(8)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert most[0] == 2
+    assert writes.most == 2
 
 
 def test_a_write_waits_for_a_running_recall_but_not_forever():
@@ -86,21 +97,13 @@ def test_no_writer_is_left_waiting_when_slots_free_up_one_at_a_time():
     """A finishing writer wakes one waiting writer, not all: under a mix of recalls and many
     writers every write still gets in (no lost wake-up), never more than the limit at once."""
     gate = PriorityGate(max_writers=2, max_write_wait=0.01)
-    inside, most, done = [0], [0], [0]
-    lock = threading.Lock()
+    writes = Occupancy()
     stop = threading.Event()
 
     def write():
         for _ in range(30):
             with gate.writing():
-                with lock:
-                    inside[0] += 1
-                    most[0] = max(most[0], inside[0])
-                time.sleep(0.0005)
-                with lock:
-                    inside[0] -= 1
-            with lock:
-                done[0] += 1
+                writes.stay(0.0005)
 
     def read():
         while not stop.is_set():
@@ -117,5 +120,5 @@ def test_no_writer_is_left_waiting_when_slots_free_up_one_at_a_time():
     stop.set()
     for t in readers:
         t.join(5)
-    assert done[0] == 12 * 30 and not any(t.is_alive() for t in writers)
-    assert most[0] == 2
+    assert writes.done == 12 * 30 and not any(t.is_alive() for t in writers)
+    assert writes.most == 2
