@@ -104,6 +104,9 @@ class Settings(BaseSettings):
     # session summaries (chalicelib.usecases.extract.summaries): with an LLM configured, it
     # writes their text (one short call per extraction batch) unless this is off
     summary_llm: bool = True
+    # …and a session gets one only once this many of its events are not covered by one yet
+    # (at least 2: a summary never restates a single event)
+    summary_min_events: int = Field(default=3, ge=2)
 
     # AWS backend: names injected by the stack (infra/) as environment variables
     region: str | None = Field(default=None, description="AWS region; default from the env")

@@ -1,6 +1,6 @@
-"""Session summaries and their folds (chalicelib/usecases/extract/summaries.py): one summary
-per extraction batch citing what it retells, three summaries of a level folded into one of
-the next, ids that make a retry write nothing new, the session's language, the LLM path with
+"""Session summaries and their folds (chalicelib/usecases/extract/summaries.py): a summary
+once a session has enough uncovered events (never of one event), citing what it retells,
+three summaries of a level folded into one of the next, ids that make a retry write nothing new, the session's language, the LLM path with
 its fallback, and summaries kept out of search, merge and the export timeline."""
 
 from __future__ import annotations
@@ -9,10 +9,14 @@ from datetime import timedelta
 
 import pytest
 
-from chalicelib.domain.models import Event
+from pydantic import ValidationError
+
+from chalicelib.config import Settings
+from chalicelib.domain.models import Event, MessageIn, PutMessagesRequest
 from chalicelib.domain.records import SummaryFold
 from chalicelib.ports import iter_events
-from chalicelib.usecases import export
+from chalicelib.usecases import events as events_uc
+from chalicelib.usecases import export, ingest
 from chalicelib.usecases.extract import extract_session
 from chalicelib.usecases.extract.summaries import FOLD_SIZE, MAX_TEXT_CHARS, level_of
 from chalicelib.usecases.merge import merge_space
@@ -21,15 +25,25 @@ from tests.conftest import make_services
 from tests.llm_double import ChatDouble
 from tests.unit.conftest import SPACE, T0
 
+# Three events a session: the default ANNALS_SUMMARY_MIN_EVENTS, so each gets a summary.
 EN = [
     (0, "user", "Mel", "I adopted a ginger cat named Biscuit from the shelter today."),
     (1, "assistant", "Aria", "Lovely!"),
     (2, "user", "Mel", "We are planning a hiking trip to the Alps with my brother Sam."),
+    (3, "assistant", "Aria", "Sounds fun."),
+    (4, "user", "Mel", "I also started cello lessons with a teacher downtown."),
 ]
 ZH = [
     (0, "user", "小明", "我今天在救助站领养了一只橘猫，取名奶糖。"),
     (1, "assistant", "Aki", "恭喜！"),
     (2, "user", "小明", "下个月我要和哥哥去爬黄山。"),
+    (3, "assistant", "Aki", "真好。"),
+    (4, "user", "小明", "我上周开始跟老师学大提琴了。"),
+]
+BERLIN = [  # three one-line sessions about one move
+    "I am moving to Berlin next month for a new job.",
+    "I signed the lease for a flat in Berlin today.",
+    "I booked the movers for my Berlin flat.",
 ]
 
 
@@ -104,14 +118,47 @@ class TestSessionSummaries:
         after = {e.id: e.version for e in all_events(services, ("active", "superseded"))}
         assert after == before
 
-    def test_a_later_batch_gets_its_own_summary(self, services, put):
-        put("c1", EN[:1])
+    def test_a_later_batch_summarises_what_earlier_ones_left_uncovered(self, services, put):
+        put("c1", EN[:3])  # two events: below the threshold, no summary
         extract_session(services, SPACE, "c1", T0 + timedelta(hours=1))
-        put("c1", EN[1:])
+        assert summaries(services) == []
+        put("c1", EN[3:])  # the third: the three are summarised together
         extract_session(services, SPACE, "c1", T0 + timedelta(hours=2))
-        first, second = sorted(summaries(services), key=lambda e: e.sources[0].seq_start)
-        assert [(s.seq_start, s.seq_end) for s in first.sources] == [(0, 0)]
-        assert [(s.seq_start, s.seq_end) for s in second.sources] == [(2, 2)]
+        (summary,) = summaries(services)
+        assert [(s.seq_start, s.seq_end) for s in summary.sources] == [(0, 0), (2, 2), (4, 4)]
+        # a batch of one more event: covered by nothing, but one is not enough
+        put("c1", [(5, "user", "Mel", "My sister Jo is getting married in Lisbon in May.")])
+        extract_session(services, SPACE, "c1", T0 + timedelta(hours=3))
+        assert summaries(services) == [summary]
+
+    def test_the_outcome_does_not_depend_on_how_the_batches_fell(self, tmp_path):
+        one = make_services(tmp_path / "one", store="memory")
+        many = make_services(tmp_path / "many", store="memory")
+        put_items(one, "c1", EN)
+        extract_session(one, SPACE, "c1", T0 + timedelta(hours=1))
+        for i in range(0, len(EN), 2):
+            put_items(many, "c1", EN[i:i + 2])
+            extract_session(many, SPACE, "c1", T0 + timedelta(hours=1 + i))
+        ids = {e.id for e in summaries(one)}
+        assert len(ids) == 1 and {e.id for e in summaries(many)} == ids
+
+    def test_one_line_sessions_get_no_summary(self, services, put):
+        for day, text in enumerate(BERLIN):
+            put(f"b{day}", [(0, "user", "Mel", text)], base=T0 + timedelta(days=day))
+            extract_session(services, SPACE, f"b{day}", T0 + timedelta(days=day, hours=1))
+        listed = events_uc.list_events(services, SPACE).events
+        assert len(listed) == len(BERLIN) and {e.kind for e in listed} == {"event"}
+        assert summaries(services) == []
+
+    def test_the_threshold_is_a_setting_never_below_two(self, tmp_path):
+        two = make_services(tmp_path / "two", store="memory", summary_min_events=2)
+        put_items(two, "c1", EN[:3])  # two events
+        extract_session(two, SPACE, "c1", T0 + timedelta(hours=1))
+        (summary,) = summaries(two)
+        assert [(s.seq_start, s.seq_end) for s in summary.sources] == [(0, 0), (2, 2)]
+        with pytest.raises(ValidationError):
+            Settings(summary_min_events=1, _env_file=None)
+        assert Settings(_env_file=None).summary_min_events == 3
 
     def test_languages(self, services, put):
         put("en", EN)
@@ -133,7 +180,20 @@ class TestSessionSummaries:
         assert services.store.get_event(SPACE, old.id).status == "superseded"
         (new,) = summaries(services)
         assert "Dolomites" in new.summary and "Biscuit" in new.summary
-        assert {(s.seq_start, s.seq_end) for s in new.sources} == {(0, 0), (2, 2)}
+        assert {(s.seq_start, s.seq_end) for s in new.sources} == {(0, 0), (2, 2), (4, 4)}
+
+    def test_an_edit_that_leaves_too_few_events_leaves_them_uncovered(self, services, put):
+        put("c1", EN)
+        extract_session(services, SPACE, "c1", T0 + timedelta(hours=1))
+        (old,) = summaries(services)
+        put("c1", [(4, "user", "Mel", "Thanks!")])  # the cello lessons were never said
+        extract_session(services, SPACE, "c1", T0 + timedelta(hours=2))
+        assert services.store.get_event(SPACE, old.id).status == "superseded"
+        assert summaries(services) == []
+        put("c1", EN[4:])  # said again after all: the same events, the old summary revived
+        extract_session(services, SPACE, "c1", T0 + timedelta(hours=3))
+        (back,) = summaries(services)
+        assert back.id == old.id and back.version == old.version + 2
 
 
 class TestKeptApart:
@@ -174,18 +234,23 @@ def llm_services(tmp_path, double):
                          llm_max_retries=0)
 
 
-def put_en(services, session: str = "c1") -> None:
-    from chalicelib.domain.models import MessageIn, PutMessagesRequest
-    from chalicelib.usecases import ingest
-
+def put_items(services, session: str, items) -> None:
     ingest.put_messages(services, SPACE, session, PutMessagesRequest(messages=[
         MessageIn(seq=seq, role=role, speaker=who, content=text, at=T0 + timedelta(minutes=seq))
-        for seq, role, who, text in EN]))
+        for seq, role, who, text in items]))
+
+
+def put_en(services, session: str = "c1") -> None:
+    put_items(services, session, EN)
 
 
 EXTRACTED = {"events": [
     {"title": "Biscuit adopted", "summary": "Mel adopted a ginger cat named Biscuit",
-     "date": "2026-06-15", "importance": 7, "participants": ["Mel"], "sources": [0]}]}
+     "date": "2026-06-15", "importance": 7, "participants": ["Mel"], "sources": [0]},
+    {"title": "Alps trip planned", "summary": "Mel plans a hiking trip to the Alps with Sam",
+     "date": "2026-06-15", "importance": 6, "participants": ["Mel", "Sam"], "sources": [2]},
+    {"title": "Cello lessons", "summary": "Mel started cello lessons downtown",
+     "date": "2026-06-15", "importance": 5, "participants": ["Mel"], "sources": [4]}]}
 
 
 class TestWithAnLLM:
@@ -213,7 +278,9 @@ class TestWithAnLLM:
         put_en(services)
         extract_session(services, SPACE, "c1", T0 + timedelta(hours=1))
         (summary,) = summaries(services)
-        assert summary.summary == "Mel adopted a ginger cat named Biscuit."
+        assert summary.summary == ("Mel adopted a ginger cat named Biscuit; Mel plans a hiking "
+                                   "trip to the Alps with Sam; Mel started cello lessons "
+                                   "downtown.")
         usage = space_stats(services, SPACE)["llm"]["tasks"]["summary"]
         assert (usage["calls"], usage["failures"]) == (0, 1)
 

@@ -2,9 +2,14 @@
 
 After an extraction batch, the session's active events that no summary covers yet get a
 level-1 summary: an Event of kind "summary", tagged "summary" and "level:1", citing the
-messages its events cite. When three summaries of one level in a space are not folded yet,
-a level+1 summary folds them (its sources: theirs), and a `SummaryFold` record names the
-three; this repeats upward (three level-2s make a level-3).
+messages its events cite — but only when they are at least `summary_min_events`
+(ANNALS_SUMMARY_MIN_EVENTS, default 3, never below 2): a summary earns its place by
+retelling several events, never by restating one. Fewer stay uncovered; a later batch of the
+same session finds them uncovered still and summarises them with its own once the count is
+reached (the same rule, so the outcome depends only on what is stored, not on how the
+batches fell). When three summaries of one level in a space are not folded yet, a level+1
+summary folds them (its sources: theirs), and a `SummaryFold` record names the three; this
+repeats upward (three level-2s make a level-3).
 
 One summary per batch, not one per session that is rewritten: a summary is written once and
 never updated, so its id can be derived from what it covers (a retry writes the same id, a
@@ -269,15 +274,22 @@ def _existing_or_built(services: Services, space: str, level: int, items: Sequen
     return build(services, space, level, items, sources, now)
 
 
+def min_events(services: Services) -> int:
+    """How many uncovered events a session needs for a level-1 summary (never fewer than 2,
+    whatever the settings say: a summary of one event would only restate it)."""
+    return max(2, services.settings.summary_min_events)
+
+
 def summarise_session(services: Services, space: str, session: str, now: datetime,
                       batch: JournalBatch | None = None) -> list[Event]:
-    """Summarise what the session's summaries do not cover yet, then fold. Returns the
-    summaries written (or found written by an earlier try)."""
+    """Summarise what the session's summaries do not cover yet, when that is at least
+    `min_events` events, then fold. Returns the summaries written (or found written by an
+    earlier try)."""
     events, summaries = read_space(services, space)
     written: list[Event] = []
     fresh = sorted(uncovered(events, summaries, session),
                    key=lambda e: (e.when.start, e.id))
-    if fresh:
+    if len(fresh) >= min_events(services):
         event = _existing_or_built(services, space, 1, fresh,
                                    merged_sources(fresh, session), now)
         saved = save(services, event, batch)
