@@ -109,7 +109,13 @@ class Store(Protocol):
         ...
     def list_events(self, space: str, *, start: datetime | None = None,
                     end: datetime | None = None, statuses: Sequence[str] = ("active",),
-                    limit: int = 50, cursor: str | None = None) -> Page: ...
+                    limit: int = 50, cursor: str | None = None,
+                    kinds: Sequence[str] | None = None) -> Page:
+        """Events overlapping [start, end) with one of `statuses` and (unless None: every
+        kind) one of `kinds`, ordered by (when.start, id), `limit` a page. The filters apply
+        before the page is cut, so a page is never short while more matching events exist,
+        and `next_cursor` (None at the end) continues after the last event returned."""
+        ...
     def event_history(self, space: str, event_id: str) -> list[Event]: ...
 
     # deliveries ------------------------------------------------------------
@@ -134,12 +140,12 @@ class Store(Protocol):
 
 def iter_events(store: Store, space: str, statuses: Sequence[str] = ("active",), *,
                 start: datetime | None = None, end: datetime | None = None,
-                page_size: int = 500) -> Iterator[Event]:
-    """Every event of a space in timeline order, page by page."""
+                page_size: int = 500, kinds: Sequence[str] | None = None) -> Iterator[Event]:
+    """Every event of a space in timeline order (of `kinds`, or every kind), page by page."""
     cursor = None
     while True:
         page = store.list_events(space, start=start, end=end, statuses=statuses,
-                                 limit=page_size, cursor=cursor)
+                                 limit=page_size, cursor=cursor, kinds=kinds)
         yield from page.events
         if not page.next_cursor:
             return

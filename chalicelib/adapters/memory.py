@@ -176,7 +176,8 @@ class MemoryStore:
 
     def list_events(self, space: str, *, start: datetime | None = None,
                     end: datetime | None = None, statuses: Sequence[str] = ("active",),
-                    limit: int = 50, cursor: str | None = None) -> Page:
+                    limit: int = 50, cursor: str | None = None,
+                    kinds: Sequence[str] | None = None) -> Page:
         after = _decode_cursor(cursor) if cursor else None
         lo = None if start is None else start.timestamp()
         hi = None if end is None else end.timestamp()
@@ -184,6 +185,7 @@ class MemoryStore:
             rows = sorted(
                 ((e.when.start.timestamp(), e.id), e) for (sp, _), e in self._events.items()
                 if sp == space and (not statuses or e.status in statuses)
+                and (kinds is None or e.kind in kinds)
                 and (lo is None or e.when.end.timestamp() > lo)
                 and (hi is None or e.when.start.timestamp() < hi))
             if after is not None:

@@ -255,6 +255,41 @@ def test_pagination_with_filters_and_equal_starts(store):
     assert seen == ["e0", "e2", "e4", "e6", "e1", "e5"]  # by start, then id; e3 is archived
 
 
+def test_list_events_filters_by_kind_before_the_page_is_cut(store):
+    """Summaries thick between events (as a session summary sits at its session's start)
+    must not leave a page of events short, nor end the listing early."""
+    kinds = ["summary", "event", "summary", "note", "summary", "summary", "event", "event",
+             "summary", "note"]
+    for i, kind in enumerate(kinds):
+        store.create_event(event(f"e{i}", day=i).model_copy(update={"kind": kind}))
+    store.create_event(event("gone", day=3, status="archived").model_copy(
+        update={"kind": "note"}))
+
+    def walk(limit: int, **filters) -> list[str]:
+        seen, cursor = [], None
+        while True:
+            page = store.list_events("sp", limit=limit, cursor=cursor, **filters)
+            assert len(page.events) == limit or page.next_cursor is None
+            seen += [e.id for e in page.events]
+            cursor = page.next_cursor
+            if not cursor:
+                return seen
+
+    def ids(*wanted: str) -> list[str]:
+        return [f"e{i}" for i, kind in enumerate(kinds) if kind in wanted]
+
+    assert walk(2, kinds=("event", "note")) == ids("event", "note")
+    assert walk(1, kinds=("summary",)) == ids("summary")
+    assert walk(3, kinds=("note", "event", "summary")) == walk(3) == ids(*set(kinds))
+    assert walk(2, kinds=("note",), statuses=("active", "archived")) == [
+        "e3", "gone", "e9"]
+    start = T0.replace(hour=0) + timedelta(days=2)
+    page = store.list_events("sp", start=start, end=start + timedelta(days=4),
+                             kinds=("event",))
+    assert [e.id for e in page.events] == []  # e2..e5: summaries and a note only
+    assert store.list_events("sp", kinds=()).events == []
+
+
 def test_sessions_listed_across_spaces_and_count_follows_deletes(store):
     store.upsert_messages("sp", "s1", [msg(1), msg(2)], T0)
     store.upsert_messages("other", "s9", [msg(1, space="other", session="s9")], T0)

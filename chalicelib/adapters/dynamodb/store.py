@@ -126,13 +126,14 @@ class DynamoDBStore(MessageOps):
 
     def list_events(self, space: str, *, start: datetime | None = None,
                     end: datetime | None = None, statuses: Sequence[str] = ("active",),
-                    limit: int = 50, cursor: str | None = None) -> Page:
+                    limit: int = 50, cursor: str | None = None,
+                    kinds: Sequence[str] | None = None) -> Page:
         """Events overlapping [start, end), ordered by (start, id), `limit` per page.
 
         One Query on gsi1 (space → start#id): the sort key is bounded above by `end` and
         below by `start - max event duration of the space`, so a long event that began
         before `start` is still found; the filter then keeps only events ending after
-        `start` with a wanted status. Pages of the Query are read until limit + 1 matches
+        `start` with a wanted status and kind. Pages of the Query are read until limit + 1 matches
         (or the end): a page is never short while more events exist, and the cursor is the
         position of the last event returned, not DynamoDB's LastEvaluatedKey."""
         after = codec.decode_cursor(cursor) if cursor else None
@@ -154,7 +155,9 @@ class DynamoDBStore(MessageOps):
             request["ExclusiveStartKey"] = codec.to_item(keys.event_cursor_key(space, after))
         if lo > hi:
             return Page(events=[], next_cursor=None)
-        _add_filter(request, start, statuses)
+        if kinds is not None and not kinds:
+            return Page(events=[], next_cursor=None)
+        _add_filter(request, start, statuses, kinds)
         matched = self._scan_matches(request, limit + 1)
         events = [codec.event_from(i) for i in matched[:limit]]
         next_cursor = None
@@ -255,16 +258,31 @@ class DynamoDBStore(MessageOps):
         return "Attributes" in resp
 
 
-def _add_filter(request: dict, start: datetime | None, statuses: Sequence[str]) -> None:
+def _add_filter(request: dict, start: datetime | None, statuses: Sequence[str],
+                kinds: Sequence[str] | None = None) -> None:
     parts: list[str] = []
     values = request["ExpressionAttributeValues"]
+    names: dict[str, str] = {}
     if statuses:
-        names = []
+        placeholders = []
         for i, status in enumerate(dict.fromkeys(statuses)):
             values[f":s{i}"] = {"S": status}
-            names.append(f":s{i}")
-        parts.append(f"#st IN ({', '.join(names)})")
-        request["ExpressionAttributeNames"] = {"#st": "status"}
+            placeholders.append(f":s{i}")
+        parts.append(f"#st IN ({', '.join(placeholders)})")
+        names["#st"] = "status"
+    if kinds:  # every head item carries its kind (codec.event_item dumps the whole event)
+        placeholders = []
+        for i, kind in enumerate(dict.fromkeys(kinds)):
+            values[f":k{i}"] = {"S": kind}
+            placeholders.append(f":k{i}")
+        wanted = f"#kd IN ({', '.join(placeholders)})"
+        # an item written without one is an event (the model's default), as the SQLite
+        # adapter reads it
+        parts.append(f"({wanted} OR attribute_not_exists(#kd))" if "event" in kinds
+                     else wanted)
+        names["#kd"] = "kind"
+    if names:
+        request["ExpressionAttributeNames"] = names
     if start is not None:
         values[":start"] = {"N": str(keys.epoch_us(start))}
         parts.append("end_us > :start")

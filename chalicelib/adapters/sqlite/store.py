@@ -274,12 +274,17 @@ class SQLiteStore:
 
     def list_events(self, space: str, *, start: datetime | None = None,
                     end: datetime | None = None, statuses: Sequence[str] = ("active",),
-                    limit: int = 50, cursor: str | None = None) -> Page:
+                    limit: int = 50, cursor: str | None = None,
+                    kinds: Sequence[str] | None = None) -> Page:
         sql = ["SELECT body, start_ts, id FROM events WHERE space=?"]
         params: list = [space]
         if statuses:
             sql.append(f"AND status IN ({','.join('?' * len(statuses))})")
             params.extend(statuses)
+        if kinds is not None:  # the kind is in the body (every version writes it)
+            sql.append("AND coalesce(json_extract(body, '$.kind'), 'event')"
+                       f" IN ({','.join('?' * len(kinds)) or 'NULL'})")
+            params.extend(kinds)
         if start is not None:
             sql.append("AND end_ts > ?")
             params.append(start.timestamp())
