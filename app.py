@@ -156,7 +156,7 @@ def list_events(space: str):
     check_id(space, "space")
     q = parse_query(EventListQuery, req())
     page = events_uc.list_events(services(), space, start=q.start, end=q.end, limit=q.limit,
-                                 cursor=q.cursor, statuses=q.statuses)
+                                 cursor=q.cursor, statuses=q.statuses, kinds=q.kinds)
     return json_response(page)
 
 

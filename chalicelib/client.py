@@ -258,10 +258,15 @@ class AnnalsClient:
                     end: datetime | str | None = None, limit: int | None = None,
                     cursor: str | None = None,
                     status: Literal["active", "archived", "superseded", "all"] | None = None,
+                    kind: str | Sequence[str] | None = None,
                     ) -> EventList:
         """One page of the timeline, oldest first; `next_cursor` fetches the next
-        (iter_events walks them all)."""
-        given = {"from": start, "to": end, "limit": limit, "cursor": cursor, "status": status}
+        (iter_events walks them all). `kind`: "summary", "event,note", ["event", "summary"]
+        or "all" (default: the server's, events and notes)."""
+        if kind is not None and not isinstance(kind, str):
+            kind = ",".join(kind)
+        given = {"from": start, "to": end, "limit": limit, "cursor": cursor, "status": status,
+                 "kind": kind}
         query = EventListQuery.model_validate({k: v for k, v in given.items() if v is not None})
         return self._call("list_events", {"space": space}, query=query)
 

@@ -306,6 +306,20 @@ class ExtractRequest(Strict):
     session: IdStr | None = None
 
 
+EVENT_KINDS: tuple[str, ...] = ("event", "note", "summary")
+TIMELINE_KINDS: tuple[str, ...] = ("event", "note")  # what happened; summaries retell it
+KIND_LIST_PATTERN = r"^\s*(all|(event|note|summary)(\s*,\s*(event|note|summary))*)\s*$"
+
+
+def event_kinds(value: str) -> tuple[str, ...]:
+    """`?kind=` as kinds: "event,summary" → ("event", "summary"); "all" → every kind.
+    ValueError for anything else."""
+    if not re.fullmatch(KIND_LIST_PATTERN, value):
+        raise ValueError("kind must be event, note, summary (or a comma list of them) or all")
+    parts = [p.strip() for p in value.split(",")]
+    return EVENT_KINDS if parts == ["all"] else tuple(dict.fromkeys(parts))
+
+
 class EventListQuery(BaseModel):
     """Query string of GET …/events."""
 
@@ -316,12 +330,28 @@ class EventListQuery(BaseModel):
     limit: int = Field(default=50, ge=1, le=500)
     cursor: str | None = Field(default=None, max_length=512)
     status: Literal["active", "archived", "superseded", "all"] = "active"
+    kind: str = Field(
+        default=",".join(TIMELINE_KINDS), max_length=64,
+        json_schema_extra={"pattern": KIND_LIST_PATTERN},
+        description="which kinds: event, note (saved by hand), summary (session summaries "
+                    "and their folds), a comma list of them (event,summary) or all; by "
+                    "default the timeline: event,note")
+
+    @field_validator("kind")
+    @classmethod
+    def _known_kinds(cls, value: str) -> str:
+        event_kinds(value)
+        return value
 
     @property
     def statuses(self) -> tuple[str, ...]:
         if self.status == "all":
             return ("active", "archived", "superseded")
         return (self.status,)
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        return event_kinds(self.kind)
 
 
 class EventList(BaseModel):

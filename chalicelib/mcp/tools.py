@@ -23,6 +23,8 @@ from chalicelib.domain.dates import when_label
 from chalicelib.domain.errors import AnnalsError, Conflict, validation_error
 from chalicelib.domain.models import (
     ID_PATTERN,
+    KIND_LIST_PATTERN,
+    TIMELINE_KINDS,
     Card,
     DeliveryRequest,
     Event,
@@ -33,6 +35,7 @@ from chalicelib.domain.models import (
     Source,
     Verdict,
     When,
+    event_kinds,
 )
 from chalicelib.domain.refs import EventRef, MessageRef, event_ref, parse_ref
 from chalicelib.mcp.caller import Caller, current_caller
@@ -414,12 +417,16 @@ def timeline(
         "the latest time (its whole day/month counts): 2026-06-30, 昨天; default: no end"))] = None,
     limit: Annotated[int, Field(ge=1, le=100, description="memories per page")] = 20,
     cursor: Cursor = None,
+    kind: Annotated[str | None, Field(max_length=64, pattern=KIND_LIST_PATTERN, description=(
+        "what to list: event,note (the default: what happened, and notes saved by hand), "
+        "summary (session summaries, which retell events), or all"))] = None,
 ) -> TimelineResult:
     caller = reader()
     start = parse_when(from_, "from", caller).start if from_ else None
     end = parse_when(to, "to", caller).end if to else None
     page = events_uc.list_events(caller.services, caller.space, start=start, end=end,
-                                 limit=limit, cursor=cursor)
+                                 limit=limit, cursor=cursor,
+                                 kinds=event_kinds(kind) if kind else TIMELINE_KINDS)
     return TimelineResult(memories=[TimelineEntry(
         id=e.id, ref=e.ref, version=e.version, date=when_label(e.when), title=e.title,
         summary=e.summary, importance=e.importance, tags=e.tags, kind=e.kind, plan=e.plan,
@@ -564,7 +571,8 @@ DESCRIPTIONS = {
     "timeline": (
         "List the chronicle, oldest first: what happened between two times. Use it for "
         "\"我们认识以来发生了什么\", \"六月份都有什么事\", \"what happened last month?\". "
-        "from/to take ISO dates or expressions (2026-06, 上个月, last week). Page with "
+        "from/to take ISO dates or expressions (2026-06, 上个月, last week). Events and "
+        "notes by default; kind=summary lists the session summaries instead. Page with "
         "next_cursor. Example: {\"from\": \"2026-06-01\", \"to\": \"2026-06-30\", "
         "\"limit\": 20}."),
     "save_memory": (

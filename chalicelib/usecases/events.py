@@ -9,6 +9,7 @@ from pydantic import ValidationError
 
 from chalicelib.domain.errors import BadRequest, Conflict, NotFound, validation_error
 from chalicelib.domain.models import (
+    TIMELINE_KINDS,
     Event,
     EventList,
     Message,
@@ -23,10 +24,13 @@ from chalicelib.ports import ConflictError, Services
 
 def list_events(services: Services, space: str, *, start: datetime | None = None,
                 end: datetime | None = None, limit: int = 50, cursor: str | None = None,
-                statuses: tuple[str, ...] = ("active",)) -> EventList:
+                statuses: tuple[str, ...] = ("active",),
+                kinds: tuple[str, ...] = TIMELINE_KINDS) -> EventList:
+    """A page of the timeline: events and notes by default (`kinds`); session summaries
+    retell them and are asked for apart (("summary",))."""
     try:
         page = services.store.list_events(space, start=start, end=end, statuses=statuses,
-                                          limit=limit, cursor=cursor)
+                                          limit=limit, cursor=cursor, kinds=kinds)
     except ValueError as exc:
         raise BadRequest(str(exc), code="invalid_cursor") from None
     return EventList(events=page.events, next_cursor=page.next_cursor)

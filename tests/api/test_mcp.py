@@ -102,7 +102,7 @@ def test_initialize_lists_every_tool_with_typed_schemas(client):
     assert set(recall["properties"]) == {"query", "time_hint", "window", "max_cards"}
     assert recall["properties"]["max_cards"]["anyOf"][0]["maximum"] == 50
     assert set(tools["timeline"]["inputSchema"]["properties"]) == {"from", "to", "limit",
-                                                                  "cursor"}
+                                                                  "cursor", "kind"}
     assert tools["edit_memory"]["inputSchema"]["required"] == ["id", "version"]
     assert tools["recall_memory"]["annotations"]["readOnlyHint"] is True
     assert tools["forget_memory"]["annotations"]["readOnlyHint"] is False
@@ -164,9 +164,30 @@ def test_timeline_pages_oldest_first(client, extracted):
     assert [m["date"] for m in rest["memories"]] == ["2026-05-03"]
     assert rest["next_cursor"] is None
     june = rpc.ok("timeline", **{"from": "2026-06"})["memories"]
-    assert {m["id"] for m in june if m["kind"] != "summary"} == {e["id"] for e in extracted}
+    assert {m["id"] for m in june} == {e["id"] for e in extracted}
     bad = rpc.call("timeline", **{"from": "sometime maybe"})
     assert bad["isError"] and "bad_time" in bad["content"][0]["text"]
+
+
+def test_the_timeline_lists_events_and_notes_and_summaries_on_request(client):
+    more = [{"seq": 3, "role": "user", "speaker": "小明",
+             "content": "我下个月要和哥哥去爬黄山", "at": "2026-06-16T10:00:00+08:00"}]
+    put = client.http.put(SP + "/sessions/s1/messages", headers=AUTH,
+                          body=json.dumps({"messages": MESSAGES + more}))
+    assert put.status_code == 200, put.body
+    events = json.loads(client.http.post(SP + "/extract", headers=AUTH, body="{}").body)["events"]
+    assert len(events) == 3  # enough for a session summary
+    rpc = Rpc(client)
+    note = rpc.ok("save_memory", summary="奶糖对鸡肉过敏", happened_at="2026-06-20")
+    listed = rpc.ok("timeline")["memories"]
+    assert {m["kind"] for m in listed} == {"event", "note"}
+    assert {m["id"] for m in listed} == {e["id"] for e in events} | {note["id"]}
+    (summary,) = rpc.ok("timeline", kind="summary")["memories"]
+    assert summary["kind"] == "summary" and "summary" in summary["tags"]
+    every = rpc.ok("timeline", kind="all")["memories"]
+    assert {m["id"] for m in every} == {m["id"] for m in listed} | {summary["id"]}
+    bad = rpc.call("timeline", kind="summaries")
+    assert bad["isError"]
 
 
 def test_tool_errors_the_model_can_act_on(client):

@@ -76,6 +76,42 @@ def test_events_listed_oldest_first_and_paginated(client, seeded):
     assert ids == [e["id"] for e in listed["events"]][: len(ids)]
 
 
+def walk(client, query: str) -> list[dict]:
+    """Every page of GET …/events?{query}; each page but the last is full."""
+    out, cursor = [], None
+    while True:
+        page = body(client.http.get(f"{SP}/events?{query}" + (f"&cursor={cursor}" if cursor
+                                                              else ""), headers=AUTH))
+        assert page["next_cursor"] is None or len(page["events"]) == int(
+            query.split("limit=")[1].split("&")[0])
+        out += page["events"]
+        cursor = page["next_cursor"]
+        if not cursor:
+            return out
+
+
+def test_events_lists_events_and_notes_summaries_on_request(client, seeded):
+    assert len(seeded) == 3  # one session of three events: it has a summary
+    note = body(client.http.post(f"{SP}/events", headers=AUTH, body=json.dumps(
+        {"summary": "奶糖对鸡肉过敏", "happened_at": "2026-06-10T08:00:00+08:00"})))
+    timeline = walk(client, "limit=1")
+    assert {e["kind"] for e in timeline} == {"event", "note"}
+    assert {e["id"] for e in timeline} == {e["id"] for e in seeded} | {note["id"]}
+    assert walk(client, "limit=2&kind=event,note") == timeline
+    (summary,) = walk(client, "limit=1&kind=summary")
+    assert summary["kind"] == "summary" and "level:1" in summary["tags"]
+    both = walk(client, "limit=1&kind=event,%20summary")
+    assert {e["id"] for e in both} == {e["id"] for e in seeded} | {summary["id"]}
+    every = walk(client, "limit=3&kind=all")
+    assert sorted(e["id"] for e in every) == sorted(e["id"] for e in [*timeline, summary])
+    for bad in ("summaries", "", "event,,note", "all,event", "EVENT", "x" * 100):
+        resp = client.http.get(f"{SP}/events?kind={bad}", headers=AUTH)
+        assert resp.status_code == 422, bad
+        error = body(resp)["error"]
+        assert error["code"] == "validation_error" and error["details"][0]["loc"] == "kind"
+        assert error["message"]
+
+
 def test_get_event_with_evidence_and_unknown_is_404(client, seeded):
     event = next(e for e in seeded if "体检" in e["summary"])
     got = body(client.http.get(f"{SP}/events/{event['id']}?evidence=true", headers=AUTH))

@@ -360,3 +360,21 @@ def test_query_strings_use_the_documented_names():
     assert dict(seen[0].params) == {"from": "2026-06-01T00:00:00+08:00", "limit": "5",
                                     "status": "all"}
     assert dict(seen[1].params) == {"format": "markdown", "status": "archived"}
+
+
+def test_list_events_asks_for_kinds_as_a_comma_list():
+    seen = []
+
+    def handler(request):
+        seen.append(request.url)
+        return httpx.Response(200, json={"events": [], "next_cursor": None})
+
+    with AnnalsClient("http://annals.test", "k",
+                      transport=httpx.MockTransport(handler)) as client:
+        client.list_events(SPACE)
+        client.list_events(SPACE, kind="summary")
+        client.list_events(SPACE, kind=["event", "summary"])
+        with pytest.raises(ValidationError):  # refused before anything is sent
+            client.list_events(SPACE, kind="summaries")
+    assert [dict(u.params) for u in seen] == [{}, {"kind": "summary"},
+                                              {"kind": "event,summary"}]

@@ -99,7 +99,9 @@ def test_route_specific_statuses():
     assert put["requestBody"]["required"] is True
     assert ops[("POST", space + "/extract")]["requestBody"]["required"] is False
     listed = {p["name"]: p for p in ops[("GET", space + "/events")]["parameters"]}
-    assert set(listed) == {"space", "from", "to", "limit", "cursor", "status"}
+    assert set(listed) == {"space", "from", "to", "limit", "cursor", "status", "kind"}
+    assert listed["kind"]["schema"]["default"] == "event,note"  # summaries on request
+    assert "pattern" in listed["kind"]["schema"]
     assert listed["from"]["schema"] == {"type": "string", "format": "date-time"}
     export = ops[("GET", space + "/export")]["responses"]["200"]["content"]
     assert set(export) == {"application/json", "text/markdown"}
