@@ -106,12 +106,13 @@ export async function entityList(app) {
   return data.entities || [];
 }
 
-/** Every event of a space (pages of 500), at most `cap`. */
-export async function allEvents(api, space, {status = 'active', cap = 5000} = {}) {
+/** Every event of a space (pages of 500), at most `cap`: the timeline's kinds (events and
+ * notes) unless `kind` says otherwise ('summary', 'all'); `from` / `to` bound the time. */
+export async function allEvents(api, space, {status = 'active', cap = 5000, kind = null, from = null, to = null} = {}) {
   const out = [];
   let cursor = null;
   do {
-    const page = await api.get(spacePath(space, 'events'), {limit: 500, cursor, status});
+    const page = await api.get(spacePath(space, 'events'), {limit: 500, cursor, status, kind, from, to});
     out.push(...page.events);
     cursor = page.next_cursor;
   } while (cursor && out.length < cap);

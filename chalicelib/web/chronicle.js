@@ -1,9 +1,10 @@
 // The chronicle: the timeline by month, a page of events at a time, key events highlighted,
-// session summaries apart (folded away, never mixed into the timeline), filters (time and
+// session summaries apart (asked for with kind=summary, folded away, never mixed into the
+// timeline), filters (time and
 // status ask the server; a thread or an entity loads its events whole; person, tag and search
 // filter what is loaded) and a link to each event's page.
 
-import {ApiError, entityList, spacePath, threadList} from './api.js';
+import {ApiError, allEvents, entityList, spacePath, threadList} from './api.js';
 import {debounce, field, h, mount, options} from './dom.js';
 import {fmtDayParts, fmtMonth, fmtWhen, t} from './i18n.js';
 
@@ -224,11 +225,15 @@ export async function renderChronicle(main, _args, app) {
         events = chosen;
         cursor = null;
       } else {
+        // The timeline (events and notes) a page at a time; the summaries apart, all at once
+        // (kind=summary): they are few, and sit in their own folded section.
+        const from = f.from ? dayStart(f.from) : null;
+        const to = f.to ? dayStart(f.to, 1) : null;
         const page = await app.api.get(spacePath(app.space, 'events'), {
-          limit: PAGE, status: f.status, cursor: fresh ? null : cursor,
-          from: f.from ? dayStart(f.from) : null, to: f.to ? dayStart(f.to, 1) : null,
+          limit: PAGE, status: f.status, cursor: fresh ? null : cursor, from, to,
         });
-        events = fresh ? page.events : [...events, ...page.events];
+        const told = fresh ? (await allEvents(app.api, app.space, {status: f.status, kind: 'summary', from, to, cap: 1000})).events : [];
+        events = fresh ? [...page.events, ...told] : [...events, ...page.events];
         cursor = page.next_cursor;
       }
       refreshChoices();
