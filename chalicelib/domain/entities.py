@@ -5,6 +5,8 @@ Every mention is a substring of the text it was found in (`verbatim`), so an ent
 be shown where it came from. Rules, English and Chinese alike:
 
 - known people (speakers, participants) and the event's location, when the text names them;
+  role words, placeholders and generic nouns ("user", "Assistant", "{{char}}", "AI", "用户",
+  "someone": names.is_placeholder) are never people nor entities;
 - English: runs of two or more capitalised words ("Park Hyatt Kyoto"), a capitalised word after
   a travel word ("to Kyoto", "in Lisbon"), quoted titles ("“Spirited Away”"), pets by name
   ("a cat named Luna"), "Project X", "… University / Inc";
@@ -26,7 +28,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from chalicelib.domain.names import GENERIC, mentioned_names
+from chalicelib.domain.names import is_placeholder, mentioned_names
 from chalicelib.domain.records import EntityKind
 from chalicelib.domain.textproc import is_cjk
 
@@ -273,8 +275,9 @@ def find_mentions(text: str, *, people: Sequence[str] = (), places: Sequence[str
     `people`: known speakers and participants; `places`: known locations (an event's);
     `known`: names of entities seen before, found again wherever they occur as words
     ("Kyoto" in "our Kyoto trip", where no rule alone would see a place)."""
+    people = _usable(people)  # a role word or placeholder is nobody ("user", "{{char}}")
     found: list[Mention] = []
-    found += [Mention(p, "person") for p in mentioned_names(text, _usable(people))]
+    found += [Mention(p, "person") for p in mentioned_names(text, people)]
     found += [Mention(p, "place") for p in _usable(places) if p in text]
     kinds = {m.name: m.kind for m in known}
     found += [Mention(n, kinds[n]) for n in mentioned_names(text, _usable(kinds))]
@@ -286,14 +289,14 @@ def find_mentions(text: str, *, people: Sequence[str] = (), places: Sequence[str
         name = m.name.strip()
         if not name or len(name) > MAX_NAME_CHARS or name not in text:
             continue  # never keep a name that is not in the text as written
-        if normalise(name) in _NOT_NAMES or normalise(name) in GENERIC:
+        if normalise(name) in _NOT_NAMES or is_placeholder(name):
             continue
         out.setdefault(normalise(name), Mention(name, m.kind))
     return list(out.values())
 
 
 def _usable(names: Iterable[str]) -> list[str]:
-    return [n for n in dict.fromkeys(names) if n and n.casefold() not in GENERIC]
+    return [n for n in dict.fromkeys(names) if not is_placeholder(n)]
 
 
 # ------------------------------------------------------------------ aliases

@@ -22,6 +22,7 @@ from pydantic import (
 
 from chalicelib.domain.dates import when_label
 from chalicelib.domain.errors import BadRequest
+from chalicelib.domain.names import real_names
 from chalicelib.domain.refs import event_ref, message_ref
 
 _Model = TypeVar("_Model", bound=BaseModel)
@@ -166,6 +167,9 @@ class Message(BaseModel):
 
 
 def default_speaker(role: str) -> str:
+    """The speaker of a message that names none: its role, a placeholder
+    (chalicelib.domain.names.is_placeholder) that stays the speaker of the evidence but is
+    never a person, a participant or an entity."""
     return {"user": "user", "assistant": "assistant"}.get(role, "system")
 
 
@@ -271,6 +275,13 @@ class EventDraft(BaseModel):
     # Named things an LLM extractor saw in the event, (name, kind): the graph linker keeps
     # those found verbatim (usecases/graph/entities.py). Not stored on the event itself.
     mentions: list[tuple[str, str]] = Field(default_factory=list, exclude=True)
+
+    @field_validator("participants")
+    @classmethod
+    def _people_only(cls, names: list[str]) -> list[str]:
+        """Whatever an extractor proposes, a role word or placeholder ("user", "assistant",
+        "{{char}}", "AI", "用户") is never a participant: only people are."""
+        return real_names(names)
 
 
 class SaveEventRequest(StrictText):

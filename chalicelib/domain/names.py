@@ -11,12 +11,65 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 
 from chalicelib.domain.textproc import is_cjk
 
-GENERIC = frozenset({"user", "assistant", "system"})
 _LATIN = "[A-Za-z0-9\u00c0-\u024f]"  # a name glued to these is part of a longer word
+
+# Role words and the placeholders chat tools put where a name would be: a message without a
+# speaker is stored with its role as speaker (models.default_speaker), SillyTavern writes
+# {{user}} / {{char}} / <USER> / <BOT>, exports say "User", "AI", "用户", "助手". They are
+# kept as the speaker (evidence stays as given) but never are a person or an entity: not a
+# Person record, not a participant, not a name recall lifts. Generic nouns for "someone"
+# likewise. Compared case-folded, with braces, brackets and a trailing number dropped
+# ("{{user}}", "<BOT>", "User 2", "assistant_1", "用户1").
+ROLE_WORDS = frozenset({
+    "user", "assistant", "system", "developer", "tool", "function", "human", "ai", "bot",
+    "chatbot", "model", "llm", "char", "character", "narrator", "persona", "npc", "player",
+    "me", "you", "i", "we", "speaker", "unknown", "anonymous", "anon", "nobody", "none",
+    "null", "n/a",
+    "用户", "使用者", "助手", "助理", "系统", "机器人", "模型", "人工智能", "角色", "旁白",
+    "玩家", "我", "你", "您", "匿名", "未知", "ai助手", "智能助手",
+})
+GENERIC_NOUNS = frozenset({
+    "someone", "somebody", "anyone", "anybody", "everyone", "everybody", "people", "person",
+    "friend", "friends", "guest", "stranger", "they", "them", "he", "she", "him", "her",
+    "某人", "有人", "别人", "大家", "朋友", "对方", "他", "她", "他们", "她们", "我们", "你们",
+})
+GENERIC = ROLE_WORDS | GENERIC_NOUNS  # the old name: never a person
+_WRAPPED = re.compile(r"^[{<\[(（【「]+|[}>\])）】」]+$")
+_NUMBERED = re.compile(r"^(.*?)[\s_#-]*\d{1,3}$")
+
+
+def _bare(name: str) -> str:
+    text = unicodedata.normalize("NFKC", name).casefold().strip()
+    text = _WRAPPED.sub("", _WRAPPED.sub("", text)).strip(" \t\"'“”‘’.:：,，")
+    return re.sub(r"\s+", " ", text)
+
+
+def is_placeholder(name: str | None) -> bool:
+    """Whether `name` is a role word, a placeholder or a generic noun rather than someone's
+    name ("user", "Assistant", "{{char}}", "<USER>", "AI", "用户", "助手", "User 2",
+    "someone"); an empty name is one too.
+
+    >>> [n for n in ["user", "{{char}}", "AI", "用户", "User 2", "Mel", "小明", "Aiden"]
+    ...  if is_placeholder(n)]
+    ['user', '{{char}}', 'AI', '用户', 'User 2']
+    """
+    if not name or not name.strip():
+        return True
+    bare = _bare(name)
+    if bare in GENERIC:
+        return True
+    numbered = _NUMBERED.match(bare)
+    return bool(numbered and numbered.group(1) in ROLE_WORDS)
+
+
+def real_names(names: Iterable[str]) -> list[str]:
+    """The names that are people's names (placeholders dropped), in order, each once."""
+    return [n for n in dict.fromkeys(names) if not is_placeholder(n)]
 
 
 def _name_patterns(person: str) -> list[str]:

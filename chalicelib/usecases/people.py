@@ -1,18 +1,23 @@
 """The people of a space: every speaker seen at ingest, one `Person` record each, so recall can
-tell a name in a query ("What did Caroline research?") without scanning messages."""
+tell a name in a query ("What did Caroline research?") without scanning messages.
+
+Role words and placeholders ("user", "assistant", "{{char}}", "AI", "用户", …:
+chalicelib.domain.names.is_placeholder) are speakers but never people: they get no record,
+and records a space kept from before are not read back as people."""
 
 from __future__ import annotations
 
 import weakref
 from collections.abc import Iterable
 
-from chalicelib.domain.names import GENERIC
+from chalicelib.domain.names import is_placeholder
 from chalicelib.domain.records import Person
 from chalicelib.ports import Services
 
 
 def known_people(services: Services, space: str) -> set[str]:
-    return {p.key for p in services.store.list_records(Person, space)}
+    return {p.key for p in services.store.list_records(Person, space)
+            if not is_placeholder(p.key)}
 
 
 # Names this process has already seen stored, per (store, space): the common case — a batch
@@ -22,7 +27,7 @@ _seen: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # store → {spa
 
 
 def remember_people(services: Services, space: str, names: Iterable[str]) -> None:
-    new = {n for n in names if n and n not in GENERIC}
+    new = {n for n in names if not is_placeholder(n)}
     seen = _seen.setdefault(services.store, {})
     known = seen.setdefault(space, set())
     if new <= known:

@@ -8,6 +8,7 @@ import {eventItem, isKey, isSummary, threadIndex} from './chronicle.js';
 import {h, mount} from './dom.js';
 import {graphView} from './graph.js';
 import {fmtWhen, t} from './i18n.js';
+import {isPlaceholder} from './names.js';
 
 const GRAPH_PEOPLE = 30;
 const GRAPH_ENTITIES = 30;
@@ -17,11 +18,12 @@ const THREAD_PREVIEW = 4;
 export const KINDS = ['person', 'place', 'pet', 'work', 'organisation', 'project', 'thing'];
 const EVENT_LINKS = new Set(['updates', 'causes', 'follows']);  // same_thread: the thread shows it
 
-/** {name: [events]} from the events' participants, most events first. */
+/** {name: [events]} from the events' participants (people only), most events first. */
 export function peopleOf(events) {
   const map = new Map();
   for (const event of events) {
     for (const name of event.participants) {
+      if (isPlaceholder(name)) continue;
       if (!map.has(name)) map.set(name, []);
       map.get(name).push(event);
     }
@@ -68,7 +70,7 @@ export async function renderPeople(main, [selected], app) {
   const inThread = threadIndex(threads);
   const people = peopleOf(events);
   const personEntity = new Map();
-  for (const entity of entities.filter((e) => e.kind === 'person')) {
+  for (const entity of entities.filter((e) => e.kind === 'person' && !isPlaceholder(e.name))) {
     personEntity.set(entity.name, entity);
     if (!people.has(entity.name)) people.set(entity.name, (entity.events || []).map((id) => byId.get(id)).filter(Boolean));
   }

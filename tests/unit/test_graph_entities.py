@@ -58,6 +58,18 @@ def test_words_that_open_a_chat_sentence_are_not_names(text):
     assert {name for name, _ in found} <= {"Caroline", "Melanie", "Mel"}, found
 
 
+@pytest.mark.parametrize("text,expected", [
+    ("The User and the Assistant planned a trip to Kyoto; Someone booked it.",
+     {("Kyoto", "place")}),
+    ("用户和助手聊了去京都旅行的事", {("京都", "place")}),
+    ("I met {{char}} and AI in Kyoto", {("Kyoto", "place")}),
+    ("The User Guide explains it", {("User Guide", "thing")}),  # a name, not a person
+])
+def test_role_words_and_placeholders_are_never_entities(text, expected):
+    speakers = ["user", "assistant", "User", "{{char}}", "用户", "助手", "AI"]
+    assert mentions(text, people=speakers) == expected
+
+
 def test_a_possessive_is_not_part_of_the_name():
     assert ("Ed Sheeran", "thing") in mentions("I love Ed Sheeran's songs")
 
