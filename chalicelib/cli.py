@@ -168,6 +168,12 @@ def extract(space: str, session: str | None, url: str | None, key: str | None) -
 @click.option("--start", "start_", default=None,
               help="time of the first message when the file has none (ISO-8601 with offset)")
 @click.option("--tz", default=None, help="IANA zone for times written without one")
+@click.option("--user-name", default=None,
+              help="the speaker of user messages the file names no one for (or only "
+                   "'User', '{{user}}' …); a SillyTavern header's user_name comes first")
+@click.option("--assistant-name", default=None,
+              help="the same for assistant messages (a SillyTavern header's character_name "
+                   "comes first)")
 @click.option("--extract/--no-extract", "extract_now", default=False,
               help="extract events right away instead of waiting for the quiet window")
 @click.option("--embed/--no-embed", default=True, show_default=True,
@@ -175,13 +181,14 @@ def extract(space: str, session: str | None, url: str | None, key: str | None) -
                    "background lane does it); keywords are searchable either way")
 @remote_options
 def import_(file: Path, space: str, fmt: str, session: str | None, start_: str | None,
-            tz: str | None, extract_now: bool, embed: bool, url: str | None,
-            key: str | None) -> None:
+            tz: str | None, user_name: str | None, assistant_name: str | None,
+            extract_now: bool, embed: bool, url: str | None, key: str | None) -> None:
     from zoneinfo import ZoneInfo
 
     from pydantic import ValidationError
 
     from chalicelib.domain.models import check_id
+    from chalicelib.domain.names import is_placeholder
     from chalicelib.usecases import importing as importers
 
     if fmt == "graph":
@@ -191,7 +198,11 @@ def import_(file: Path, space: str, fmt: str, session: str | None, start_: str |
     start = _parse_now(start_)  # None: the file's own modification time
     try:
         check_id(space, "space")
-        sessions = importers.read_file(file, fmt, session, start, zone)
+        names = importers.RoleNames(user=user_name, assistant=assistant_name)
+        for flag, given in (("--user-name", user_name), ("--assistant-name", assistant_name)):
+            if given is not None and is_placeholder(given):
+                raise ValueError(f"{flag} {given!r} is a role word or placeholder, not a name")
+        sessions = importers.read_file(file, fmt, session, start, zone, names)
     except (importers.ImportFormatError, ValueError) as exc:
         raise click.ClickException(f"{file}: {exc}") from None
     if url:

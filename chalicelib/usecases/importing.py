@@ -10,6 +10,13 @@ stable, or every re-import would re-date the message, report it `changed` and re
   `start` is `--start` if given, else the file's own modification time.
 SillyTavern writes `send_date` in several human formats ("June 1, 2024 8:30pm"); dateparser
 reads those.
+
+Speakers: a message's own name when the file gives one that is a name (`name` of an OpenAI
+message or a SillyTavern line); else the file's own name for its role (a SillyTavern
+header's `user_name` / `character_name`); else the name passed for the role (`RoleNames`:
+`annals import --user-name / --assistant-name`); else the file's placeholder ("User",
+"{{char}}") or none, which ingest stores as the role ("user", "assistant"): a speaker, never
+a person (chalicelib.domain.names.is_placeholder).
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from chalicelib.domain.models import MessageIn, default_speaker
+from chalicelib.domain.names import is_placeholder
 from chalicelib.ports import Services
 
 BATCH = 500  # messages per put_messages call (the API allows 1000)
@@ -37,6 +45,38 @@ class ImportedSession:
 
 class ImportFormatError(ValueError):
     """The file is not in a format we can read (with a message that says why)."""
+
+
+@dataclass(frozen=True)
+class RoleNames:
+    """Who speaks for a role when a message names no one (or only a placeholder)."""
+
+    user: str | None = None
+    assistant: str | None = None
+
+    def under(self, fallback: RoleNames) -> RoleNames:
+        """These names, and `fallback`'s for the roles these leave open."""
+        return RoleNames(user=_name(self.user) or _name(fallback.user),
+                         assistant=_name(self.assistant) or _name(fallback.assistant))
+
+    def speaker(self, role: str, name: Any) -> str | None:
+        """The message's own name if it is one, else the role's name, else what the file
+        said (a placeholder, or None: ingest then stores the role)."""
+        own = _name(name)
+        if own:
+            return own
+        mapped = _name({"user": self.user, "assistant": self.assistant}.get(role))
+        if mapped:
+            return mapped
+        return (" ".join(str(name).split()) or None) if name else None
+
+
+def _name(value: Any) -> str | None:
+    """A person's name as given (one line), or None for nothing or a placeholder."""
+    if not isinstance(value, str):
+        return None
+    text = " ".join(value.split())
+    return text if text and not is_placeholder(text) else None
 
 
 def parse_time(value: Any, zone: tzinfo) -> datetime | None:
@@ -68,9 +108,10 @@ def _session(session: str, rows: list[dict], start: datetime) -> ImportedSession
     return ImportedSession(session, out, untimed)
 
 
-def openai_messages(data: Any, session: str, start: datetime, zone: tzinfo) -> list[
-        ImportedSession]:
-    """[{"role", "content", "name"?, "timestamp"|"created_at"|"at"?}] or {"messages": [...]}."""
+def openai_messages(data: Any, session: str, start: datetime, zone: tzinfo,
+                    names: RoleNames = RoleNames()) -> list[ImportedSession]:
+    """[{"role", "content", "name"?, "timestamp"|"created_at"|"at"?}] or {"messages": [...]};
+    a message without a `name` speaks as `names` say for its role."""
     items = data.get("messages") if isinstance(data, dict) else data
     if not isinstance(items, list):
         raise ImportFormatError("expected a list of messages or {\"messages\": [...]}")
@@ -84,16 +125,18 @@ def openai_messages(data: Any, session: str, start: datetime, zone: tzinfo) -> l
         if not content or item["role"] not in ("user", "assistant", "system"):
             continue  # tool calls and empty turns carry no evidence
         when = next((item[k] for k in ("at", "timestamp", "created_at") if item.get(k)), None)
-        rows.append({"role": item["role"], "speaker": item.get("name"), "content": content,
-                     "at": parse_time(when, zone)})
+        rows.append({"role": item["role"], "speaker": names.speaker(item["role"], item.get("name")),
+                     "content": content, "at": parse_time(when, zone)})
     return [_session(session, rows, start)]
 
 
-def sillytavern(lines: list[str], session: str, start: datetime, zone: tzinfo) -> list[
-        ImportedSession]:
+def sillytavern(lines: list[str], session: str, start: datetime, zone: tzinfo,
+                names: RoleNames = RoleNames()) -> list[ImportedSession]:
     """SillyTavern chat .jsonl: a header line (user_name, character_name), then one line per
-    message ({"name", "is_user", "is_system", "send_date", "mes"})."""
+    message ({"name", "is_user", "is_system", "send_date", "mes"}). A message whose `name` is
+    missing or a placeholder speaks as the header names its role, else as `names` do."""
     rows = []
+    own = names
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -101,13 +144,17 @@ def sillytavern(lines: list[str], session: str, start: datetime, zone: tzinfo) -
             item = json.loads(line)
         except ValueError as exc:
             raise ImportFormatError(f"line {number}: not JSON ({exc})") from None
-        if "mes" not in item:
-            continue  # the header line (chat metadata)
+        if not isinstance(item, dict):
+            raise ImportFormatError(f"line {number}: not a SillyTavern message")
+        if "mes" not in item:  # the header line (chat metadata): the file's own names
+            own = RoleNames(user=item.get("user_name"),
+                            assistant=item.get("character_name")).under(names)
+            continue
         if not str(item["mes"]).strip() or item.get("is_system"):
             continue
-        rows.append({"role": "user" if item.get("is_user") else "assistant",
-                     "speaker": item.get("name"), "content": str(item["mes"]),
-                     "at": parse_time(item.get("send_date"), zone)})
+        role = "user" if item.get("is_user") else "assistant"
+        rows.append({"role": role, "speaker": own.speaker(role, item.get("name")),
+                     "content": str(item["mes"]), "at": parse_time(item.get("send_date"), zone)})
     return [_session(session, rows, start)]
 
 
@@ -141,9 +188,10 @@ def locomo(data: dict, zone: tzinfo) -> list[ImportedSession]:
 
 
 def read_file(path: Path, fmt: str, session: str | None, start: datetime | None,
-              zone: tzinfo) -> list[ImportedSession]:
+              zone: tzinfo, names: RoleNames = RoleNames()) -> list[ImportedSession]:
     """Parse `path` as `fmt` (auto: by extension and shape). `start`: the time of the first
-    message without one (default: the file's modification time)."""
+    message without one (default: the file's modification time); `names`: who speaks for
+    each role where the file names no one (LoCoMo files always do)."""
     text = path.read_text(encoding="utf-8")
     if start is None:
         start = datetime.fromtimestamp(int(path.stat().st_mtime), zone)
@@ -151,14 +199,14 @@ def read_file(path: Path, fmt: str, session: str | None, start: datetime | None,
     if fmt == "auto":
         fmt = detect(path, text)
     if fmt == "sillytavern":
-        return sillytavern(text.splitlines(), session, start, zone)
+        return sillytavern(text.splitlines(), session, start, zone, names)
     try:
         data = json.loads(text)
     except ValueError as exc:
         raise ImportFormatError(f"not JSON: {exc}") from None
     if fmt == "locomo":
         return locomo(data, zone)
-    return openai_messages(data, session, start, zone)
+    return openai_messages(data, session, start, zone, names)
 
 
 def detect(path: Path, text: str) -> str:

@@ -6,6 +6,13 @@
 // Times: a message's own time when the file has one; otherwise the file's modification time
 // plus one second per message in file order (as the CLI does), so importing the same file
 // again changes nothing.
+//
+// Speakers (as the CLI): a message's own name when it is a name; else the file's name for its
+// role (a SillyTavern header's user_name / character_name); else the name given for the role
+// (`names`: {user, assistant}); else the file's placeholder or none (stored as the role, never
+// a person: names.js).
+
+import {personName} from './names.js';
 
 export const BATCH_MESSAGES = 500;  // the API takes up to 1000 per request
 export const BATCH_BYTES = 1_500_000;  // and a body up to 2 MB
@@ -71,7 +78,12 @@ export function detectFormat(name, text) {
   return 'openai';
 }
 
-function openaiRows(text) {
+/** Who speaks: the message's own name, else the role's name in `names`, else what the file said. */
+function speakerOf(role, name, names) {
+  return personName(name) || personName((names || {})[role]) || (name ? String(name) : null);
+}
+
+function openaiRows(text, names) {
   let data;
   try {
     data = JSON.parse(text);
@@ -89,13 +101,14 @@ function openaiRows(text) {
     if (Array.isArray(content)) content = content.filter((p) => p && typeof p === 'object').map((p) => p.text || '').join(' ');
     if (!content || !ROLES.has(item.role)) continue;  // tool calls and empty turns carry no evidence
     const when = ['at', 'timestamp', 'created_at'].map((k) => item[k]).find((v) => v);
-    rows.push({role: item.role, speaker: item.name || null, content: String(content), at: parseTime(when)});
+    rows.push({role: item.role, speaker: speakerOf(item.role, item.name, names), content: String(content), at: parseTime(when)});
   }
   return rows;
 }
 
-function sillytavernRows(text) {
+function sillytavernRows(text, names) {
   const rows = [];
+  let own = names || {};
   text.split(/\r?\n/).forEach((line, i) => {
     if (!line.trim()) return;
     let item;
@@ -104,18 +117,24 @@ function sillytavernRows(text) {
     } catch (err) {
       throw new ImportFormatError(`line ${i + 1}: not JSON (${err.message})`);
     }
-    if (!item || !('mes' in item)) return;  // the header line (chat metadata)
+    if (!item || typeof item !== 'object') throw new ImportFormatError(`line ${i + 1}: not a SillyTavern message`);
+    if (!('mes' in item)) {  // the header line (chat metadata): the file's own names
+      own = {user: personName(item.user_name) || personName((names || {}).user),
+        assistant: personName(item.character_name) || personName((names || {}).assistant)};
+      return;
+    }
     if (!String(item.mes).trim() || item.is_system) return;
-    rows.push({role: item.is_user ? 'user' : 'assistant', speaker: item.name || null,
-      content: String(item.mes), at: parseTime(item.send_date)});
+    const role = item.is_user ? 'user' : 'assistant';
+    rows.push({role, speaker: speakerOf(role, item.name, own), content: String(item.mes), at: parseTime(item.send_date)});
   });
   return rows;
 }
 
-/** The file's messages: [{seq, role, speaker?, content, at}], seq from 0 in file order. */
-export function parseChat(text, {name = 'chat.json', format = 'auto', lastModified = Date.now()} = {}) {
+/** The file's messages: [{seq, role, speaker?, content, at}], seq from 0 in file order.
+ * `names`: {user, assistant}, who speaks for a role where the file names no one. */
+export function parseChat(text, {name = 'chat.json', format = 'auto', lastModified = Date.now(), names = {}} = {}) {
   const kind = format === 'auto' ? detectFormat(name, text) : format;
-  const rows = kind === 'sillytavern' ? sillytavernRows(text) : openaiRows(text);
+  const rows = kind === 'sillytavern' ? sillytavernRows(text, names) : openaiRows(text, names);
   const start = Math.floor(lastModified / 1000) * 1000;
   const messages = rows.map((row, seq) => {
     const message = {seq, role: row.role, content: row.content,

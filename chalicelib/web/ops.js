@@ -13,6 +13,8 @@ function importSection(app, refresh) {
   const session = h('input', {type: 'text', required: true, pattern: ID_PATTERN, maxlength: 128});
   const format = h('select', {}, options([['auto', t('import.auto')], ['openai', t('import.openai')],
     ['sillytavern', t('import.sillytavern')]], 'auto'));
+  const userName = h('input', {type: 'text', maxlength: 100, autocomplete: 'off'});
+  const assistantName = h('input', {type: 'text', maxlength: 100, autocomplete: 'off'});
   const progress = h('progress', {max: 1, value: 0, hidden: true});
   progress.id = 'import-progress';
   const line = h('p', {class: 'small', 'aria-live': 'polite'});
@@ -31,7 +33,8 @@ function importSection(app, refresh) {
     const text = await chosen.text();
     let parsed;
     try {
-      parsed = parseChat(text, {name: chosen.name, format: format.value, lastModified: chosen.lastModified});
+      parsed = parseChat(text, {name: chosen.name, format: format.value, lastModified: chosen.lastModified,
+        names: {user: userName.value, assistant: assistantName.value}});
     } catch (err) {
       mount(line, h('span', {class: 'error'}, t('import.bad', {message: err.message})));
       return;
@@ -72,6 +75,8 @@ function importSection(app, refresh) {
     field(t('import.file'), file),
     h('div', {class: 'grid-2'}, field(t('import.session'), session, {hint: t('import.sessionhint')}),
       field(t('import.format'), format)),
+    h('div', {class: 'grid-2'}, field(t('import.username'), userName, {hint: t('import.nameshint')}),
+      field(t('import.assistantname'), assistantName)),
     h('div', {class: 'actions'}, submit),
     h('label', {for: progress.id, class: 'visually-hidden'}, t('import.progresslabel')), progress, line));
 }

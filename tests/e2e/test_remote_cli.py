@@ -121,13 +121,32 @@ def test_import_and_extract_against_a_running_instance(server, remote_env, tmp_p
     assert again["sessions"][0]["unchanged"] == 3  # idempotent, as locally
 
     with server.client() as client:
-        # GET …/events also lists the session summary (kind "summary"); extract counts events
-        events = [e for e in client.iter_events("imported") if e.kind == "event"]
+        # GET …/events lists events and notes (the session summary: kind=summary)
+        events = list(client.iter_events("imported"))
+        assert {e.kind for e in events} == {"event"}
         assert len(events) == report["events_extracted"]
         assert {s.session for e in events for s in e.sources} == {"chat-1"}
         assert client.stats("imported").messages == 3
     extract = annals("extract", "--space", "imported", env=remote_env)
     assert extract.returncode == 0 and json.loads(extract.stdout)["events"] == []
+
+
+def test_import_names_the_roles_against_a_running_instance(server, remote_env, tmp_path):
+    chat = tmp_path / "tavern.jsonl"
+    chat.write_text("\n".join(json.dumps(line, ensure_ascii=False) for line in [
+        {"user_name": "User", "character_name": "{{char}}"},  # placeholders only
+        {"name": "User", "is_user": True, "send_date": "2026-06-01T20:00:00+08:00",
+         "mes": "我今天领养了一只橘猫，取名叫奶糖"},
+        {"is_user": False, "send_date": "2026-06-01T20:01:00+08:00", "mes": "好可爱的名字！"},
+    ]))
+    done = annals("import", str(chat), "--space", "named", "--user-name", "小明",
+                  "--assistant-name", "Aki", "--extract", env=remote_env)
+    assert done.returncode == 0, done.stderr
+    with server.client() as client:
+        (event,) = client.iter_events("named")
+        assert event.participants == ["小明"]
+        evidence = client.get_event("named", event.id, evidence=True).evidence
+        assert [m.speaker for m in evidence] == ["小明"]
 
 
 def test_url_and_key_flags_and_clear_errors(server, tmp_path):

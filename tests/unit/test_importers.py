@@ -1,5 +1,6 @@
 """`annals import`: OpenAI-style JSON, SillyTavern .jsonl and LoCoMo files become sessions of
-messages through the normal ingest path; re-importing changes nothing."""
+messages through the normal ingest path; re-importing changes nothing; roles speak with the
+file's own names, else the names given (--user-name / --assistant-name)."""
 
 from __future__ import annotations
 
@@ -43,6 +44,43 @@ def test_sillytavern_jsonl_skips_the_header_and_reads_human_dates():
     assert s.messages[0].at == datetime(2024, 6, 1, 20, 30, tzinfo=UTC)
 
 
+def st_lines(header: dict, *messages: dict) -> list[str]:
+    return [json.dumps(x, ensure_ascii=False) for x in (header, *messages)]
+
+
+def test_sillytavern_speaks_with_the_header_s_names_where_a_line_has_none():
+    lines = st_lines({"user_name": "小明", "character_name": "Aki"},
+                     {"is_user": True, "mes": "我今天领养了一只橘猫"},  # no name
+                     {"name": "{{char}}", "is_user": False, "mes": "好可爱"},  # a placeholder
+                     {"name": "You", "is_user": True, "mes": "取名叫奶糖"},
+                     {"name": "Bo", "is_user": False, "mes": "Hi"})  # a group chat's other
+    [s] = importers.sillytavern(lines, "st", T0, UTC,
+                                importers.RoleNames(user="Mel", assistant="Kai"))
+    assert [m.speaker for m in s.messages] == ["小明", "Aki", "小明", "Bo"]  # the file's first
+
+
+def test_names_given_for_the_roles_fill_in_where_the_file_has_placeholders_only():
+    lines = st_lines({"user_name": "User", "character_name": "Assistant"},
+                     {"name": "User", "is_user": True, "mes": "I moved to Berlin"},
+                     {"is_user": False, "mes": "Congratulations!"})
+    [kept] = importers.sillytavern(lines, "st", T0, UTC)
+    assert [m.speaker for m in kept.messages] == ["User", None]  # stored as roles: no one
+    [named] = importers.sillytavern(lines, "st", T0, UTC,
+                                    importers.RoleNames(user="Mel", assistant="Kai"))
+    assert [m.speaker for m in named.messages] == ["Mel", "Kai"]
+
+
+def test_openai_messages_keep_their_own_names_and_take_the_given_ones_otherwise():
+    data = [{"role": "system", "content": "Be kind."},
+            {"role": "user", "content": "I moved to Berlin"},
+            {"role": "assistant", "name": "Aria", "content": "Welcome!"},
+            {"role": "user", "name": "user", "content": "Thanks"}]
+    [s] = importers.openai_messages(data, "chat", T0, UTC,
+                                    importers.RoleNames(user="Mel", assistant="Kai"))
+    assert [(m.role, m.speaker) for m in s.messages] == [
+        ("system", None), ("user", "Mel"), ("assistant", "Aria"), ("user", "Mel")]
+
+
 def test_locomo_sessions_map_to_dia_ids():
     data = {"speaker_a": "Ann", "speaker_b": "Bo",
             "session_2": [{"speaker": "Bo", "dia_id": "D2:1", "text": "Hi"}],
@@ -84,6 +122,26 @@ def test_cli_import_is_idempotent_and_can_extract(tmp_path, monkeypatch):
     assert run(args)["sessions"][0]["unchanged"] == 2
     missing = CliRunner().invoke(main, ["import", str(tmp_path / "nope.json"), "--space", "me"])
     assert missing.exit_code != 0
+
+
+def test_cli_import_names_the_roles_and_refuses_a_placeholder_for_a_name(tmp_path, monkeypatch):
+    monkeypatch.setenv("ANNALS_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("ANNALS_EMBEDDER", "hash")
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps([
+        {"role": "user", "content": "I booked the flight to Lisbon."},
+        {"role": "assistant", "content": "When do you leave?"}]))
+    args = ["import", str(chat), "--space", "me", "--start", "2026-06-01T20:00:00+00:00"]
+    run([*args, "--user-name", "Sam", "--assistant-name", "Aria"])
+    from chalicelib.config import Settings
+    from chalicelib.domain.records import Person
+    from chalicelib.wiring import build_services
+
+    store = build_services(Settings()).store
+    assert [m.speaker for m in store.get_messages("me", "chat")] == ["Sam", "Aria"]
+    assert {p.key for p in store.list_records(Person, "me")} == {"Sam", "Aria"}
+    refused = CliRunner().invoke(main, [*args, "--user-name", "{{user}}"])
+    assert refused.exit_code != 0 and "not a name" in refused.output
 
 
 def test_a_file_without_times_reimports_unchanged_even_after_it_is_touched_or_grows(

@@ -71,6 +71,28 @@ def test_sillytavern_chats_and_their_dates(modules):
     assert "expected a list of messages" in bad
 
 
+def test_roles_speak_with_the_file_s_names_else_the_given_ones(modules):
+    """As chalicelib/usecases/importing.py (tests/unit/test_importers.py): a placeholder or a
+    missing name takes the header's name for the role, else the one the form gives."""
+    tavern = "\n".join(json.dumps(x, ensure_ascii=False) for x in [
+        {"user_name": "小明", "character_name": "{{char}}"},
+        {"name": "You", "is_user": True, "mes": "我今天领养了一只橘猫"},
+        {"is_user": False, "mes": "好可爱"},
+        {"name": "Bo", "is_user": False, "mes": "Hi"}])
+    out = modules("""const m = await import(base + 'importer.js');
+      return [m.parseChat(args[0], {name: 'a.jsonl'}),
+              m.parseChat(args[0], {name: 'a.jsonl', names: {user: 'Mel', assistant: 'Aki'}}),
+              m.parseChat(args[1], {name: 'b.json', names: {user: 'Mel', assistant: ''}})]
+        .map((chat) => chat.messages.map((msg) => msg.speaker || null));""",
+                  tavern, json.dumps([{"role": "user", "content": "hi"},
+                                      {"role": "assistant", "content": "hello"}]))
+    assert out == [["小明", None, "Bo"], ["小明", "Aki", "Bo"], ["Mel", None]]
+    people = modules("""const m = await import(base + 'names.js');
+      return args[0].map((n) => m.isPlaceholder(n));""",
+                     ["user", "{{char}}", "<USER>", "AI", "用户", "User 2", "Mel", "小明", "Aiden"])
+    assert people == [True] * 6 + [False] * 3
+
+
 def test_batches_stay_within_the_api_limits(modules):
     sizes = modules("""const m = await import(base + 'importer.js');
       const big = 'x'.repeat(15000);
