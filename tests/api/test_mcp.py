@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import AUTH
+from tests.extract_double import OneEventPerStatement
 
 SP = "/v1/spaces/me"
 MCP = SP + "/mcp"
@@ -169,7 +170,8 @@ def test_timeline_pages_oldest_first(client, extracted):
     assert bad["isError"] and "bad_time" in bad["content"][0]["text"]
 
 
-def test_the_timeline_lists_events_and_notes_and_summaries_on_request(client):
+def test_the_timeline_lists_events_and_notes_and_summaries_on_request(client, services):
+    services.extractor = OneEventPerStatement()
     more = [{"seq": 3, "role": "user", "speaker": "小明",
              "content": "我下个月要和哥哥去爬黄山", "at": "2026-06-16T10:00:00+08:00"}]
     put = client.http.put(SP + "/sessions/s1/messages", headers=AUTH,

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from tests.conftest import AUTH
+from tests.extract_double import OneEventPerStatement
 
 SP = "/v1/spaces/demo"
 
@@ -90,8 +91,11 @@ def walk(client, query: str) -> list[dict]:
             return out
 
 
-def test_events_lists_events_and_notes_summaries_on_request(client, seeded):
-    assert len(seeded) == 3  # one session of three events: it has a summary
+def test_events_lists_events_and_notes_summaries_on_request(client, services):
+    services.extractor = OneEventPerStatement()  # three events: the session has a summary
+    assert put(client, NAITANG).status_code == 200
+    seeded = body(client.http.post(f"{SP}/extract", headers=AUTH, body="{}"))["events"]
+    assert len(seeded) == 3
     note = body(client.http.post(f"{SP}/events", headers=AUTH, body=json.dumps(
         {"summary": "奶糖对鸡肉过敏", "happened_at": "2026-06-10T08:00:00+08:00"})))
     timeline = walk(client, "limit=1")

@@ -8,7 +8,6 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-
 from pydantic import ValidationError
 
 from chalicelib.config import Settings
@@ -22,10 +21,12 @@ from chalicelib.usecases.extract.summaries import FOLD_SIZE, MAX_TEXT_CHARS, lev
 from chalicelib.usecases.merge import merge_space
 from chalicelib.usecases.stats import space_stats
 from tests.conftest import make_services
+from tests.extract_double import OneEventPerStatement
 from tests.llm_double import ChatDouble
 from tests.unit.conftest import SPACE, T0
 
-# Three events a session: the default ANNALS_SUMMARY_MIN_EVENTS, so each gets a summary.
+# Three statements, three events a session (OneEventPerStatement, below): the default
+# ANNALS_SUMMARY_MIN_EVENTS, so each gets a summary.
 EN = [
     (0, "user", "Mel", "I adopted a ginger cat named Biscuit from the shelter today."),
     (1, "assistant", "Aria", "Lovely!"),
@@ -45,6 +46,20 @@ BERLIN = [  # three one-line sessions about one move
     "I signed the lease for a flat in Berlin today.",
     "I booked the movers for my Berlin flat.",
 ]
+
+
+def per_statement(services):
+    services.extractor = OneEventPerStatement()
+    return services
+
+
+@pytest.fixture(autouse=True)
+def _per_statement(services):
+    per_statement(services)
+
+
+def stub_services(path, **overrides):
+    return per_statement(make_services(path, store="memory", **overrides))
 
 
 def all_events(services, statuses=("active",)) -> list[Event]:
@@ -132,8 +147,8 @@ class TestSessionSummaries:
         assert summaries(services) == [summary]
 
     def test_the_outcome_does_not_depend_on_how_the_batches_fell(self, tmp_path):
-        one = make_services(tmp_path / "one", store="memory")
-        many = make_services(tmp_path / "many", store="memory")
+        one = stub_services(tmp_path / "one")
+        many = stub_services(tmp_path / "many")
         put_items(one, "c1", EN)
         extract_session(one, SPACE, "c1", T0 + timedelta(hours=1))
         for i in range(0, len(EN), 2):
@@ -151,7 +166,7 @@ class TestSessionSummaries:
         assert summaries(services) == []
 
     def test_the_threshold_is_a_setting_never_below_two(self, tmp_path):
-        two = make_services(tmp_path / "two", store="memory", summary_min_events=2)
+        two = stub_services(tmp_path / "two", summary_min_events=2)
         put_items(two, "c1", EN[:3])  # two events
         extract_session(two, SPACE, "c1", T0 + timedelta(hours=1))
         (summary,) = summaries(two)
@@ -316,11 +331,11 @@ class TestRetries:
                     except RuntimeError:
                         continue
 
-        clean = make_services(tmp_path / "clean", store="memory")
+        clean = stub_services(tmp_path / "clean")
         run(clean)
         expected = state(clean)
         assert len([e for e in expected if e[0] in {s.id for s in summaries(clean)}]) == 4
         for nth in (1, 2, 3, 4):
-            faulty = make_services(tmp_path / f"f{nth}", store="memory")
+            faulty = stub_services(tmp_path / f"f{nth}")
             run(faulty, nth)
             assert state(faulty) == expected, nth
