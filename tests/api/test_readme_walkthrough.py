@@ -1,4 +1,4 @@
-"""README.md "A walk through the API", steps 1, 2 and 4, through chalice.test.Client with the
+"""README.md "A walk through the API", steps 1 to 4, through chalice.test.Client with the
 real e5 model: the admission gate (chalicelib/usecases/recall/gate.py) must let the check-up
 through and keep what was never said out."""
 
@@ -49,8 +49,25 @@ def walk(tmp_path_factory, e5_embedder):
             assert resp.status_code == 200, resp.body
             return json.loads(resp.body)
 
+        def get(path: str) -> dict:
+            resp = client.http.get(f"{API}{path}", headers=AUTH)
+            assert resp.status_code == 200, resp.body
+            return json.loads(resp.body)
+
+        recall.get = get  # step 3
         yield recall
     set_services(None)
+
+
+def test_the_chronicle_lists_the_events_and_the_summary_on_request(walk):
+    listed = walk.get("/events")["events"]
+    assert listed and {e["kind"] for e in listed} == {"event"}
+    starts = [e["when"]["start"] for e in listed]
+    assert starts == sorted(starts)
+    summaries = walk.get("/events?kind=summary")["events"]
+    assert len(summaries) == (1 if len(listed) >= 3 else 0)  # ANNALS_SUMMARY_MIN_EVENTS
+    assert {e["kind"] for e in summaries} <= {"summary"}
+    assert len(walk.get("/events?kind=all")["events"]) == len(listed) + len(summaries)
 
 
 def about(card: dict, *words: str) -> bool:
