@@ -3,16 +3,40 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
+
+from pydantic import ValidationError
 
 from chalicelib.domain.models import Event, EventDraft, Message, SessionState
 from chalicelib.domain.records import JournalBatch
 from chalicelib.ports import ConflictError, ExtractionContext, Services, iter_events
 from chalicelib.usecases import graph
 from chalicelib.usecases.extract import journal, summaries
+from chalicelib.usecases.extract.drafts import DraftCounts, check_drafts
 
 CONTEXT_MESSAGES = 6
+log = logging.getLogger("annals.extract")
+
+
+@dataclass
+class ExtractionResult:
+    """What an extraction run wrote, and what the draft checkpoint (`drafts.check_drafts`)
+    did on the way: drafts repaired before saving, drafts dropped as holding nothing."""
+
+    events: list[Event] = field(default_factory=list)
+    drafts: DraftCounts = field(default_factory=DraftCounts)
+
+    def add(self, other: ExtractionResult) -> None:
+        self.events.extend(other.events)
+        self.drafts.add(other.drafts)
+
+
+class ExtractionFault(RuntimeError):
+    """Extraction built an invalid record from its own data: a bug, reported as a server
+    error (500), never as the client's validation error (422)."""
 
 
 def pending_sessions(services: Services, space: str | None = None) -> list[SessionState]:
@@ -46,7 +70,26 @@ def attempt_id(state: SessionState, start: int, messages: Sequence[Message]) -> 
 
 def extract_session(services: Services, space: str, session: str,
                     now: datetime | None = None) -> list[Event]:
-    """Extract one session's pending (or dirty) messages. Returns the events written.
+    """Extract one session's pending (or dirty) messages. Returns the events written
+    (`extract_session_result` also says what the draft checkpoint repaired and dropped)."""
+    return extract_session_result(services, space, session, now).events
+
+
+def extract_session_result(services: Services, space: str, session: str,
+                           now: datetime | None = None) -> ExtractionResult:
+    """`extract_session`, with the checkpoint's counts. A ValidationError here comes from
+    Annals' own data (the request was checked before), so it is an ExtractionFault."""
+    try:
+        return _extract_session(services, space, session, now)
+    except ValidationError as exc:
+        log.exception("extraction of %s/%s built an invalid record", space, session)
+        raise ExtractionFault(f"extraction of {space}/{session} built an invalid record: "
+                              f"{exc.title}, {exc.error_count()} errors") from exc
+
+
+def _extract_session(services: Services, space: str, session: str,
+                     now: datetime | None) -> ExtractionResult:
+    """Extract one session's pending (or dirty) messages.
 
     Safe to run again after a failure at any step: every write is planned in the journal
     batch before it is made (an intent), and a retry of the same attempt resumes that batch —
@@ -55,7 +98,7 @@ def extract_session(services: Services, space: str, session: str,
     store = services.store
     state = store.get_session(space, session)
     if state is None:
-        return []
+        return ExtractionResult()
     now = now or services.clock()
     start = state.extracted_upto + 1
     if state.dirty_from is not None:
@@ -70,13 +113,20 @@ def extract_session(services: Services, space: str, session: str,
         if state.dirty_from is not None:  # the events before the edit lost their summary
             summaries.summarise_session(services, space, session, now, batch)
         store.mark_extracted(space, session, state.extracted_upto)
-        return []
+        return ExtractionResult()
     earlier = store.get_messages(space, session, seq_from=max(0, start - CONTEXT_MESSAGES),
                                  seq_to=start - 1)
     ctx = ExtractionContext(space=space, session=session, earlier=cleaned(services, earlier))
     drafts = services.extractor.extract(cleaned(services, messages), ctx)
+    # Whatever the extractor proposed, only drafts that make valid events citing this batch
+    # go on (repaired, or dropped when nothing is left): no message can break the batch.
+    checked = check_drafts(drafts, messages)
+    if checked.counts.repaired or checked.counts.dropped:
+        log.info("extract %s/%s seq %d-%d: %d drafts, %d repaired, %d dropped", space,
+                 session, messages[0].seq, messages[-1].seq, len(drafts),
+                 checked.counts.repaired, checked.counts.dropped)
     mentions: dict[str, list[tuple[str, str]]] = {}
-    events = save_drafts(services, space, drafts, messages, now, batch, mentions)
+    events = save_drafts(services, space, checked.drafts, messages, now, batch, mentions)
     services.index.index_events(events)
     # Entities, threads, relations (docs/graph.md): idempotent, and before marking, so a
     # failure retries them with the batch.
@@ -84,7 +134,7 @@ def extract_session(services: Services, space: str, session: str,
     # Before marking: a failure here retries the batch, which writes the same summaries.
     summaries.summarise_session(services, space, session, now, batch)
     store.mark_extracted(space, session, max(m.seq for m in messages))
-    return events
+    return ExtractionResult(events=events, drafts=checked.counts)
 
 
 def cleaned(services: Services, messages: Sequence[Message]) -> list[Message]:
@@ -200,8 +250,15 @@ def _supersede(services: Services, space: str, event_id: str, version: int,
 
 def run_extraction(services: Services, space: str, session: str | None = None,
                    now: datetime | None = None) -> list[Event]:
+    """Extract the named session, or every pending one of the space. Returns the events."""
+    return run_extraction_result(services, space, session, now).events
+
+
+def run_extraction_result(services: Services, space: str, session: str | None = None,
+                          now: datetime | None = None) -> ExtractionResult:
+    """`run_extraction`, with the draft checkpoint's counts summed over the sessions."""
     sessions = [session] if session else [s.session for s in pending_sessions(services, space)]
-    events: list[Event] = []
+    result = ExtractionResult()
     for name in sessions:
-        events.extend(extract_session(services, space, name, now))
-    return events
+        result.add(extract_session_result(services, space, name, now))
+    return result
