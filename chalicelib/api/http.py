@@ -44,6 +44,12 @@ def error_response(err: AnnalsError) -> Response:
     return response
 
 
+def internal_error() -> Response:
+    return json_response({"error": {"code": "internal_error",
+                                    "message": "an internal error occurred (it is logged)"}},
+                         500)
+
+
 def parse_body(request: Request, model: type[M], *, optional: bool = False) -> M:
     return parse_raw(request.raw_body, model, optional=optional)
 
@@ -120,8 +126,14 @@ def parse_query(model: type[M], request: Request) -> M:
 
 
 def api(view: Callable[..., Any]) -> Callable[..., Any]:
-    """Wrap a view: domain errors and validation errors become JSON 4xx responses, and a
-    backend's transient failure a 503 with Retry-After (`transient`)."""
+    """Wrap a view: domain errors become JSON 4xx responses, and a backend's transient
+    failure a 503 with Retry-After (`transient`).
+
+    What the client sent is validated where it is read (`parse_body`, `parse_query`, or a
+    use-case raising `validation_error`), as a 4xx AnnalsError. A bare pydantic
+    ValidationError that reaches here was raised on Annals' own data — an extractor's draft,
+    a stored record — so it is the server's fault: a 500 `internal_error`, logged, never a
+    422 that blames the request."""
 
     @functools.wraps(view)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -130,7 +142,8 @@ def api(view: Callable[..., Any]) -> Callable[..., Any]:
         except AnnalsError as err:
             return error_response(err)
         except ValidationError as exc:
-            return error_response(validation_error(exc))
+            log.error("internal validation error in %s: %s", view.__name__, exc, exc_info=exc)
+            return internal_error()
         except Exception as exc:
             unavailable = transient(exc)
             if unavailable is None:
