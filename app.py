@@ -45,7 +45,7 @@ from chalicelib.usecases import jobs as jobs_uc
 from chalicelib.usecases import keys as keys_uc
 from chalicelib.usecases import merge as merge_uc
 from chalicelib.usecases import stats as stats_uc
-from chalicelib.usecases.extract import run_extraction
+from chalicelib.usecases.extract import run_extraction_result
 from chalicelib.usecases.graph import entities as entities_uc
 from chalicelib.usecases.graph import relations as relations_uc
 from chalicelib.usecases.graph import threads as threads_uc
@@ -143,8 +143,9 @@ def delete_message(space: str, session: str, seq: str):
 def extract(space: str):
     check_id(space, "space")
     body = parse_body(req(), ExtractRequest, optional=True)
-    events = run_extraction(services(), space, body.session)
-    return json_response({"events": [e.model_dump(mode="json") for e in events]})
+    result = run_extraction_result(services(), space, body.session)
+    return json_response({"events": [e.model_dump(mode="json") for e in result.events],
+                          "drafts": result.drafts.as_dict()})
 
 
 # ------------------------------------------------------------------ events

@@ -86,8 +86,18 @@ class DeletedMessage(BaseModel):
     deleted: Message
 
 
+class DraftCounts(BaseModel):
+    repaired: int = Field(default=0, description="drafts saved after a repair (a fragment "
+                          "trimmed, a title made or freed of its date stamp, markup removed, "
+                          "text cut, a bad date or source fixed)")
+    dropped: int = Field(default=0, description="drafts not saved: nothing worth keeping "
+                         "was left, or they cited no message of the batch")
+
+
 class ExtractedEvents(BaseModel):
     events: list[Event]
+    drafts: DraftCounts = Field(default_factory=DraftCounts,
+                                description="what the draft checkpoint did before saving")
 
 
 class EventThread(BaseModel):
