@@ -29,8 +29,15 @@ Quoting: an event citing a message that gives orders to an AI or poses as a syst
 marker (textrules.looks_like_instruction) must be reported speech tagged "quoted"; otherwise it
 is rewritten as the offline extractor writes it (Sam said: "…", importance at most 3).
 
+Small talk: an event whose summary is only greetings, thanks, reactions, agreement,
+encouragement, compliments, questions that carry no fact or sign-offs is dropped, by the
+rules the offline extractor uses (chalicelib.domain.salience).
+
 Everything else: importance rounded and clamped to 1-10, title from the summary when empty,
-participants / tags stripped and de-duplicated, a plan tagged "plan".
+participants / tags stripped and de-duplicated, a plan tagged "plan". A field written in the
+wrong shape (a null title, "high" importance, sources as "3-5") is read leniently rather than
+costing the reply a retry. Then, like every extractor's, the drafts pass the checkpoint of
+chalicelib.usecases.extract.drafts (fragments, date stamps in titles, markup, lengths).
 
 Failure: a timeout, HTTP error or a reply invalid twice (see chalicelib.adapters.llm) makes this batch
 fall back to the offline extractor; the client counts the failure. Usage of every batch is
@@ -43,8 +50,9 @@ import logging
 import re
 from collections.abc import Sequence
 from datetime import date, datetime, timedelta
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from chalicelib.domain import textrules as rules
 from chalicelib.domain.dates import prompt_label
@@ -75,26 +83,36 @@ SYSTEM_PROMPT = """\
 You are the annalist of a conversation. You record history; you never create, guess or \
 complete facts.
 
-From the Messages, extract EVENTS: things that happened, were decided, or clearly moved \
-forward, as the messages state them. A summary of the chat is not an event.
+From the Messages, extract EVENTS for a chronicle of the lives and worlds of the people in \
+the chat. An event is one of:
+- a happening: something that took place (a trip, a visit, a meal, an accident, a meeting);
+- a plan or a decision: what someone intends, arranged, promised or chose;
+- a change of state: a new job, a new home, health, a relationship begun or ended;
+- a preference or a habit: what someone likes, dislikes or usually does;
+- a fact about a person, pet, place or thing: a name, an age, an allergy, who owns what.
+Not events, skip them: greetings, thanks, reactions, agreement, encouragement, compliments, \
+questions that carry no fact, sign-offs, and general advice or information (the tips, ideas \
+and explanations an assistant gives are not something that happened); nor is a summary of \
+the chat.
 Rules:
-1. Nothing invented. Record only what the messages explicitly say. Greetings, small talk, \
-questions, reactions, advice and opinions are not events.
+1. Nothing invented. Record only what the messages explicitly say.
 2. Write title and summary in the language of the chat (a Chinese chat gets Chinese).
-3. Name people by name (the speaker names given), never "I", "you", "the user". \
-participants lists the names involved.
-4. One event per distinct fact. Do not repeat the Existing events; when the messages add \
-something to one, record only what is new.
+3. Name people by name (the speaker names given), never "I", "you", "the user". Write the \
+summary in grammatical third person ("Sam adopted a cat", "小明领养了一只猫"), or quote the \
+speaker's own words (Sam said: "..."). participants lists the names involved.
+4. One event per happening. A happening told over several turns (a question and its answer, \
+a story over several messages) is ONE event that cites all of those turns. Do not repeat the \
+Existing events; when the messages add something to one, record only what is new.
 5. date: the day it happened, "YYYY-MM-DD". When a message names a time, use its resolved \
 value from "time:" (e.g. 昨天 → 2026-06-14); otherwise the date of the message. Use \
 date_end (inclusive) only for a stated range; "YYYY-MM" when only the month is known.
 6. A plan, appointment or intention for the future: its planned date and "plan": true.
 7. importance 1-10: 1-3 trivial, 4-6 ordinary, 7-8 significant (life events, decisions, \
 commitments), 9-10 life-changing.
-8. sources: the seq numbers of the Messages that state the event. Never cite Earlier \
-messages.
-9. title: a short heading (at most ~12 words or 20 characters of Chinese); summary: one or \
-two sentences.
+8. sources: the seq numbers of every Message the event was told over, e.g. [4, 5, 6] for a \
+question, its answer and a follow-up. Never cite Earlier messages.
+9. title: a short heading without a date stamp (the date goes in "date"), at most ~12 words \
+or 20 characters of Chinese; summary: one or two plain sentences (no lists, no markdown).
 10. entities: the other named things the event mentions — places, pets, works (books, \
 songs, films), organisations, projects — each {"name", "kind"} with kind one of place, \
 pet, work, organisation, project, thing, and the name written exactly as in the messages.
@@ -111,11 +129,71 @@ Reply with one JSON object and nothing else:
 Reply {"events": []} when nothing happened."""
 
 
+def _text_or_empty(value: Any) -> Any:
+    """null, or a number where a string belongs, is read as text; other shapes stay (and
+    fail validation)."""
+    if value is None:
+        return ""
+    return str(value) if isinstance(value, int | float) and not isinstance(value, bool) \
+        else value
+
+
+def _strings(value: Any) -> list[str]:
+    """A list of names or tags however the model wrote it: one string, a list with nulls or
+    numbers in it, or nothing."""
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, list | tuple):
+        return []
+    return [str(v) for v in value
+            if isinstance(v, str) or (isinstance(v, int | float) and not isinstance(v, bool))]
+
+
+MAX_CITED_RANGE = 200  # seqs one range a model writes ("3-5", [3, 5]) may stand for
+_SEQ_RANGE = re.compile(r"^\s*(\d{1,16})\s*(?:(?:-|–|—|~|to|\.\.)\s*(\d{1,16}))?\s*$")
+
+
+def cited_seqs(value: Any) -> list[int]:
+    """The seqs an event cites, however the model wrote them: [3, 4], ["3", "4"], "3-5",
+    [[3, 5]], [{"seq_start": 3, "seq_end": 5}], 3. A range stands for every seq in it."""
+    items = value if isinstance(value, list | tuple) else [value]
+    out: list[int] = []
+
+    def add(lo: int, hi: int) -> None:
+        lo, hi = min(lo, hi), max(lo, hi)
+        out.extend(range(lo, min(hi, lo + MAX_CITED_RANGE - 1) + 1))
+
+    for item in items:
+        if isinstance(item, bool):
+            continue
+        if isinstance(item, int):
+            add(item, item)
+        elif isinstance(item, float) and item.is_integer():
+            add(int(item), int(item))
+        elif isinstance(item, str) and (m := _SEQ_RANGE.match(item)):
+            add(int(m.group(1)), int(m.group(2) or m.group(1)))
+        elif isinstance(item, list | tuple) and 1 <= len(item) <= 2 and \
+                all(isinstance(v, int) and not isinstance(v, bool) for v in item):
+            add(item[0], item[-1])
+        elif isinstance(item, dict):
+            lo = item.get("seq_start", item.get("from", item.get("seq")))
+            hi = item.get("seq_end", item.get("to", lo))
+            if isinstance(lo, int) and isinstance(hi, int) and not isinstance(lo, bool) \
+                    and not isinstance(hi, bool):
+                add(lo, hi)
+    return list(dict.fromkeys(out))
+
+
 class EntityOut(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     name: str = ""
     kind: str = "thing"
+
+    @field_validator("name", "kind", mode="before")
+    @classmethod
+    def _lenient(cls, value: Any) -> Any:
+        return _text_or_empty(value)
 
 
 ENTITY_KINDS = ("place", "pet", "work", "organisation", "project", "thing")
@@ -150,6 +228,47 @@ class DraftOut(BaseModel):
     tags: list[str] = Field(default_factory=list)
     entities: list[EntityOut] = Field(default_factory=list)
     sources: list[int] = Field(default_factory=list)
+
+    # What a model gets wrong in one field does not cost the whole reply a retry (and then
+    # the offline fallback): a null title, "high" importance, sources written as "3-5". A
+    # missing summary does — there is no event without one.
+    @field_validator("title", "date", "date_end", "location", mode="before")
+    @classmethod
+    def _text(cls, value: Any) -> Any:
+        return _text_or_empty(value)
+
+    @field_validator("plan", mode="before")
+    @classmethod
+    def _plan(cls, value: Any) -> bool:
+        if isinstance(value, str):
+            return value.strip().lower() in ("true", "yes", "1")
+        return value is True or (isinstance(value, int | float) and value == 1)
+
+    @field_validator("importance", mode="before")
+    @classmethod
+    def _importance(cls, value: Any) -> float:
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            return 5
+        return number if number == number and abs(number) != float("inf") else 5
+
+    @field_validator("participants", "tags", mode="before")
+    @classmethod
+    def _labels(cls, value: Any) -> list[str]:
+        return _strings(value)
+
+    @field_validator("entities", mode="before")
+    @classmethod
+    def _entities(cls, value: Any) -> list:
+        items = value if isinstance(value, list) else []
+        return [{"name": e} if isinstance(e, str) else e for e in items
+                if isinstance(e, str | dict)]
+
+    @field_validator("sources", mode="before")
+    @classmethod
+    def _sources(cls, value: Any) -> list[int]:
+        return cited_seqs(value)
 
 
 class ExtractionOut(BaseModel):
@@ -340,6 +459,9 @@ def to_draft(out: DraftOut, messages: Sequence[Message]) -> EventDraft | None:
             title, summary = rules.reported_speech(said.speaker, said.content)
             tags = [rules.QUOTED_TAG, *(t for t in tags if t != rules.QUOTED_TAG)][:10]
         importance = min(importance, QUOTED_IMPORTANCE)
+    elif small_talk(summary, [*out.participants, *(m.speaker for m in messages)]):
+        log.info("dropped an event from the LLM that is small talk: %s", summary[:80])
+        return None
     if plan and "plan" not in tags:
         tags.append("plan")
     return EventDraft(
@@ -349,6 +471,21 @@ def to_draft(out: DraftOut, messages: Sequence[Message]) -> EventDraft | None:
         tags=tags, sources=source_ranges(cited, messages), plan=plan,
         mentions=_mentions(out.entities),
     )
+
+
+def small_talk(summary: str, names: Sequence[str]) -> bool:
+    """The summary is small talk only — greetings, thanks, reactions, agreement,
+    encouragement, compliments, questions that carry no fact, sign-offs — by the same rules
+    as the offline extractor's (chalicelib.domain.salience): no event."""
+    try:
+        from chalicelib.domain import salience  # with the offline extractor's rewrite
+    except ImportError:
+        return False
+    try:
+        return not salience.statements(summary, frozenset(n for n in names if n))
+    except Exception:  # a rule's bug must not lose the event (or the batch)
+        log.exception("the small-talk rules failed on %r", summary[:80])
+        return False
 
 
 def to_drafts(result: ExtractionOut, messages: Sequence[Message]) -> list[EventDraft]:
