@@ -9,7 +9,7 @@ belongs to one chat window.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
@@ -122,6 +122,60 @@ class JobFailure(Record):
     quarantined: bool = False
 
 
+# ------------------------------------------------------------------ background jobs
+# Long work a request hands off and a client follows (chalicelib.usecases.background).
+
+JobStatus = Literal["queued", "running", "done", "failed"]
+JOB_QUEUE_SCOPE = "local-job-queue"  # the scope of JobTickets (the local worker's queue)
+
+
+class JobProgress(BaseModel):
+    """How far a job is: `done` of `total` `unit`s (extraction: messages), and the events it
+    has written so far."""
+
+    done: int = 0
+    total: int = 0
+    unit: str = "messages"
+    events: int = 0
+
+
+class Job(Record):
+    """A background job (scope = its space, key = its id, "job_…", in time order): its kind
+    ("extract", …), what was asked (`params`), where it stands and what came of it. `state`
+    is the kind's own note of the steps it has done, so a job that stopped part-way resumes;
+    `attempts` counts the starts since it last finished a step."""
+
+    KIND: ClassVar[str] = "job"
+    kind: str
+    status: JobStatus = "queued"
+    progress: JobProgress = Field(default_factory=JobProgress)
+    params: dict[str, Any] = Field(default_factory=dict)
+    result: dict[str, Any] | None = None
+    error: str | None = None
+    state: dict[str, Any] = Field(default_factory=dict)
+    attempts: int = 0
+    created_at: datetime
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    updated_at: datetime
+
+    @property
+    def id(self) -> str:
+        return self.key
+
+    @property
+    def space(self) -> str:
+        return self.scope
+
+
+class JobTicket(Record):
+    """A job waiting for the worker of `annals serve` (scope = JOB_QUEUE_SCOPE, key = the
+    job's id); removed once the job is done or failed. On AWS, SQS holds this instead."""
+
+    KIND: ClassVar[str] = "job-ticket"
+    space: str
+
+
 # ------------------------------------------------------------------ the memory graph
 # Entities, threads (arcs) and relations between events (docs/graph.md). All scoped to a
 # space; ids are deterministic so a retried extraction writes the same records again.
@@ -183,5 +237,5 @@ class SummaryFold(Record):
 
 RECORD_KINDS: dict[str, type[Record]] = {
     cls.KIND: cls for cls in (Person, MemoryUse, JournalBatch, LLMUsageRecord, MergeState,
-                              ApiKey, ApiKeyUse, KnownSpace, JobFailure, Entity, Thread,
-                              Relation, SummaryFold)}
+                              ApiKey, ApiKeyUse, KnownSpace, JobFailure, Job, JobTicket,
+                              Entity, Thread, Relation, SummaryFold)}

@@ -1,9 +1,11 @@
 """`annals serve`: the Chalice app behind waitress (a production WSGI server: a bounded thread
-pool, buffered slow clients, request size limits), the background indexing lanes and the
-in-process scheduler (unless ANNALS_SCHEDULE=off).
+pool, buffered slow clients, request size limits), the background indexing lanes, the
+background-job worker (chalicelib.local.worker) and the in-process scheduler (unless
+ANNALS_SCHEDULE=off).
 
 SIGTERM and SIGINT stop it gracefully: no new connections, requests in flight finish, the
-scheduler stops, the keyword lane indexes what is queued (the vector queue stays on disk for
+scheduler stops, a background job finishes the step under way (the rest waits, queued, for
+the next start), the keyword lane indexes what is queued (the vector queue stays on disk for
 the next start), and the database is closed.
 """
 
@@ -21,6 +23,7 @@ from chalicelib.api.http import MAX_BODY_BYTES
 from chalicelib.config import Settings
 from chalicelib.local.indexer import BackgroundIndexer
 from chalicelib.local.scheduler import Scheduler
+from chalicelib.local.worker import JobWorker
 from chalicelib.local.wsgi import ChaliceWSGI
 from chalicelib.usecases.indexing import OutboxIndexWriter
 from chalicelib.wiring import build_services, set_services
@@ -79,6 +82,8 @@ def serve(host: str = "127.0.0.1", port: int = 8000, settings: Settings | None =
     if isinstance(services.index, OutboxIndexWriter):
         lanes = BackgroundIndexer(services.index, services.traffic)
         lanes.start()
+    worker = JobWorker(services, services.traffic)  # jobs run with the scheduler off too
+    worker.start()
     scheduler = None
     if settings.schedule == "on":
         scheduler = Scheduler(services, settings.sweep_seconds)
@@ -97,7 +102,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, settings: Settings | None =
     except (KeyboardInterrupt, OSError):
         pass
     finally:
-        shutdown(services, scheduler, lanes)
+        shutdown(services, scheduler, lanes, worker)
 
 
 def stop_gracefully(server) -> None:
@@ -132,9 +137,12 @@ def _writing(server) -> bool:
     return any(getattr(ch, "total_outbufs_len", 0) for ch in list(server._map.values()))
 
 
-def shutdown(services, scheduler: Scheduler | None, lanes: BackgroundIndexer | None) -> None:
+def shutdown(services, scheduler: Scheduler | None, lanes: BackgroundIndexer | None,
+             worker: JobWorker | None = None) -> None:
     if scheduler:
         scheduler.stop()
+    if worker is not None:
+        worker.stop()
     if lanes is not None:
         lanes.stop()
         services.index.drain_all("keyword")  # cheap; vectors wait on disk for the next start

@@ -5,13 +5,17 @@
 - queued extraction jobs: the SQS worker (`handle_extract_batch`). Jobs are
   {"kind": "check-session" | "extract-session", "space", "session"}; a check extracts only
   when the session is ready. It returns the ids of the records that failed, so the Lambda
-  reports a partial batch failure and only those are retried (then dead-lettered).
+  reports a partial batch failure and only those are retried (then dead-lettered);
+- background jobs (chalicelib.usecases.background, e.g. POST …/extract of a large backlog):
+  {"kind": "run-job", "space", "job"}; the worker runs the job until the Lambda's time is
+  nearly up, then sends the same message again for the rest.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -19,7 +23,7 @@ from datetime import datetime, timedelta
 from chalicelib.domain.models import Message, SessionState
 from chalicelib.domain.records import JobFailure
 from chalicelib.ports import Services
-from chalicelib.usecases import forgetting
+from chalicelib.usecases import background, forgetting
 from chalicelib.usecases.extract import extract_session, journal, pending_sessions
 from chalicelib.usecases.merge import merge_space, sessions_fingerprint
 from chalicelib.usecases.recall.recipes import resolve
@@ -218,7 +222,10 @@ def run_job(name: str, services: Services, now: datetime | None = None) -> JobRe
 
 # ------------------------------------------------------------------ queued extraction jobs
 
-JOB_KINDS = ("check-session", "extract-session")
+JOB_KINDS = ("check-session", "extract-session", background.QUEUE_MESSAGE)
+# A background job stops taking new steps this long before the Lambda's time is up: the
+# step under way (one session) must finish inside it.
+JOB_MARGIN_SECONDS = 20.0
 
 
 @dataclass(frozen=True)
@@ -231,13 +238,35 @@ def parse_job(body: str) -> dict:
     job = json.loads(body)
     if not isinstance(job, dict) or job.get("kind") not in JOB_KINDS:
         raise ValueError(f"not an extraction job: {body[:200]!r}")
-    if not all(isinstance(job.get(k), str) and job[k] for k in ("space", "session")):
-        raise ValueError("an extraction job needs a space and a session")
+    needs = ("space", "job") if job["kind"] == background.QUEUE_MESSAGE else ("space", "session")
+    if not all(isinstance(job.get(k), str) and job[k] for k in needs):
+        raise ValueError(f"a {job['kind']} job needs {' and '.join(needs)}")
     return job
+
+
+def run_background_job(services: Services, job: dict) -> dict:
+    """{"kind": "run-job"}: run the background job until it is done or `job["deadline"]`
+    (epoch seconds) comes — one step at least, so every delivery gets somewhere — then queue
+    the same message for the rest (a fresh message, so its own idempotency record). Safe to
+    run twice: a finished job is left as it is."""
+    deadline = job.get("deadline")
+    should_stop = (lambda: time.time() >= deadline) if deadline else None
+    ran = background.run(services, job["space"], job["job"], should_stop=should_stop,
+                         min_steps=1)
+    if ran is None:
+        log.warning("no background job %s in space %s", job["job"], job["space"])
+        return {"space": job["space"], "job": job["job"], "status": "missing"}
+    if ran.status not in background.FINAL and services.queue is not None:
+        services.queue.send({"kind": background.QUEUE_MESSAGE, "space": ran.space,
+                             "job": ran.id})
+    return {"space": ran.space, "job": ran.id, "status": ran.status,
+            "done": ran.progress.done, "total": ran.progress.total}
 
 
 def run_extract_job(services: Services, job: dict, now: datetime | None = None) -> dict:
     """One job. Safe to run twice: event ids are deterministic over their evidence."""
+    if job["kind"] == background.QUEUE_MESSAGE:
+        return run_background_job(services, job)
     now = now or services.clock()
     space, session = job["space"], job["session"]
     if job["kind"] == "check-session":
@@ -249,9 +278,11 @@ def run_extract_job(services: Services, job: dict, now: datetime | None = None) 
 
 
 def handle_extract_batch(services: Services, records: Sequence[QueueRecord],
-                         run: Callable[[dict], dict] | None = None) -> list[str]:
+                         run: Callable[[dict], dict] | None = None,
+                         remaining: Callable[[], float] | None = None) -> list[str]:
     """`run(job)` runs one job (default: run_extract_job; the Lambda wraps it in Powertools
-    idempotency). Returns the ids of the records that failed."""
+    idempotency). `remaining()`: seconds the Lambda has left (a background job pauses
+    JOB_MARGIN_SECONDS before). Returns the ids of the records that failed."""
     run = run or (lambda job: run_extract_job(services, job))
     failed: list[str] = []
     for record in records:
@@ -261,6 +292,8 @@ def handle_extract_batch(services: Services, records: Sequence[QueueRecord],
             log.error("dropping SQS message %s: %s", record.id, exc)
             continue
         job["message_id"] = record.id  # the idempotency key: SQS redelivers with the same id
+        if job["kind"] == background.QUEUE_MESSAGE and remaining is not None:
+            job["deadline"] = time.time() + remaining() - JOB_MARGIN_SECONDS
         try:
             result = run(job)
             log.info("extraction job done", extra={"job": job, "result": result})
