@@ -29,7 +29,6 @@ from chalicelib.domain.errors import AnnalsError, BadRequest
 from chalicelib.domain.models import (
     DeliveryRequest,
     EventListQuery,
-    ExtractRequest,
     PatchEventRequest,
     PutMessagesRequest,
     RecallRequest,
@@ -37,6 +36,7 @@ from chalicelib.domain.models import (
     check_id,
     check_seq,
 )
+from chalicelib.usecases import background as background_uc
 from chalicelib.usecases import deliveries as deliveries_uc
 from chalicelib.usecases import events as events_uc
 from chalicelib.usecases import export as export_uc
@@ -141,11 +141,49 @@ def delete_message(space: str, session: str, seq: str):
 @route(SPACE + "/extract", methods=["POST"])
 @api
 def extract(space: str):
+    """A small backlog is extracted in the request (200, the events); a larger one, or
+    `"wait": false`, becomes a background job (202, the job; Location: GET …/jobs/{id})."""
     check_id(space, "space")
-    body = parse_body(req(), ExtractRequest, optional=True)
+    body = parse_body(req(), background_uc.ExtractJobRequest, optional=True)
+    job = background_uc.extract_later(services(), space, body.session, wait=body.wait)
+    if job is not None:
+        view = background_uc.JobView.of(job).model_dump(mode="json")
+        response = json_response({"job": view}, 202)
+        response.headers["Location"] = job_location(space, job.id)
+        return response
     result = run_extraction_result(services(), space, body.session)
     return json_response({"events": [e.model_dump(mode="json") for e in result.events],
                           "drafts": result.drafts.as_dict()})
+
+
+def job_location(space: str, job_id: str) -> str:
+    """The job's URL path as this request reached us: under an API Gateway stage
+    (/api/v1/…) the stage is part of the path the client used."""
+    path = str((req().context or {}).get("path") or "")
+    base = path[:-len("/extract")] if path.endswith("/extract") else f"/v1/spaces/{space}"
+    return f"{base}/jobs/{job_id}"
+
+
+# ------------------------------------------------------------------ background jobs
+# Long work handed off by a request (chalicelib.usecases.background): a read key may follow.
+
+
+@route(SPACE + "/jobs", methods=["GET"])
+@api
+def list_jobs(space: str):
+    check_id(space, "space")
+    query = parse_query(background_uc.JobListQuery, req())
+    return json_response(background_uc.job_views(services(), space, query))
+
+
+@route(SPACE + "/jobs/{job_id}", methods=["GET"])
+@api
+def get_job(space: str, job_id: str):
+    check_id(space, "space")
+    check_id(job_id, "job_id")
+    query = parse_query(background_uc.JobQuery, req())
+    return json_response(background_uc.job_view(services(), space, job_id,
+                                                 events=query.events))
 
 
 # ------------------------------------------------------------------ events
@@ -498,7 +536,9 @@ def extract_worker(event) -> dict:
 
     records = [QueueRecord(id=r.to_dict()["messageId"], body=r.body) for r in event]
     run = extract_job_runner(services(), lambda_context=event.context)
-    failed = handle_extract_batch(services(), records, run)
+    left = getattr(event.context, "get_remaining_time_in_millis", None)
+    failed = handle_extract_batch(services(), records, run,
+                                  remaining=(lambda: left() / 1000) if left else None)
     return {"batchItemFailures": [{"itemIdentifier": i} for i in failed]}
 
 

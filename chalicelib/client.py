@@ -41,6 +41,7 @@ from chalicelib.api.openapi import (
     EventWithEvidence,
     ExportedEvents,
     ExportQuery,
+    ExtractAccepted,
     ExtractedEvents,
     ForgetSummary,
     Health,
@@ -57,7 +58,6 @@ from chalicelib.domain.models import (
     Event,
     EventList,
     EventListQuery,
-    ExtractRequest,
     MessageIn,
     PatchEventRequest,
     PutMessagesRequest,
@@ -65,6 +65,13 @@ from chalicelib.domain.models import (
     RecallRequest,
     RecallResponse,
     SaveEventRequest,
+)
+from chalicelib.usecases.background import (
+    ExtractJobRequest,
+    JobList,
+    JobListQuery,
+    JobQuery,
+    JobView,
 )
 from chalicelib.usecases.gateway import ChatCompletion, ChatCompletionRequest, ModelList
 from chalicelib.usecases.graph.models import (
@@ -127,6 +134,14 @@ class AnnalsAPIError(Exception):
         return cls(response.status_code, code, message, details=details,
                    retry_after=_retry_after(response.headers.get("retry-after")), body=body,
                    method=response.request.method, url=str(response.request.url))
+
+
+class AnnalsJobFailed(Exception):
+    """A background job the client waited for ended `failed`; `job` is its last view."""
+
+    def __init__(self, job: JobView):
+        super().__init__(f"job {job.id} ({job.kind}) failed: {job.error}")
+        self.job = job
 
 
 def _retry_after(value: str | None) -> float | None:
@@ -248,10 +263,66 @@ class AnnalsClient:
     # ---------------------------------------------------------------- events
 
     @operation
-    def extract(self, space: str, session: str | None = None) -> ExtractedEvents:
-        """Extract events from the space's pending sessions (or one session) now."""
-        body = ExtractRequest(session=session) if session else ExtractRequest()
-        return self._call("extract", {"space": space}, body=body)
+    def extract(self, space: str, session: str | None = None, *, background: bool = False,
+                on_progress: Callable[[JobView], None] | None = None,
+                poll_interval: float = 0.5, timeout: float | None = None) -> ExtractedEvents:
+        """Extract events from the space's pending sessions (or one session) now. A small
+        backlog answers at once; a larger one (or `background=True`) is a job on the server:
+        this waits for it, calling `on_progress(job)` whenever it moved, and returns its
+        events. AnnalsJobFailed if the job fails; TimeoutError after `timeout` seconds (the
+        job goes on: get_job / wait_for_job)."""
+        given: dict[str, Any] = {"session": session} if session else {}
+        if background:
+            given["wait"] = False
+        response = self.request("extract", {"space": space},
+                                body=ExtractJobRequest.model_validate(given))
+        if response.status_code != 202:
+            return ExtractedEvents.model_validate(response.json())
+        job = ExtractAccepted.model_validate(response.json()).job
+        if on_progress is not None:
+            on_progress(job)
+        done = self.wait_for_job(space, job.id, on_progress=on_progress,
+                                 poll_interval=poll_interval, timeout=timeout, events=True)
+        return ExtractedEvents(events=done.events or [],
+                               drafts=(done.result or {}).get("drafts") or {})
+
+    @operation
+    def list_jobs(self, space: str, *, limit: int | None = None,
+                  status: Literal["queued", "running", "done", "failed"] | None = None,
+                  kind: str | None = None) -> JobList:
+        """The space's recent background jobs, newest first."""
+        given = {"limit": limit, "status": status, "kind": kind}
+        query = JobListQuery.model_validate({k: v for k, v in given.items() if v is not None})
+        return self._call("list_jobs", {"space": space}, query=query)
+
+    @operation
+    def get_job(self, space: str, job_id: str, *, events: bool = False) -> JobView:
+        """One background job; `events=True` adds the events it wrote so far."""
+        return self._call("get_job", {"space": space, "job_id": job_id},
+                          query=JobQuery(events=True) if events else None)
+
+    def wait_for_job(self, space: str, job_id: str, *,
+                     on_progress: Callable[[JobView], None] | None = None,
+                     poll_interval: float = 0.5, timeout: float | None = None,
+                     events: bool = False) -> JobView:
+        """Poll the job until it is done (its view, with its events when `events`);
+        `on_progress(job)` each time its progress or status changed. AnnalsJobFailed when it
+        failed, TimeoutError after `timeout` seconds."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        seen: tuple | None = None
+        while True:
+            job = self.get_job(space, job_id)
+            mark = (job.status, job.progress.done, job.progress.total, job.progress.events)
+            if mark != seen and on_progress is not None:
+                on_progress(job)
+            seen = mark
+            if job.status == "failed":
+                raise AnnalsJobFailed(job)
+            if job.status == "done":
+                return self.get_job(space, job_id, events=True) if events else job
+            if deadline is not None and time.monotonic() >= deadline:
+                raise TimeoutError(f"job {job_id} is still {job.status} after {timeout} s")
+            self._sleep(poll_interval)
 
     @operation
     def list_events(self, space: str, *, start: datetime | str | None = None,
@@ -523,4 +594,4 @@ def _recall_request(request: RecallRequest | str, fields: dict[str, Any]) -> Rec
     return _build(RecallRequest, request, fields)
 
 
-__all__ = ["DEFAULT_URL", "AnnalsAPIError", "AnnalsClient", "ValidationError"]
+__all__ = ["DEFAULT_URL", "AnnalsAPIError", "AnnalsClient", "AnnalsJobFailed", "ValidationError"]

@@ -30,7 +30,6 @@ from chalicelib.domain.models import (
     Event,
     EventList,
     EventListQuery,
-    ExtractRequest,
     IdStr,
     Message,
     MessageIn,
@@ -41,6 +40,13 @@ from chalicelib.domain.models import (
     RecallResponse,
     SaveEventRequest,
     Verdict,
+)
+from chalicelib.usecases.background import (
+    ExtractJobRequest,
+    JobList,
+    JobListQuery,
+    JobQuery,
+    JobView,
 )
 from chalicelib.usecases.gateway import ChatCompletion, ChatCompletionRequest, ModelList
 from chalicelib.usecases.graph.models import (
@@ -98,6 +104,13 @@ class ExtractedEvents(BaseModel):
     events: list[Event]
     drafts: DraftCounts = Field(default_factory=DraftCounts,
                                 description="what the draft checkpoint did before saving")
+
+
+class ExtractAccepted(BaseModel):
+    """POST …/extract answered 202: the work became a background job; follow it at the
+    Location header (GET …/jobs/{job_id}) until its status is done or failed."""
+
+    job: JobView
 
 
 class EventThread(BaseModel):
@@ -288,6 +301,8 @@ class Operation:
     tag: str = "memory"
     other_content: dict[str, dict] = field(default_factory=dict)  # e.g. text/markdown
     headers: tuple[tuple[str, str], ...] = ()  # optional id headers: (name, description)
+    # other success answers: (status, JSON body model, description, response headers)
+    also: tuple[tuple[int, type[BaseModel], str, tuple[str, ...]], ...] = ()
 
     @property
     def path_params(self) -> list[str]:
@@ -307,6 +322,7 @@ class Operation:
 
 
 SPACE = "/v1/spaces/{space}"
+HEADER_TEXT = {"Location": "the URL path of the job (GET it to follow the job)"}
 MARKDOWN = {"text/markdown": {"schema": {"type": "string"}}}
 WEB_PAGE = {"text/html": {"schema": {"type": "string"}}}
 WEB_ASSET = {t: {"schema": {"type": "string"}}
@@ -332,8 +348,17 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("DELETE", SPACE + "/sessions/{session}/messages/{seq}", "delete_message",
               "Delete one message", DeletedMessage, errors=(404,), tag="messages"),
     Operation("POST", SPACE + "/extract", "extract",
-              "Extract events from pending sessions now", ExtractedEvents,
-              request=ExtractRequest, body_required=False, tag="events"),
+              "Extract events from pending sessions now: the events (200) when the work is "
+              "small, else a background job (202)", ExtractedEvents,
+              request=ExtractJobRequest, body_required=False, tag="events",
+              also=((202, ExtractAccepted, "Accepted: the extraction runs as a background "
+                     "job; GET the Location header (…/jobs/{job_id}) for its progress",
+                     ("Location",)),)),
+    Operation("GET", SPACE + "/jobs", "list_jobs", "The space's recent background jobs",
+              JobList, query=JobListQuery, tag="jobs"),
+    Operation("GET", SPACE + "/jobs/{job_id}", "get_job",
+              "One background job: status, progress and result (its events on request)",
+              JobView, query=JobQuery, errors=(404,), tag="jobs"),
     Operation("GET", SPACE + "/events", "list_events",
               "The timeline, a page at a time: events and notes (kind=summary: the summaries)",
               EventList, query=EventListQuery, tag="events"),
@@ -425,6 +450,7 @@ def path_param_schemas() -> dict[str, dict]:
         "event_id": {"type": "string", "minLength": 1},
         "entity_id": TypeAdapter(IdStr).json_schema(),
         "thread_id": TypeAdapter(IdStr).json_schema(),
+        "job_id": TypeAdapter(IdStr).json_schema(),
         "key_id": {"type": "string", "minLength": 1},
         "version": {"type": "string", "minLength": 1},
         "asset": {"type": "string", "minLength": 1},
@@ -447,6 +473,7 @@ def _build() -> dict[str, Any]:
             models.append((op.request, "validation"))
         if op.response:
             models.append((op.response, "serialization"))
+        models += [(model, "serialization") for _, model, _, _ in op.also]
     models.append((ErrorResponse, "serialization"))
     refs, top = models_json_schema(list(dict.fromkeys(models)), ref_template=REF)
     schemas: dict[str, Any] = dict(sorted(top.get("$defs", {}).items()))
@@ -520,6 +547,14 @@ def _operation(op: Operation, refs: dict, params: dict[str, dict],
     if content:
         success["content"] = content
     responses: dict[str, Any] = {str(op.status): success}
+    for status, model, text, headers in op.also:
+        responses[str(status)] = {
+            "description": text,
+            "content": {JSON_TYPE: {"schema": refs[(model, "serialization")]}},
+            **({"headers": {name: {"description": HEADER_TEXT.get(name, name),
+                                   "schema": {"type": "string"}} for name in headers}}
+               if headers else {}),
+        }
     for code in op.statuses:
         responses[str(code)] = {"$ref": f"#/components/responses/{code}"}
     out["responses"] = responses

@@ -94,7 +94,9 @@ def test_sigterm_lets_a_request_in_flight_finish(tmp_path):
     exits 0 without a traceback (waitress's own close() shut its wake-up pipe under a worker
     still answering: EBADF, and the answer was lost)."""
     data = tmp_path / "data"
-    server = AnnalsServer(data, env=server_env(data, ANNALS_EMBEDDER="hash"),
+    # 2000 messages in the request (by default so many would be a background job)
+    server = AnnalsServer(data, env=server_env(data, ANNALS_EMBEDDER="hash",
+                                               ANNALS_EXTRACT_SYNC_MAX_MESSAGES="100000"),
                           stdout=subprocess.PIPE)
     server.wait_ready()
     key = (data / "api_key").read_text().strip()

@@ -23,6 +23,7 @@ from chalicelib.api.openapi import (
 )
 from chalicelib.client import AnnalsAPIError, AnnalsClient
 from chalicelib.domain.models import Event, RecallRequest, RecallResponse
+from chalicelib.local.worker import JobWorker
 from chalicelib.local.wsgi import ChaliceWSGI
 from chalicelib.ports import OpenTraffic
 from tests.conftest import API_KEY
@@ -128,6 +129,17 @@ def test_every_method_reaches_its_operation(annals, services, monkeypatch):
     assert put.accepted == 3
     events = annals.extract(SPACE).events
     assert events and all(isinstance(e, Event) for e in events)
+    worker = JobWorker(services, poll_seconds=0.05)  # what `annals serve` runs jobs with
+    worker.start()
+    try:
+        seen = []
+        assert annals.extract(SPACE, background=True, poll_interval=0.02,
+                              on_progress=lambda job: seen.append(job.status)).events == []
+    finally:
+        worker.stop()
+    assert seen[0] == "queued" and seen[-1] == "done"
+    (job,) = annals.list_jobs(SPACE).jobs
+    assert annals.get_job(SPACE, job.id, events=True).events == []
     page = annals.list_events(SPACE, limit=1)
     assert len(page.events) == 1 and page.next_cursor
     assert [e.id for e in annals.iter_events(SPACE, limit=1)] == \
