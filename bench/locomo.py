@@ -36,6 +36,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from . import chronicle as CH
 from . import metrics as M
 from .graph_checks import entity_check
 
@@ -520,6 +521,7 @@ def run_locomo(paths: Sequence[Path | str], *, recipe: str | None = None,
     started = time.perf_counter()
     load_before = os.getloadavg()
     conversations = [load_conversation(p) for p in paths]
+    path_of = {Path(p).stem: Path(p) for p in paths}
     all_questions: list[Question] = []
     errors: list[dict] = []
     conv_reports: list[dict] = []
@@ -542,6 +544,7 @@ def run_locomo(paths: Sequence[Path | str], *, recipe: str | None = None,
             t0 = time.perf_counter()
             events = run_extraction(services, conv.space)
             extract_s = time.perf_counter() - t0
+            chronicle = chronicle_figures(services, conv, path_of[conv.stem])
             baselines.index(services, conv)
             questions = scored_questions(conv, limit_questions)
             if not warmed:  # first-call imports and caches are not per-question latency
@@ -562,6 +565,8 @@ def run_locomo(paths: Sequence[Path | str], *, recipe: str | None = None,
                 "events": len(events), "questions": len(questions),
                 "ingest_s": ingest_s, "ingest_msg_per_s": conv.message_count / ingest_s,
                 "extract_s": extract_s,
+                "extract_ms_per_message": 1000 * extract_s / max(1, conv.message_count),
+                "chronicle": chronicle.as_dict(),
                 "R@10": {k: M.mean(q.results[k].get("R@10", float("nan")) for q in questions)
                          for k in recipes},
                 "graph": entity_check(services, conv.space),
@@ -602,7 +607,12 @@ def run_locomo(paths: Sequence[Path | str], *, recipe: str | None = None,
         "ingest": {"messages": messages, "seconds": ingest_s,
                    "msg_per_s": messages / ingest_s if ingest_s else None},
         "extraction": {"seconds": sum(c["extract_s"] for c in conv_reports),
-                       "events": sum(c["events"] for c in conv_reports)},
+                       "events": sum(c["events"] for c in conv_reports),
+                       "ms_per_message": 1000 * sum(c["extract_s"] for c in conv_reports)
+                       / max(1, messages)},
+        "chronicle": chronicle_report(conv_reports),
+        "per_conversation": {c.stem: per_conversation(all_questions, c.stem)
+                             for c in conversations},
         "temporal": {
             "windowed_answers": sum(q.window is not None for q in all_questions),
             "category2": len(cat2),
@@ -640,6 +650,66 @@ def run_locomo(paths: Sequence[Path | str], *, recipe: str | None = None,
         Path(dump_path).write_text("".join(line + "\n" for line in dump_lines),
                                    encoding="utf-8")
     return report
+
+
+def chronicle_figures(services: Any, conv: Conversation, path: Path) -> CH.Figures:
+    """The chronicle figures (bench/chronicle.py) of the events extraction wrote for one
+    conversation: active events of kind "event" (no summaries, no hand notes)."""
+    from chalicelib.ports import iter_events
+
+    data = json.loads(path.read_text(encoding="utf-8"))
+    entries = [CH.entry(e.summary, e.participants,
+                        [(s.session, s.seq_start, s.seq_end) for s in e.sources])
+               for e in iter_events(services.store, conv.space)
+               if e.status == "active" and e.kind == "event"]
+    return CH.score(entries, CH.annotated_facts(data), conv.message_count)
+
+
+def chronicle_report(conv_reports: Sequence[dict]) -> dict:
+    figures = {c["conversation"]: CH.Figures(**{k: c["chronicle"][k] for k in (
+        "messages", "events", "filler", "facts", "covered", "noise")}) for c in conv_reports}
+    return {"per_conversation": {k: f.as_dict() for k, f in figures.items()},
+            "pooled": CH.pooled(figures.values()).as_dict()}
+
+
+def per_conversation(questions: Sequence[Question], stem: str) -> dict:
+    """The Annals recipe's figures on one conversation's questions."""
+    mine = [q for q in questions if q.conversation == stem]
+    s = summarize(mine, "annals")
+    return {"questions": s["questions"], "R@10": s["R@10"], "R@5": s["R@5"],
+            "R@10 cat1": s["by_category"]["1"]["R@10"],
+            "temporal_hit@5": s["temporal_hit@5"],
+            "temporal_questions": s["temporal_questions"]}
+
+
+def format_chronicle(report: dict) -> list[str]:
+    c = report.get("chronicle")
+    if not c:
+        return []
+    rows = [(stem, CH.Figures(**{k: f[k] for k in ("messages", "events", "filler", "facts",
+                                                   "covered", "noise")}))
+            for stem, f in [*c["per_conversation"].items(), ("pooled", c["pooled"])]]
+    ms = {x["conversation"]: x["extract_ms_per_message"] for x in report["conversations"]}
+    lines = ["chronicle (active extracted events vs the annotated facts; bench/chronicle.py):",
+             *CH.format_rows(rows)]
+    lines.append("extraction ms per message: " + ", ".join(
+        f"{k} {v:.1f}" for k, v in ms.items())
+        + f"; all {report['extraction']['ms_per_message']:.1f}")
+    return lines
+
+
+def format_per_conversation(report: dict) -> list[str]:
+    per = report.get("per_conversation")
+    if not per:
+        return []
+    lines = ["per conversation (Annals recipe, 20 cards):",
+             "| conversation | questions | R@5 | R@10 | R@10 cat 1 | temporal_hit@5 (n) |",
+             "|---|---|---|---|---|---|"]
+    for stem, r in per.items():
+        lines.append(f"| {stem} | {r['questions']} | {_fmt(r['R@5'])} | {_fmt(r['R@10'])} | "
+                     f"{_fmt(r['R@10 cat1'])} | {_fmt(r['temporal_hit@5'])} "
+                     f"({r['temporal_questions']}) |")
+    return lines
 
 
 def graph_report(summary: dict[str, dict]) -> dict:
@@ -782,8 +852,8 @@ def format_table(report: dict) -> str:
     lines.append("-" * len(lines[-1]))
     for name, vals, delta in rows:
         lines.append(name.ljust(w0) + "".join(v.rjust(w) for v in vals) + delta.rjust(16))
-    lines += ["", *format_graph(report), "", *format_hook(report), "",
-              *format_context(report)]
+    lines += ["", *format_per_conversation(report), "", *format_chronicle(report), "",
+              *format_graph(report), "", *format_hook(report), "", *format_context(report)]
     t = report["temporal"]
     e = report["query_embed_ms"]
     lines += [

@@ -37,6 +37,58 @@ def _echo_json(data: object) -> None:
     click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
 
 
+class JobProgress:
+    """A background job's progress on stderr while it runs: a progress bar on a terminal,
+    else a line each time it moves ("extracting: 125/700 messages, 131 events"). Called with
+    the job (a Job record or the API's JobView) whenever it changed."""
+
+    def __init__(self, label: str = "extracting"):
+        self.label = label
+        self.bar = None
+        self.shown = 0
+        self.last: tuple | None = None
+        self.tty = sys.stderr.isatty()
+
+    def __enter__(self) -> JobProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+
+    def __call__(self, job) -> None:
+        p = job.progress
+        mark = (job.status, p.done, p.total, p.events)
+        if mark == self.last:
+            return
+        self.last = mark
+        if not self.tty:
+            click.echo(f"{self.label}: {p.done}/{p.total} {p.unit}, {p.events} events "
+                       f"({job.status})", err=True)
+            return
+        if self.bar is None:
+            self.bar = click.progressbar(length=max(p.total, 1), label=self.label,
+                                         file=sys.stderr, show_pos=True,
+                                         item_show_func=lambda item: item)
+            self.bar.__enter__()
+        self.bar.length = max(p.total, 1)
+        self.bar.update(p.done - self.shown, f"{p.events} events")
+        self.shown = p.done
+
+
+def extract_here(services, space: str, session: str | None = None):
+    """Extraction on the local data dir as a background job run in this process (listed by
+    GET …/jobs like any other), its progress on stderr; the finished job, or exit 1."""
+    from chalicelib.usecases import background
+
+    with JobProgress() as progress:
+        job = background.run_here(services, space, "extract", {"session": session},
+                                  on_progress=progress)
+    if job.status != "done":
+        raise click.ClickException(f"extraction failed ({job.id}): {job.error}")
+    return job
+
+
 # ------------------------------------------------------------------ a running instance
 # With --url (or ANNALS_URL) recall, save, export, import and extract talk to a running Annals
 # (`annals serve`, or a deployed stack's ApiUrl) through chalicelib.client; without, they work
@@ -146,13 +198,15 @@ def when(text: str, now_: str | None, tz: str | None) -> None:
 @remote_options
 def extract(space: str, session: str | None, url: str | None, key: str | None) -> None:
     if url:
-        with _remote(url, key) as client:
-            _echo_json(client.extract(space, session).model_dump(mode="json"))
+        with _remote(url, key) as client, JobProgress() as progress:
+            _echo_json(client.extract(space, session, on_progress=progress)
+                       .model_dump(mode="json"))
         return
-    from chalicelib.usecases.extract import run_extraction
+    from chalicelib.usecases.background import job_events
 
-    events = run_extraction(_services(), space, session)
-    _echo_json({"events": [e.model_dump(mode="json") for e in events]})
+    services = _services()
+    job = extract_here(services, space, session)
+    _echo_json({"events": [e.model_dump(mode="json") for e in job_events(services, job)]})
 
 
 @main.command("import", help="Import chat history from FILE: OpenAI-style messages JSON, "
@@ -217,11 +271,7 @@ def import_(file: Path, space: str, fmt: str, session: str | None, start_: str |
             raise click.ClickException(str(exc)) from None
     if embed:
         embed_queued(services)
-    events = 0
-    if extract_now:
-        from chalicelib.usecases.extract import run_extraction
-
-        events = len(run_extraction(services, space))
+    events = extract_here(services, space).progress.events if extract_now else 0
     _echo_json({"space": space, "sessions": report, "events_extracted": events})
 
 
@@ -267,7 +317,10 @@ def _import_remote(url: str, key: str | None, space: str, sessions: list,
                     totals[name] += getattr(out, name)
             report.append(totals)
             bar.update(1)
-        events = len(client.extract(space).events) if extract_now else 0
+        events = 0
+        if extract_now:
+            with JobProgress() as progress:
+                events = len(client.extract(space, on_progress=progress).events)
     _echo_json({"space": space, "sessions": report, "events_extracted": events})
 
 

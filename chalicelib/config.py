@@ -23,6 +23,9 @@ class Settings(BaseSettings):
     tz: str | None = Field(default=None, description="IANA zone; default: the message's offset")
 
     # extraction / quiet window
+    # which statements the offline extractor keeps after its small-talk rules: "e5" judges
+    # them with the bundled model (chalicelib/adapters/salience_e5.py), "rules" keeps all
+    salience: Literal["e5", "rules"] = "e5"
     quiet_minutes: float = 20.0
     min_reply_packs: int = 5
     max_wait_hours: float = 6.0

@@ -324,6 +324,26 @@ class Extractor(Protocol):
     def extract(self, messages: Sequence[Message], ctx: ExtractionContext) -> list[EventDraft]: ...
 
 
+@dataclass(frozen=True)
+class Salience:
+    """How likely each text is to say something worth remembering (0..1), with the vectors
+    the judgement was made from (rows L2-normalised; the extractor compares turns by them)."""
+
+    scores: np.ndarray  # (n,)
+    vectors: np.ndarray  # (n, dim)
+    threshold: float  # a score at or above it is worth an event
+
+
+@runtime_checkable
+class SalienceJudge(Protocol):
+    """Judges statements a chat turn kept after the small-talk rules
+    (chalicelib.domain.salience): does it tell a happening, plan, change, preference or fact?"""
+
+    name: str
+
+    def assess(self, texts: Sequence[str]) -> Salience: ...
+
+
 @runtime_checkable
 class Merger(Protocol):
     """Instructions that tidy a window of events (oldest first; `new_ids` were just added).

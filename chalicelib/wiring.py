@@ -16,6 +16,7 @@ from chalicelib.ports import (
     Extractor,
     LLMClient,
     Merger,
+    SalienceJudge,
     Services,
     Store,
 )
@@ -85,16 +86,30 @@ def make_chat_upstream(settings: Settings) -> ChatUpstream | None:
                               max_retries=settings.llm_max_retries)
 
 
-def make_extractor(llm: LLMClient | None, store: Store | None = None) -> Extractor:
+def make_salience_judge(settings: Settings, embedder: Embedder | None = None) -> SalienceJudge:
+    """The offline extractor's judge of what is worth an event (ANNALS_SALIENCE): the e5
+    weights, sharing the e5 embedder when that is the one in use."""
+    if settings.salience == "rules":
+        from chalicelib.usecases.extract.salience import KeepAllJudge
+
+        return KeepAllJudge()
+    from chalicelib.adapters.salience_e5 import E5SalienceJudge
+
+    return E5SalienceJudge(embedder)
+
+
+def make_extractor(llm: LLMClient | None, store: Store | None = None,
+                   judge: SalienceJudge | None = None) -> Extractor:
     """The offline extractor, or the LLM extractor when an LLM is configured (it falls back
     to the offline one per batch when the LLM fails). `store` lets it read nearby events."""
     from chalicelib.usecases.extract.offline import OfflineExtractor
 
+    offline = OfflineExtractor(judge)
     if llm is None:
-        return OfflineExtractor()
+        return offline
     from chalicelib.usecases.extract.llm import LLMExtractor
 
-    return LLMExtractor(llm, store=store)
+    return LLMExtractor(llm, store=store, fallback=offline)
 
 
 def make_merger(settings: Settings, embedder: Embedder, llm: LLMClient | None) -> Merger:
@@ -141,7 +156,7 @@ def _sqlite_services(settings: Settings, embedder: Embedder, llm: LLMClient | No
     services = Services(
         settings=settings, store=sqlite_store, keywords=FtsKeywordIndex(db),
         vectors=NumpyVectorIndex(db, embedder.dim), embedder=embedder,
-        extractor=make_extractor(llm, sqlite_store),
+        extractor=make_extractor(llm, sqlite_store, make_salience_judge(settings, embedder)),
         merger=make_merger(settings, embedder, llm), llm=llm, clean=make_cleaner(settings))
     services.chat = make_chat_upstream(settings)
     _wire_local_index(services, db, index or settings.index_messages)
@@ -183,7 +198,8 @@ def _memory_services(settings: Settings, embedder: Embedder, llm: LLMClient | No
     services = Services(
         settings=settings, store=store, keywords=MemoryKeywordIndex(),
         vectors=MemoryVectorIndex(embedder.dim), embedder=embedder,
-        extractor=make_extractor(llm, store), merger=make_merger(settings, embedder, llm),
+        extractor=make_extractor(llm, store, make_salience_judge(settings, embedder)),
+        merger=make_merger(settings, embedder, llm),
         llm=llm, clean=make_cleaner(settings))
     services.index = InlineIndexWriter(Indexer(services))
     services.chat = make_chat_upstream(settings)
@@ -213,7 +229,8 @@ def build_aws_services(settings: Settings, *, embedder: Embedder | None = None,
     store = DynamoDBStore(settings.table, region_name=settings.region)
     services = Services(
         settings=settings, store=store, keywords=search, vectors=search, embedder=embedder,
-        extractor=make_extractor(llm, store), merger=make_merger(settings, embedder, llm),
+        extractor=make_extractor(llm, store, make_salience_judge(settings, embedder)),
+        merger=make_merger(settings, embedder, llm),
         llm=llm, queue=SqsQueue(settings.queue_url, region_name=settings.region),
         clean=make_cleaner(settings))
     services.index = StreamIndexWriter(services)

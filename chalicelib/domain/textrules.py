@@ -69,7 +69,12 @@ _EN_PRONOUNS = [
 ]
 _EN_SECOND = [
     (re.compile(r"\b[Yy]our\b|\b[Yy]ours\b"), "{you}'s"),
-    (re.compile(rf"\b[Yy]ou{_APOS}re\b"), "{you} is"),
+    (re.compile(rf"\b[Yy]ou{_APOS}re\b|\b[Yy]ou are\b"), "{you} is"),
+    (re.compile(rf"\b[Yy]ou{_APOS}ve\b|\b[Yy]ou have\b"), "{you} has"),
+    (re.compile(rf"\b[Yy]ou{_APOS}ll\b"), "{you} will"),
+    (re.compile(rf"\b[Yy]ou{_APOS}d\b"), "{you} would"),
+    (re.compile(r"\b[Yy]ou were\b"), "{you} was"),
+    (re.compile(r"\b[Yy]ourself\b"), "{you}"),
     (re.compile(r"\b[Yy]ou\b"), "{you}"),
 ]
 

@@ -43,7 +43,7 @@ def test_five_packs_wait_for_twenty_quiet_minutes(tmp_path, monkeypatch):
     last = seed(tmp_path, packs=5)
     assert run_job(tmp_path, monkeypatch, last + timedelta(minutes=10))["sessions"] == 0
     done = run_job(tmp_path, monkeypatch, last + timedelta(minutes=25))
-    assert done["extracted"] == ["me/s1"] and done["events"] >= 5
+    assert done["extracted"] == ["me/s1"] and done["events"] >= 1  # told over turns: joined
 
 
 # The wait counts from the oldest pending message (T0); the last one is 7 minutes later.

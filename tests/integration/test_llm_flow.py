@@ -228,7 +228,7 @@ class TestRetriesAndFallback:
         now = put_batch(llm_services, 2, items)
         written = extract_session(llm_services, SPACE, SESSION, now)
         messages = llm_services.store.get_messages(SPACE, SESSION)
-        offline = OfflineExtractor().extract(messages, ExtractionContext(SPACE, SESSION))
+        offline = llm_services.extractor.fallback.extract(messages, ExtractionContext(SPACE, SESSION))
         assert [e.summary for e in written] == [d.summary for d in offline]
         assert written and all(e.sources for e in written)
         usage = space_stats(llm_services, SPACE)["llm"]["total"]
@@ -246,7 +246,7 @@ class TestRetriesAndFallback:
         now = put_batch(llm_services, 1, items)
         written = extract_session(llm_services, SPACE, SESSION, now)
         messages = llm_services.store.get_messages(SPACE, SESSION)
-        offline = OfflineExtractor().extract(messages, ExtractionContext(SPACE, SESSION))
+        offline = llm_services.extractor.fallback.extract(messages, ExtractionContext(SPACE, SESSION))
         assert [e.summary for e in written] == [d.summary for d in offline] != []
         items, reply = BATCHES[1]
         double.reply_json(reply)

@@ -16,7 +16,7 @@ from tests.unit.conftest import SPACE, T0
 CONVO = [
     (0, "user", "小明", "你好呀"),
     (1, "user", "小明", "我家的猫奶糖被确诊了肾病，医生说要每天吃药。"),
-    (2, "assistant", "Aki", "听到这个消息很难过，奶糖会好起来的。"),
+    (2, "assistant", "Aki", "我家的狗上个月也做了手术，现在恢复得很好。"),
 ]
 LAST = T0 + timedelta(minutes=2)  # the time of the last message in CONVO
 QUIET = timedelta(minutes=20)  # the default quiet_minutes

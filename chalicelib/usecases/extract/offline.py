@@ -1,33 +1,57 @@
-"""The offline, rule-based extractor: no LLM, no network, deterministic.
+"""The offline extractor: no LLM, no network, deterministic. One event per thing that
+happened, nothing for small talk.
 
-One event per meaningful statement. Each event retells the statement with the speaker named,
-in the message's own language, dated by the message (and, with the time module, by the time
-the statement names), and cites the message it came from.
+1. **Statements.** The small-talk rules (chalicelib.domain.salience) take out of each turn
+   what only greets, thanks, reacts, agrees, encourages, compliments, signs off or asks; a
+   turn with nothing left makes no event.
+2. **Salience.** The judge (a SalienceJudge port: e5 weights by default,
+   adapters/salience_e5.py) scores what each turn kept; below its threshold, no event.
+3. **One event per happening.** The kept sentences of one turn are one event, unless a
+   sentence names another time than those before it (a new happening: "I adopted a puppy.
+   My sister moves to Denver next spring" is two). A happening told over consecutive turns —
+   the same speaker again right after the other side's reply (a question and the answer, a
+   story told in three turns) — joins the event before it when the turns
+   are about the same thing (their e5 vectors close: `SAME_TOPIC`), were said within
+   `MAX_TURN_GAP` of each other and name no other time, up to `MAX_TURNS` turns; the event
+   cites each of its turns.
+4. **Retelling.** Third person with the speaker named ("I adopted" → "Mel adopted"), in the
+   turn's own language; a sentence with no subject of its own ("Gonna check out career
+   options") is quoted as the speaker's words instead of being garbled. Dated by the message
+   (and by the time a sentence names, resolved against the message's own time); the date
+   lives in `when` and, for a relative time, in the summary (昨天（2026-06-14）) — never in
+   the title.
 
 A message that gives orders to an AI or poses as a system or role marker ("SYSTEM OVERRIDE",
-"ignore previous instructions", "you are now …", 忽略之前的指令, <system>, </memory>,
-<|im_start|>, [INST]; textrules.looks_like_instruction) is never retold as fact, not even the
-sentences around the marker: it becomes one event reporting what was said, 小明说：「…」 /
-Sam said: "…", tagged "quoted", of low importance, on the message's day.
+"ignore previous instructions", 忽略之前的指令, <system>, <|im_start|>, [INST];
+textrules.looks_like_instruction) is never retold as fact: it becomes one event reporting
+what was said, 小明说：「…」 / Sam said: "…", tagged "quoted", of low importance.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+
+import numpy as np
 
 from chalicelib.domain import textrules as rules
 from chalicelib.domain.models import EventDraft, Message, Source, When
-from chalicelib.domain.names import mentioned_names
+from chalicelib.domain.names import is_placeholder, mentioned_names
+from chalicelib.domain.salience import content_words, statements
 from chalicelib.domain.textproc import is_cjk
 from chalicelib.domain.timeparse import parse_time
-from chalicelib.ports import ExtractionContext
+from chalicelib.ports import ExtractionContext, Salience, SalienceJudge
 
 PREVIEW_CHARS = 80
 QUOTED_IMPORTANCE = 3  # an instruction someone typed is worth keeping, not worth surfacing
-# Very short follow-ups ("It was fun.") join the statement before them instead of standing alone.
-MIN_STANDALONE_CHARS = {"zh": 6, "en": 20}
+MAX_TURNS = 3  # turns of one teller an event may span
+SAME_TOPIC = 0.8  # e5 cosine between two turns of one teller telling the same happening
+MAX_TURN_GAP = timedelta(hours=1)  # turns further apart are not one telling
+MAX_SUMMARY_CHARS = 1200
+SIGNAL_DISCOUNT = 0.7  # a turn with a life event, plan or time needs 0.7 × the threshold
+MIN_CONTENT_WORDS = 3  # fewer, and a turn must tell a life event, plan or time to count
 
 
 def message_day(at: datetime) -> When:
@@ -70,17 +94,6 @@ def other_party(msg: Message, earlier: Sequence[Message]) -> str | None:
     return None
 
 
-def group_statements(sentences: list[str]) -> list[str]:
-    lang = "zh" if any(is_cjk(s) for s in sentences) else "en"
-    out: list[str] = []
-    for sentence in sentences:
-        if out and len(sentence) < MIN_STANDALONE_CHARS[lang]:
-            out[-1] = f"{out[-1]} {sentence}" if lang == "en" else out[-1] + sentence
-        else:
-            out.append(sentence)
-    return out
-
-
 def quoted_draft(msg: Message) -> EventDraft:
     """What an instruction-like message said, as reported speech (module docstring)."""
     title, summary = rules.reported_speech(msg.speaker, msg.content)
@@ -88,53 +101,230 @@ def quoted_draft(msg: Message) -> EventDraft:
         title=title, summary=summary, when=message_day(msg.at),
         importance=min(QUOTED_IMPORTANCE, rules.importance(msg.content, has_time=False)),
         participants=[msg.speaker],
-        sources=[Source(session=msg.session, seq_start=msg.seq, seq_end=msg.seq,
-                        preview=msg.content[:PREVIEW_CHARS])],
+        sources=[source_of(msg)],
         tags=[rules.QUOTED_TAG],
     )
+
+
+def source_of(msg: Message) -> Source:
+    return Source(session=msg.session, seq_start=msg.seq, seq_end=msg.seq,
+                  preview=msg.content[:PREVIEW_CHARS])
+
+
+# ------------------------------------------------------------------ statements and happenings
+
+
+@dataclass
+class Statement:
+    said: str  # the sentence as said (its opening reaction cut)
+    retold: str  # third person, no date stamp
+    when: When
+    ahead: bool  # the time it names is still ahead: a plan
+    relative: str | None  # the relative expression that dated it
+
+
+@dataclass
+class Happening:
+    """One event in the making: statements of one speaker, from one or more turns."""
+
+    speaker: str
+    messages: list[Message]
+    statements: list[Statement]
+    vector: np.ndarray | None  # the last turn's, to compare the next turn with
+    timed: bool  # a statement named a time
+    participants: list[str] = field(default_factory=list)
+
+    @property
+    def when(self) -> When:
+        return self.statements[0].when
+
+    def draft(self, joiner: str) -> EventDraft:
+        retold = joiner.join(s.retold for s in self.statements)
+        first = self.statements[0]
+        summary = date_relative(retold, first.relative, first.when)
+        summary = rules.quote(summary, MAX_SUMMARY_CHARS) if len(summary) > MAX_SUMMARY_CHARS \
+            else summary
+        said = " ".join(s.said for s in self.statements)
+        plan = any(s.ahead for s in self.statements)
+        return EventDraft(
+            title=rules.make_title(first.retold) or rules.make_title(retold) or first.said[:60],
+            summary=summary,
+            when=first.when,
+            importance=rules.importance(said, has_time=self.timed),
+            participants=self.participants,
+            sources=sources_of(self.messages),
+            tags=["plan"] if plan else [],
+            plan=plan,
+        )
+
+
+def sources_of(messages: Sequence[Message]) -> list[Source]:
+    """One source per run of consecutive turns (seq n, n+1 … of one session)."""
+    out: list[Source] = []
+    for msg in messages:
+        last = out[-1] if out else None
+        if last is not None and last.session == msg.session and last.seq_end == msg.seq - 1:
+            out[-1] = last.model_copy(update={"seq_end": msg.seq})
+        else:
+            out.append(source_of(msg))
+    return out
+
+
+# A sentence that opens with its verb has no subject to retell: "Gonna check out career
+# options" would become "Gonna check out Caroline's career options".
+_SUBJECTLESS = re.compile(
+    r"^(?:gonna|wanna|gotta|going to|just|been|got|went|had|started|finished|made|took|did"
+    r"|thinking|trying|working|planning|hoping|feeling|having|getting|doing|can'?t|don'?t"
+    r"|didn'?t|won'?t|haven'?t|hope|guess|need|want|love|loved|totally|really|also|still"
+    r"|always|never|definitely|probably|maybe)\b", re.IGNORECASE)
+
+
+def retell(sentence: str, me: str, you: str | None) -> str:
+    """Third person with the speaker named, or the speaker's words quoted when the sentence
+    has no subject to name. A speaker with no name of its own ("user", "assistant": roles,
+    never people) is called by its role in the sentence's language (用户 / the user)."""
+    zh = is_cjk(sentence)
+    me, you = _called(me, zh), None if you is None else _called(you, zh)
+    if not zh and _SUBJECTLESS.match(sentence):
+        return f'{me}: "{sentence}"'
+    return rules.third_person(sentence, me, you)
+
+
+_ROLE_CALLED = {"assistant": ("助手", "the assistant"), "system": ("系统", "the system")}
+
+
+def _called(name: str, zh: bool) -> str:
+    if not is_placeholder(name):
+        return name
+    zh_word, en_word = _ROLE_CALLED.get(name.strip().lower(), ("用户", "the user"))
+    return zh_word if zh else en_word
 
 
 class OfflineExtractor:
     name = "offline"
 
-    def extract(self, messages: Sequence[Message], ctx: ExtractionContext) -> list[EventDraft]:
-        history = list(ctx.earlier)
-        speakers = {m.speaker for m in [*ctx.earlier, *messages] if m.role != "system"}
-        drafts: list[EventDraft] = []
-        for msg in messages:
-            if msg.role != "system":
-                drafts.extend(self.extract_message(msg, history, sorted(speakers)))
-            history.append(msg)
-        return drafts
+    def __init__(self, judge: SalienceJudge | None = None):
+        from chalicelib.usecases.extract.salience import KeepAllJudge
 
-    def extract_message(self, msg: Message, earlier: Sequence[Message],
-                        speakers: Sequence[str]) -> list[EventDraft]:
-        if rules.looks_like_instruction(msg.content):
-            return [quoted_draft(msg)]
-        statements = group_statements(
-            [s for s in rules.split_sentences(msg.content) if rules.is_meaningful(s)]
-        )
-        you = other_party(msg, earlier)
-        drafts = []
-        for statement in statements:
-            when, ahead, relative = resolve_when(statement, msg)
-            summary = date_relative(rules.third_person(statement, msg.speaker, you), relative,
-                                    when)
-            # Anything said about a time still ahead is an intention or arrangement (下周五我们去…,
-            # next Friday we will…): dated in the future and marked as a plan.
-            plan = ahead
-            participants = list(dict.fromkeys(
-                [msg.speaker, *mentioned_names(summary, [s for s in speakers if s != msg.speaker])]
-            ))
-            drafts.append(EventDraft(
-                title=rules.make_title(summary),
-                summary=summary,
-                when=when,
-                importance=rules.importance(statement, has_time=when != message_day(msg.at)),
-                participants=participants,
-                sources=[Source(session=msg.session, seq_start=msg.seq, seq_end=msg.seq,
-                                preview=msg.content[:PREVIEW_CHARS])],
-                tags=["plan"] if plan else [],
-                plan=plan,
-            ))
-        return drafts
+        self.judge: SalienceJudge = judge or KeepAllJudge()
+
+    def extract(self, messages: Sequence[Message], ctx: ExtractionContext) -> list[EventDraft]:
+        speakers = sorted({m.speaker for m in [*ctx.earlier, *messages] if m.role != "system"})
+        turns = [m for m in messages if m.role != "system"]
+        kept = {m.seq: said for m in turns if not rules.looks_like_instruction(m.content)
+                and substantial(m, said := statements(m.content, speakers), speakers)}
+        asked = [m for m in turns if kept.get(m.seq)]
+        texts = [" ".join(kept[m.seq]) for m in asked]
+        verdict = _verdicts(asked, texts, self.judge.assess(texts))
+        history = list(ctx.earlier)
+        happenings: list[Happening | EventDraft] = []
+        for position, msg in enumerate(turns):
+            if rules.looks_like_instruction(msg.content):
+                happenings.append(quoted_draft(msg))
+            elif msg.seq in verdict:
+                vector = verdict[msg.seq]
+                you = other_party(msg, history)
+                self.add_turn(happenings, msg, kept[msg.seq], vector, you, speakers,
+                              turns[:position])
+            history.append(msg)
+        joiner = {True: "", False: " "}
+        return [h if isinstance(h, EventDraft) else
+                h.draft(joiner[is_cjk(h.statements[0].said)]) for h in happenings]
+
+    def add_turn(self, happenings: list, msg: Message, said: list[str], vector: np.ndarray,
+                 you: str | None, speakers: Sequence[str], before: Sequence[Message]) -> None:
+        """The turn's happenings: joined to the teller's last one when it goes on telling
+        it (module docstring, step 3), else new."""
+        groups = happenings_of(msg, said, you)
+        previous = _continued(happenings, msg, before, vector, groups[0])
+        others = [s for s in speakers if s != msg.speaker]
+        for i, group in enumerate(groups):
+            timed = any(s.relative is not None or s.when != message_day(msg.at) for s in group)
+            if i == 0 and previous is not None:
+                previous.messages.append(msg)
+                previous.statements.extend(group)
+                previous.vector = vector
+                previous.timed = previous.timed or timed
+                target = previous
+            else:
+                target = Happening(speaker=msg.speaker, messages=[msg], statements=list(group),
+                                   vector=vector, timed=timed)
+                happenings.append(target)
+            summary = " ".join(s.retold for s in target.statements)
+            target.participants = list(dict.fromkeys(
+                [p for p in [msg.speaker, *mentioned_names(summary, others)]
+                 if not is_placeholder(p)]))
+
+
+def substantial(msg: Message, said: Sequence[str], names: Sequence[str]) -> bool:
+    """Enough said to be a memory: three content words or more (names aside), or fewer that
+    tell a life event, a plan or a time ("我怀孕了", "I moved!", "明天面试")."""
+    if not said:
+        return False
+    text = " ".join(said)
+    if content_words(text, names) >= MIN_CONTENT_WORDS:
+        return True
+    if rules.LIFE_WORDS.search(text) or rules.PLAN_WORDS.search(text):
+        return True
+    return parse_time(text, msg.at) is not None
+
+
+def signals(msg: Message, text: str) -> bool:
+    """A life event, a plan or decision, or a named time: words that mark a memory in any
+    chat, whatever the judge makes of the rest."""
+    return bool(rules.LIFE_WORDS.search(text) or rules.PLAN_WORDS.search(text)
+                or parse_time(text, msg.at) is not None)
+
+
+def _verdicts(asked: Sequence[Message], texts: Sequence[str],
+              judged: Salience) -> dict[int, np.ndarray]:
+    """seq → the turn's vector, for the turns the judge finds worth an event; a turn with a
+    signal (`signals`) needs only `SIGNAL_DISCOUNT` of the threshold."""
+    out = {}
+    for i, msg in enumerate(asked):
+        score = judged.scores[i]
+        if score >= judged.threshold or (score >= judged.threshold * SIGNAL_DISCOUNT
+                                         and signals(msg, texts[i])):
+            out[msg.seq] = judged.vectors[i]
+    return out
+
+
+def happenings_of(msg: Message, said: Sequence[str], you: str | None) -> list[list[Statement]]:
+    """The turn's statements, grouped: a statement that names another time than the group
+    before it starts a new group (a new happening)."""
+    groups: list[list[Statement]] = []
+    for sentence in said:
+        when, ahead, relative = resolve_when(sentence, msg)
+        statement = Statement(said=sentence, retold=retell(sentence, msg.speaker, you),
+                              when=when, ahead=ahead, relative=relative)
+        if groups and ((relative is None and when == message_day(msg.at))
+                       or when == groups[-1][0].when):
+            groups[-1].append(statement)
+        else:
+            groups.append([statement])
+    return groups
+
+
+def _continued(happenings: Sequence, msg: Message, before: Sequence[Message],
+               vector: np.ndarray, first: Sequence[Statement]) -> Happening | None:
+    """The teller's happening this turn goes on telling, if any (module docstring, step 3)."""
+    last = next((h for h in reversed(happenings) if isinstance(h, Happening)
+                 and h.speaker == msg.speaker), None)
+    if last is None or len(last.messages) >= MAX_TURNS:
+        return None
+    if msg.at - last.messages[-1].at > MAX_TURN_GAP:
+        return None  # told another time: another telling
+    between = [m for m in before if m.seq > last.messages[-1].seq]
+    if len(between) != 1 or between[0].speaker == msg.speaker:
+        # Not the teller's turn right after the other side's reply. Two messages in a row
+        # are two statements: a chat host splits a turn where its writer pressed enter.
+        return None
+    # After the other side's reply ("What happened?", "Wow!") the teller's next turn goes on
+    # telling it unless it is plainly about something else.
+    if last.vector is None or not np.any(vector) \
+            or float(np.dot(last.vector, vector)) < SAME_TOPIC:
+        return None
+    names_time = any(s.relative is not None or s.when != message_day(msg.at) for s in first)
+    if names_time and first[0].when != last.when:
+        return None  # another time: another happening
+    return last
