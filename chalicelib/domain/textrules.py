@@ -146,18 +146,43 @@ def _third_person_verb(phrase: str, me: str) -> str:
     """"I really want" → "Mel really wants"."""
     words = phrase.split()
     verb = words[-1]
-    words[-1] = _EN_VERBS_ES.get(verb, verb + "s")
+    if verb in _EN_VERBS_ES:
+        words[-1] = _EN_VERBS_ES[verb]
+    elif verb.endswith(("s", "sh", "ch", "x", "z", "o")):
+        words[-1] = verb + "es"
+    elif verb.endswith("y") and verb[-2:-1] not in "aeiou":
+        words[-1] = verb[:-1] + "ies"
+    else:
+        words[-1] = verb + "s"
     return " ".join([me, *words[1:]])
 
 
 def make_title(summary: str) -> str:
-    """The first clause, kept short: a heading, not a sentence."""
+    """The first clause that says something, kept short: a heading, not a sentence. An opening
+    clause of one or two words ("Lately", "Last Friday", "Actually") joins the next; a quoted
+    statement (Sam: "…") keeps its quote marks."""
+    quoted = re.match(r'^([^:"]{1,40}): "(.+?)"?$', summary, re.DOTALL)
+    if quoted:
+        return f'{quoted.group(1)}: "{make_title(quoted.group(2))}"'
     if is_cjk(summary):
-        clause = re.split(r"[，,。！？!?；;：:]", summary, maxsplit=1)[0].strip()
+        parts = [p.strip() for p in re.split(r"[，,。！？!?；;：:]", summary) if p.strip()]
+        clause = _first_clause(parts, lambda p: len(p) >= 4, "，")
         return clause if len(clause) <= 24 else clause[:23] + "…"
-    clause = re.split(r"[,;:.!?](?:\s|$)| - | — ", summary, maxsplit=1)[0].strip()
+    parts = [p.strip() for p in re.split(r"[,;:.!?](?:\s|$)| - | — ", summary) if p.strip()]
+    clause = _first_clause(parts, lambda p: len(p.split()) >= 3, ", ")
     words = clause.split()
     return " ".join(words) if len(words) <= 10 else " ".join(words[:9]) + "…"
+
+
+def _first_clause(parts: list[str], enough, joiner: str) -> str:
+    if not parts:
+        return ""
+    clause = parts[0]
+    for part in parts[1:]:
+        if enough(clause):
+            break
+        clause = f"{clause}{joiner}{part}"
+    return clause
 
 
 def importance(sentence: str, has_time: bool) -> int:
