@@ -206,7 +206,8 @@ def extract(space: str, session: str | None, url: str | None, key: str | None) -
 
     services = _services()
     job = extract_here(services, space, session)
-    _echo_json({"events": [e.model_dump(mode="json") for e in job_events(services, job)]})
+    _echo_json({"events": [e.model_dump(mode="json") for e in job_events(services, job)],
+                "drafts": (job.result or {}).get("drafts", {})})
 
 
 @main.command("import", help="Import chat history from FILE: OpenAI-style messages JSON, "
