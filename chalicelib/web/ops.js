@@ -1,5 +1,7 @@
 // Operations: import a chat file (read here, PUT in batches with progress), run extraction,
 // merge and forgetting now, job status and failures, numbers, export, and API keys (admin).
+// An extraction too large for one request comes back as a background job (202): it is
+// followed (GET …/jobs/{id}) with its progress until it is done.
 
 import {ApiError} from './api.js';
 import {ID_PATTERN, busy, download, field, h, mount, options} from './dom.js';
@@ -7,6 +9,33 @@ import {fmtDateTime, fmtNumber, t} from './i18n.js';
 import {batches, parseChat, sessionName} from './importer.js';
 
 const SPACE_ID = /^[A-Za-z0-9_.:@-]{1,128}$/;
+const JOB_POLL_MS = 1000;
+
+/** Show a background job's progress on a <progress> and a line of text. */
+function showJob(job, progress, line) {
+  const p = job.progress;
+  if (progress) {
+    progress.hidden = false;
+    progress.max = Math.max(1, p.total);
+    progress.value = p.done;
+  }
+  if (line) mount(line, t('jobs.progress', {done: p.done, total: p.total, events: p.events, status: t(`jobs.status.${job.status}`)}));
+}
+
+/** POST …/extract; when the work became a background job (202), follow it until it is done,
+ * showing its progress. The number of events made; an ApiError if the job failed. */
+export async function extractNow(app, body, {progress = null, line = null} = {}) {
+  const answer = await app.api.post(app.path('extract'), body);
+  if (!answer.job) return answer.events.length;
+  let job = answer.job;
+  for (;;) {
+    showJob(job, progress, line);
+    if (job.status === 'done') return job.progress.events;
+    if (job.status === 'failed') throw new ApiError(500, 'job_failed', t('jobs.failed', {error: job.error || '—'}));
+    await new Promise((done) => setTimeout(done, JOB_POLL_MS));
+    job = await app.api.get(app.path('jobs', job.id));
+  }
+}
 
 function importSection(app, refresh) {
   const file = h('input', {type: 'file', accept: '.json,.jsonl,application/json'});
@@ -19,6 +48,8 @@ function importSection(app, refresh) {
   progress.id = 'import-progress';
   const line = h('p', {class: 'small', 'aria-live': 'polite'});
   const submit = h('button', {type: 'submit', class: 'primary'}, t('import.submit'));
+  const extractAfter = h('input', {type: 'checkbox'});
+  extractAfter.id = 'import-extract';
   file.addEventListener('change', () => {
     if (file.files[0] && !session.value) session.value = sessionName(file.files[0].name);
   });
@@ -57,8 +88,16 @@ function importSection(app, refresh) {
       sent += batch.length;
       progress.value = sent;
     }
-    mount(line, h('strong', {}, t('import.done', {total, session: session.value, format: t(`import.${parsed.format}`), ...totals})));
+    const done = h('strong', {}, t('import.done', {total, session: session.value, format: t(`import.${parsed.format}`), ...totals}));
+    mount(line, done);
     app.say(t('import.donesay', {total}));
+    if (extractAfter.checked) {
+      const step = h('span', {});
+      mount(line, done, ' ', step);
+      const n = await extractNow(app, {session: session.value}, {progress, line: step});
+      mount(step, t('jobs.extracted', {n}));
+      app.say(t('jobs.extracted', {n}));
+    }
     refresh();
   }
 
@@ -77,12 +116,15 @@ function importSection(app, refresh) {
       field(t('import.format'), format)),
     h('div', {class: 'grid-2'}, field(t('import.username'), userName, {hint: t('import.nameshint')}),
       field(t('import.assistantname'), assistantName)),
+    h('div', {class: 'field check'}, extractAfter, h('label', {for: extractAfter.id}, t('import.extract'))),
     h('div', {class: 'actions'}, submit),
     h('label', {for: progress.id, class: 'visually-hidden'}, t('import.progresslabel')), progress, line));
 }
 
 function jobsSection(app, refresh) {
   const out = h('div', {class: 'job-result', 'aria-live': 'polite'});
+  const progress = h('progress', {max: 1, value: 0, hidden: true});
+  progress.id = 'job-progress';
   const job = (label, work) => h('button', {type: 'button', class: 'secondary', onclick: (e) => busy(e.currentTarget, async () => {
     mount(out, h('p', {class: 'muted'}, t('jobs.running', {job: label})));
     const text = await work();
@@ -98,8 +140,10 @@ function jobsSection(app, refresh) {
     h('p', {class: 'muted small'}, t('jobs.intro')),
     h('div', {class: 'actions wrap'},
       job(t('jobs.extract'), async () => {
-        const r = await app.api.post(app.path('extract'), {});
-        return t('jobs.extracted', {n: r.events.length});
+        const line = h('p', {class: 'muted'});
+        mount(out, line);
+        const n = await extractNow(app, {}, {progress, line});
+        return t('jobs.extracted', {n});
       }),
       job(t('jobs.merge'), async () => {
         const r = await app.api.post(app.path('consolidate'), {});
@@ -109,6 +153,7 @@ function jobsSection(app, refresh) {
         const r = await app.api.post(app.path('forget'), {});
         return t('jobs.forgot', {n: r.faded.length, c: r.compacted_journal_batches});
       }) : null),
+    h('label', {for: progress.id, class: 'visually-hidden'}, t('jobs.progresslabel')), progress,
     out);
 }
 
