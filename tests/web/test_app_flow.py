@@ -241,11 +241,11 @@ def test_a_trip_becomes_a_thread_to_read_rename_merge_and_see_in_the_graph(open_
 
     # The chronicle filtered by the thread: its active events only, summaries kept apart.
     # The trip's sessions tell one or two events each: too few for a summary
-    # (ANNALS_SUMMARY_MIN_EVENTS); a session of three has one.
+    # (ANNALS_SUMMARY_MIN_EVENTS); a session of three has one (three people: three tellings).
     with server.http() as http:
         life = [("Mel", "I started learning the cello with a teacher downtown."),
                 ("Sam", "My sister Jo is getting married in Lisbon in September."),
-                ("Mel", "I adopted a ginger cat named Biscuit from the shelter.")]
+                ("Ann", "I adopted a ginger cat named Biscuit from the shelter.")]
         put = http.put("/v1/spaces/travel/sessions/life-1/messages", json={"messages": [
             {"seq": i, "role": "user", "speaker": who, "content": text,
              "at": f"2026-06-10T20:0{i}:00+08:00"} for i, (who, text) in enumerate(life)]})
