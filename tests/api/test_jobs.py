@@ -51,7 +51,7 @@ def test_a_small_backlog_is_extracted_in_the_request(client, services):
     put_chat(client, SMALL)
     resp = extract(client)
     assert resp.status_code == 200
-    assert len(body(resp)["events"]) >= 20 and "job" not in body(resp)
+    assert body(resp)["events"] and "job" not in body(resp)
     assert background.list_jobs(services, "me") == []  # no job for a sync run
 
 
