@@ -31,9 +31,9 @@ class Settings(BaseSettings):
     max_wait_hours: float = 6.0
     sweep_seconds: float = 60.0
     # POST …/extract runs at most this many pending messages inside the request (measured with
-    # the bundled e5 on 2 cores: 1.8-2.5 s of CPU for 30 messages of a dense chat, an event
-    # each, most of it embedding the events; docs/api-limits.md); more becomes a background
-    # job (202, GET …/jobs/{id}). 0: a job whenever anything is pending.
+    # the bundled e5 on 2 cores: 1.3-1.8 s of CPU for 30 messages of a dense chat, most of it
+    # e5 judging statements and embedding the events; docs/api-limits.md); more becomes a
+    # background job (202, GET …/jobs/{id}). 0: a job whenever anything is pending.
     extract_sync_max_messages: int = Field(default=30, ge=0)
 
     # recall: the recipe (chalicelib/usecases/recall/recipes.py) holds every knob; these
