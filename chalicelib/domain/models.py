@@ -436,6 +436,10 @@ class RecallRequest(Strict):
     # recipe's, applied when at most the recipe's max_cards cards are asked for; a number
     # applies whatever the card limit; 0 switches the gate off.
     min_relevance: float | None = Field(default=None, ge=0, le=1)
+    trace_lang: Literal["en", "zh"] | None = Field(
+        default=None,
+        description="the language of the trace lines (e.g. a UI's language); by default "
+                    "the query's. The context keeps the query's language")
 
     @property
     def card_limit(self) -> int | None:

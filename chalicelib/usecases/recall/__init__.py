@@ -47,13 +47,14 @@ from chalicelib.usecases.recall.timewindow import (
 
 @dataclass
 class Trace:
-    """Recall steps in the language of the query."""
+    """Recall steps in the language of the query, or in the request's `trace_lang`."""
 
-    zh: bool
+    zh: bool  # the query's language: the context's preamble and "forgot" note follow it
     lines: list[str]
+    lang: str | None = None  # RecallRequest.trace_lang: "zh" | "en" for the lines, else zh
 
     def add(self, zh: str, en: str) -> None:
-        self.lines.append(zh if self.zh else en)
+        self.lines.append(zh if (self.lang == "zh" if self.lang else self.zh) else en)
 
 
 def keyword_query(query: str, recipe: RecallRecipe) -> str:
@@ -162,7 +163,7 @@ def recall(services: Services, space: str, request: RecallRequest) -> RecallResp
                                          request.query})
     recipe = resolve_recipe(services, request)
     now = request.now or services.clock()
-    trace = Trace(zh=is_cjk(request.query), lines=[])
+    trace = Trace(zh=is_cjk(request.query), lines=[], lang=request.trace_lang)
     trace.add(f"[记忆检索] 线索：{request.query}", f"[recall] query: {request.query}")
     fresh = services.index.freshen(space, recipe.freshness_budget_ms / 1000)
     trace_freshness(trace, fresh)
