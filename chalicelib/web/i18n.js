@@ -69,7 +69,8 @@ const EN = {
   'diff.added': 'added', 'diff.removed': 'removed',
 
   'recall.title': 'Recall lab', 'recall.intro': 'Ask as a chat host would, and see why Annals answers what it does.',
-  'recall.query': 'Query', 'recall.queryph': 'e.g. what did Sam book?  /  奶糖体检', 'recall.timehint': 'Time hint',
+  'recall.query': 'Query', 'recall.queryph': 'e.g. what did Sam book?  /  奶糖体检',
+  'recall.queryhint': 'Enter recalls; Shift+Enter adds a line.', 'recall.timehint': 'Time hint',
   'recall.timehintph': 'e.g. last Tuesday, 2026-06-14', 'recall.timehinthint': 'Optional: searched as a time window first.',
   'recall.window': 'Chat window', 'recall.windowhint': 'Cooldown is counted per window.',
   'recall.maxcards': 'Max cards', 'recall.advanced': 'More options', 'recall.now': 'Now',
@@ -247,7 +248,8 @@ const ZH = {
   'diff.added': '新增', 'diff.removed': '删除',
 
   'recall.title': '回忆实验室', 'recall.intro': '像聊天程序那样提问，并看清 Annals 为什么这样回答。',
-  'recall.query': '问题', 'recall.queryph': '例如：奶糖体检  /  what did Sam book?', 'recall.timehint': '时间提示',
+  'recall.query': '问题', 'recall.queryph': '例如：奶糖体检  /  what did Sam book?',
+  'recall.queryhint': '回车即检索，Shift+回车换行。', 'recall.timehint': '时间提示',
   'recall.timehintph': '例如：上周二、2026-06-14', 'recall.timehinthint': '可选：先在这个时间窗口里找。',
   'recall.window': '聊天窗口', 'recall.windowhint': '冷却按窗口计算。',
   'recall.maxcards': '最多卡片数', 'recall.advanced': '更多选项', 'recall.now': '当前时间',

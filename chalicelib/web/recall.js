@@ -4,7 +4,7 @@
 // token estimate — and report it as delivered, so the next recall in the window cools it.
 
 import {ID_PATTERN, busy, field, h, mount, options} from './dom.js';
-import {fmtDateTime, fmtNumber, fmtWhen, t} from './i18n.js';
+import {fmtDateTime, fmtNumber, fmtWhen, lang, t} from './i18n.js';
 
 const PART_ORDER = ['fused', 'keyword', 'keyword_rank', 'vector', 'vector_rank', 'coverage', 'relevance'];
 
@@ -101,6 +101,13 @@ export async function renderRecall(main, _args, app) {
   const minRelevance = h('input', {type: 'number', min: 0, max: 1, step: 0.01, value: last.min_relevance, placeholder: '0.09'});
   const submit = h('button', {type: 'submit', class: 'primary'}, t('recall.submit'));
   const result = h('div', {class: 'recall-result', 'aria-live': 'polite'});
+  // Enter recalls, as in a chat box (Ctrl/⌘+Enter too); Shift+Enter adds a line. The Enter
+  // that picks an input method's candidate (a Chinese IME) is left to the IME.
+  query.addEventListener('keydown', (e) => {
+    if (e.key !== 'Enter' || e.shiftKey || e.altKey || e.isComposing || e.keyCode === 229) return;
+    e.preventDefault();
+    if (!submit.disabled) query.form.requestSubmit();
+  });
 
   function request() {
     Object.assign(last, {query: query.value, time_hint: timeHint.value, window: windowInput.value.trim(),
@@ -111,6 +118,7 @@ export async function renderRecall(main, _args, app) {
     if (last.max_cards) body.max_cards = Number(last.max_cards);
     if (last.now) body.now = localIso(last.now);
     if (last.min_relevance !== '') body.min_relevance = Number(last.min_relevance);
+    body.trace_lang = lang();  // the trace in the reader's language; the context stays the query's
     return body;
   }
 
@@ -200,7 +208,7 @@ export async function renderRecall(main, _args, app) {
       if (!query.value.trim()) return;
       busy(submit, run, app.fail);
     }},
-    field(t('recall.query'), query, {className: 'wide'}),
+    field(t('recall.query'), query, {className: 'wide', hint: t('recall.queryhint')}),
     h('div', {class: 'grid-3'},
       field(t('recall.timehint'), timeHint, {hint: t('recall.timehinthint')}),
       field(t('recall.window'), windowInput, {hint: t('recall.windowhint')}),

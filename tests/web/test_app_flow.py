@@ -103,7 +103,7 @@ def test_sign_in_import_extract_edit_recall_and_cooldown(open_page, server, tmp_
     cards = page.locator(".recall-card")
     expect(cards.first).to_contain_text("奶糖的体检")
     expect(cards.first.locator("table.parts")).to_contain_text("relevance")
-    expect(page.locator(".trace li.trace-gate")).to_contain_text("准入门槛")
+    expect(page.locator(".trace li.trace-gate")).to_contain_text("gate: relevance")  # the UI's language
     expect(page.locator("pre.context")).to_contain_text(f"ref=event:{event_id}")
     expect(page.get_by_text(re.compile(r"≈ \d+ tokens"))).to_be_visible()
     recalled = cards.count()
@@ -113,7 +113,7 @@ def test_sign_in_import_extract_edit_recall_and_cooldown(open_page, server, tmp_
     expect(page.get_by_text(re.compile(rf"Reported {recalled} as delivered to window “chat-1”"))).to_be_visible()
     page.get_by_role("button", name="Recall again").click()
     cooled = page.locator(".trace li.trace-cooldown")
-    expect(cooled).to_contain_text("[冷却] 窗口 chat-1")
+    expect(cooled).to_contain_text("[cooldown] window chat-1")
     expect(page.locator("section[aria-labelledby=cool-h]")).to_contain_text(f"event:{event_id}")
     expect(page.locator(".recall-card")).to_have_count(0)
 
