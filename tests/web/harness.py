@@ -162,3 +162,56 @@ def seed_trip(server: Server, space: str = SPACE, consolidate: bool = True) -> d
             assert http.post(f"/v1/spaces/{space}/consolidate", json={}).status_code == 200
         threads = http.get(f"/v1/spaces/{space}/threads").json()["threads"]
     return {"events": events, "threads": threads}
+
+
+# Chinese text needs a CJK font (Debian: fonts-noto-cjk, or fonts-wqy-microhei): without one,
+# Chromium draws every Chinese character as the same .notdef box. CJK_GLYPHS draws each
+# character of a sample alone on a canvas in the page's own fonts, and the same for code
+# points no font has (unassigned): real glyphs are inked and differ from each other and from
+# the missing glyph; boxes (or blanks) are all alike.
+CJK_SAMPLE = "编年回忆实验室奶糖体检"
+NO_GLYPH = "\u0378\u0379\u0380"  # unassigned in Unicode: how a missing glyph renders here
+CJK_GLYPHS = """([chars, missing]) => {
+  const fonts = {body: getComputedStyle(document.body).fontFamily,
+                 mono: getComputedStyle(document.documentElement).getPropertyValue('--mono').trim() || 'monospace'};
+  const canvas = document.createElement('canvas');
+  canvas.width = canvas.height = 48;
+  const ctx = canvas.getContext('2d', {willReadFrequently: true});
+  const draw = (ch) => {
+    ctx.clearRect(0, 0, 48, 48);
+    ctx.fillText(ch, 4, 24);
+    const alpha = ctx.getImageData(0, 0, 48, 48).data.filter((_, i) => i % 4 === 3);
+    let ink = 0, hash = 2166136261;
+    for (const a of alpha) {
+      const on = a > 96 ? 1 : 0;
+      ink += on;
+      hash = Math.imul(hash ^ on, 16777619) >>> 0;
+    }
+    return {ink, hash, width: Math.round(ctx.measureText(ch).width * 10) / 10};
+  };
+  const out = {};
+  for (const [name, family] of Object.entries(fonts)) {
+    ctx.font = `32px ${family}`;
+    ctx.textBaseline = 'middle';
+    out[name] = {family, chars: [...chars].map(draw), missing: [...missing].map(draw)};
+  }
+  return out;
+}"""
+
+
+def cjk_font_problem(page) -> str | None:
+    """Why Chinese text does not render with real glyphs in `page` (any loaded page of the
+    app), or None when it does."""
+    drawn = page.evaluate(CJK_GLYPHS, [CJK_SAMPLE, NO_GLYPH])
+    for name, font in drawn.items():
+        chars, missing = font["chars"], font["missing"]
+        boxes = {m["hash"] for m in missing}
+        shapes = {c["hash"] for c in chars}
+        if (any(c["ink"] < 20 for c in chars) or len(shapes) < len(chars)
+                or shapes & boxes):
+            return (f"Chinese text renders as boxes in the {name} font ({font['family']}): "
+                    f"{len(shapes)} distinct shapes for {len(chars)} characters, "
+                    f"{len(shapes & boxes)} like a missing glyph. Install a CJK font: "
+                    "apt-get install -y fonts-noto-cjk (or fonts-wqy-microhei); "
+                    "fc-list :lang=zh lists what is there")
+    return None

@@ -4,7 +4,8 @@ PNG files in docs/screenshots/ (shown in README.md and docs/web.md).
 A fresh `annals serve` (hash embedder) gets the small chat of the tests, extracted, one event
 edited twice (so its history has something to show), the trip told over six sessions (so there
 are threads, places, relations and summaries) and a scoped key (so the key table does);
-Debian's Chromium, through Playwright, takes the pictures.
+Debian's Chromium, through Playwright, takes the pictures; it needs a CJK font
+(apt-get install -y fonts-noto-cjk) and refuses to draw Chinese as boxes.
 
     python -m tests.web.screenshots [--out docs/screenshots] [--only chronicle,recall]
 """
@@ -20,6 +21,7 @@ from tests.web.harness import (
     SPACE,
     Server,
     browser_missing,
+    cjk_font_problem,
     launch,
     seed,
     seed_trip,
@@ -99,6 +101,14 @@ def main(argv: list[str] | None = None) -> int:
         event_id, thread_id = prepare(server)
         with sync_playwright() as playwright:
             browser = launch(playwright)
+            page = browser.new_page(locale="zh-CN")
+            page.goto(server.url + "/")
+            page.locator("input[name=key]").wait_for()
+            problem = cjk_font_problem(page)  # else every Chinese glyph would be a box
+            page.close()
+            if problem:
+                print(f"screenshots: {problem}", file=sys.stderr)
+                return 1
             for lang, locale in LOCALES.items():
                 for device, (viewport, scale) in VIEWPORTS.items():
                     common = {"locale": locale, "viewport": viewport, "device_scale_factor": scale,
