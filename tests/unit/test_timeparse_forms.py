@@ -60,6 +60,23 @@ def test_chinese_offset_and_part(text: str, expected: tuple[str, ...]) -> None:
 
 
 @pytest.mark.parametrize(("text", "expected"), [
+    # an offset in weeks, then that week's weekend (Saturday and Sunday), not the whole week
+    ("两周前的周末", ("2026-10-17", "2026-10-19", "day", True)),
+    ("三周前的周末", ("2026-10-10", "2026-10-12", "day", True)),
+    ("上上周的周末", ("2026-10-17", "2026-10-19", "day", True)),
+    ("上周的周末", ("2026-10-24", "2026-10-26", "day", True)),
+    ("下周的周末", ("2026-11-07", "2026-11-09", "day", True)),
+    ("我们两周前的周末去爬了山", ("2026-10-17", "2026-10-19", "day", True)),
+    ("the weekend two weeks ago", ("2026-10-17", "2026-10-19", "day", True)),
+    ("the weekend three weeks ago", ("2026-10-10", "2026-10-12", "day", True)),
+    ("the weekend of last week", ("2026-10-24", "2026-10-26", "day", True)),
+    ("We went hiking the weekend two weeks ago.", ("2026-10-17", "2026-10-19", "day", True)),
+])
+def test_a_week_offset_then_its_weekend(text: str, expected: tuple[str, ...]) -> None:
+    check(text, expected)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
     ("last weekend", ("2023-07-08", "2023-07-10", "day", True)),
     ("the weekend before last", ("2023-07-01", "2023-07-03", "day", True)),
     ("the weekend after next", ("2023-07-29", "2023-07-31", "day", True)),

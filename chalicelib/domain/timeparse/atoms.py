@@ -42,6 +42,7 @@ class Atom:
     quarter: int | None = None  # the span is this quarter (1-4) of its year
     in_year: Callable[[int], Atom | None] | None = None  # named without a year: re-resolve
     weekday: int | None = None  # a bare weekday name (can roll a week as a range end)
+    bare_weekend: bool = False  # 周末 / the weekend named alone: a week beside it says which
     pod: tuple[int, int] | None = None  # POD hours [h0, h1); h1 may pass 24
     hour: int | None = None  # CLOCK hour as written
     minute: int | None = None  # CLOCK minute; None = a whole hour

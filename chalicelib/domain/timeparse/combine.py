@@ -8,6 +8,7 @@ them (the gap) is short glue and their kinds fit together:
   year          去年 + 8月 / 春节 / 夏天, summer + of 2022             -> moved into that year
   month + day   上个月 + 3号                                          -> that date
   week + day    下周 + 的周五                                         -> that weekday
+  week+weekend  两周前 + 的周末, the weekend + two weeks ago               -> that week's weekend
   day + time    昨天 + 下午 + 3点, last Friday + evening              -> anchored on the day
   time + day    3pm + on Friday, the morning + of May 3               -> anchored on the day
   weekday+date  Saturday, May 3 / 10月3日（周六）                     -> the date
@@ -219,7 +220,17 @@ def merge_calendar(ctx: Ctx, left: Atom, right: Atom, gap: str) -> Atom | None:
             and right.lo is not None and right.day is None and gap in ("", ","):
         monday = monday_of(right.lo.date())  # Friday next week
         return A.days(ctx, monday + timedelta(days=left.weekday))
+    # 两周前的周末, 上上周的周末, the weekend two weeks ago / of last week: that week's weekend
+    if _a_week(left) and right.bare_weekend and gap in ("", "的", "'s"):
+        return A.weekend(ctx, left.lo.date())
+    if left.bare_weekend and _a_week(right) and gap in ("", "of", ","):
+        return A.weekend(ctx, right.lo.date())
     return None
+
+
+def _a_week(atom: Atom) -> bool:
+    return atom.gran == "week" and atom.kind == SPAN and atom.lo is not None \
+        and atom.hi is not None and (atom.hi - atom.lo).days == 7
 
 
 # --- a day and a time of day ---------------------------------------------------------------------

@@ -102,9 +102,8 @@ def weekend_offset(ctx: Ctx, n: int) -> Atom:
 
 def bare_weekend(ctx: Ctx) -> Atom:
     """周末 / the weekend: the one under way on Sat/Sun, else last weekend (next in plans)."""
-    if ctx.today.weekday() >= 5 or ctx.future:
-        return weekend_offset(ctx, 0)
-    return weekend_offset(ctx, -1)
+    atom = weekend_offset(ctx, 0 if ctx.today.weekday() >= 5 or ctx.future else -1)
+    return replace(atom, bare_weekend=True)
 
 
 def month_offset(ctx: Ctx, n: int) -> Atom:
