@@ -189,12 +189,16 @@ class TestEvidenceDedup:
         assert [c.ref for c in to_cards(services, SPACE, cands, limit=2)] == [
             "message:c1:1", "event:ev_wide"]
 
-    def test_manual_notes_without_sources_are_never_deduped(self, services, memories):
-        note = memories[0].model_copy(update={"id": "ev_note", "sources": []})
+    def test_manual_notes_without_sources_are_deduped_by_their_text_only(self, services,
+                                                                         memories):
+        note = memories[0].model_copy(update={"id": "ev_note", "sources": [],
+                                              "summary": memories[0].summary + " (noted)"})
+        same = note.model_copy(update={"id": "ev_same", "summary": f" {note.summary.upper()} "})
         services.store.create_event(note)
-        cards = to_cards(services, SPACE, [Candidate(memories[0].ref), Candidate("event:ev_note")],
-                         limit=5)
-        assert [c.ref for c in cards] == [memories[0].ref, "event:ev_note"]
+        services.store.create_event(same)
+        cands = [Candidate(memories[0].ref), Candidate("event:ev_note"), Candidate("event:ev_same")]
+        cards = to_cards(services, SPACE, cands, limit=5)
+        assert [c.ref for c in cards] == [memories[0].ref, "event:ev_note"]  # one text, once
 
     def test_a_stale_index_entry_is_skipped(self, services, memories):
         ghost = message(9, "user", "小明", "奶糖 肾病 奶糖 肾病")

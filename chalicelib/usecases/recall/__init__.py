@@ -365,15 +365,19 @@ def forgot_note(zh: bool, matched: str, named: str, widest: str) -> str:
 
 
 def dedupe_evidence(cards: list[Card]) -> list[Card]:
-    """Drop a card whose evidence a better card already shows in full."""
+    """Drop a card whose evidence a better card already shows in full, or whose text a
+    better card already says (notes saved alike cite no evidence to compare)."""
     kept: list[Card] = []
     shown: set[tuple[str, int]] = set()
+    said: set[str] = set()
     for card in cards:
         keys = evidence_keys(card)
-        if keys and keys <= shown:
+        text = " ".join(card.text.split()).casefold()
+        if (keys and keys <= shown) or text in said:
             continue
         kept.append(card)
         shown |= keys
+        said.add(text)
     return kept
 
 
