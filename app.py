@@ -204,7 +204,6 @@ def list_events(space: str):
 def save_event(space: str):
     check_id(space, "space")
     event = events_uc.save_event(services(), space, parse_body(req(), SaveEventRequest))
-    keys_uc.remember_space(services(), space)  # GET /v1/spaces lists spaces without sessions
     return json_response(event, 201)
 
 
@@ -381,7 +380,6 @@ def import_graph(space: str):
     """Write a graph document into this space and index its events."""
     check_id(space, "space")
     result = graph_uc.import_graph(services(), space, parse_body(req(), GraphDocument))
-    keys_uc.remember_space(services(), space)
     return json_response(result)
 
 

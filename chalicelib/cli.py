@@ -405,11 +405,8 @@ def save(summary: str, space: str, title: str | None, at_: str | None, details: 
             event = client.save_event(space, request)
     else:
         from chalicelib.usecases import events as events_uc
-        from chalicelib.usecases import keys as keys_uc
 
-        services = _services()
-        event = events_uc.save_event(services, space, request)
-        keys_uc.remember_space(services, space)  # as POST …/events does
+        event = events_uc.save_event(_services(), space, request)
     _echo_json(event.model_dump(mode="json"))
 
 

@@ -101,9 +101,12 @@ class ApiKeyUse(Record):
 
 class KnownSpace(Record):
     """A space that may hold events but no sessions (scope = KEYS_SCOPE, key = the space),
-    so GET /v1/spaces can list it."""
+    so GET /v1/spaces can list it and the merge job visits it (usecases.spaces)."""
 
     KIND: ClassVar[str] = "space"
+    # When a write outside the sessions (a hand save, a graph import) last added events:
+    # part of the merge job's fingerprint of the space.
+    events_at: datetime | None = None
 
 
 class JobFailure(Record):

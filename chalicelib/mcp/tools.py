@@ -42,7 +42,6 @@ from chalicelib.mcp.caller import Caller, current_caller
 from chalicelib.usecases import deliveries as deliveries_uc
 from chalicelib.usecases import events as events_uc
 from chalicelib.usecases import export as export_uc
-from chalicelib.usecases import keys as keys_uc
 from chalicelib.usecases.graph import threads as threads_uc
 from chalicelib.usecases.recall import recall as recall_uc
 
@@ -447,7 +446,6 @@ def save_memory(
                               "tags": tags, "importance": importance}
     request = SaveEventRequest(**{k: v for k, v in fields.items() if v is not None})
     event = events_uc.save_event(caller.services, caller.space, request)
-    keys_uc.remember_space(caller.services, caller.space)
     return memory(event)
 
 

@@ -20,6 +20,7 @@ from chalicelib.domain.models import (
 from chalicelib.domain.refs import parse_ref
 from chalicelib.domain.textproc import is_cjk
 from chalicelib.ports import ConflictError, Services
+from chalicelib.usecases.spaces import remember_space
 
 
 def list_events(services: Services, space: str, *, start: datetime | None = None,
@@ -70,6 +71,7 @@ def save_event(services: Services, space: str, request: SaveEventRequest) -> Eve
     )
     services.store.create_event(event)
     services.index.index_events([event])
+    remember_space(services, space, now)
     return event
 
 

@@ -27,6 +27,7 @@ from chalicelib.usecases import background, forgetting
 from chalicelib.usecases.extract import extract_session, journal, pending_sessions
 from chalicelib.usecases.merge import merge_space, sessions_fingerprint
 from chalicelib.usecases.recall.recipes import resolve
+from chalicelib.usecases.spaces import known_spaces
 
 log = logging.getLogger("annals.jobs")
 
@@ -189,13 +190,20 @@ def sessions_by_space(services: Services) -> dict[str, list[SessionState]]:
 
 
 def merge_job(services: Services, now: datetime | None = None) -> JobResult:
-    """Every space with `merge_every` new events since its last merge (usecases.merge)."""
+    """Every space with `merge_every` new events since its last merge (usecases.merge): the
+    spaces with sessions and those whose events came another way (saved by hand, a graph
+    import: usecases.spaces). A space is read only when its fingerprint moved: its sessions,
+    and when such a write last added events."""
     now = now or services.clock()
     merged: dict[str, dict] = {}
     detail: dict = {}
     changes = 0
-    for space, sessions in sorted(sessions_by_space(services).items()):
-        fingerprint = sessions_fingerprint(sessions)
+    by_space = sessions_by_space(services)
+    known = known_spaces(services)
+    for space in sorted({*by_space, *known}):
+        fingerprint = sessions_fingerprint(by_space.get(space, []))
+        if space in known and known[space].events_at is not None:
+            fingerprint += f"|{known[space].events_at.isoformat()}"
         summary = isolated(services, "merge", space, space, fingerprint, now,
                            lambda space=space, fp=fingerprint: merge_space(
                                services, space, now, fingerprint=fp), detail)

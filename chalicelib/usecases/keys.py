@@ -31,8 +31,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from chalicelib.domain.errors import NotFound
-from chalicelib.domain.records import KEYS_SCOPE, ApiKey, ApiKeyUse, KnownSpace
+from chalicelib.domain.records import KEYS_SCOPE, ApiKey, ApiKeyUse
 from chalicelib.ports import Services
+from chalicelib.usecases.spaces import all_spaces
 
 Access = Literal["read", "write", "admin"]
 PREFIX = "ak_"
@@ -289,19 +290,6 @@ def verify_key(services: Services, token: str, *, cache_seconds: float = 0.0) ->
 
 
 # ------------------------------------------------------------------ spaces
-
-
-def remember_space(services: Services, space: str) -> None:
-    """Note a space that got events without messages (an event saved by hand), so that
-    `visible_spaces` lists it; spaces with sessions need no note."""
-    services.store.put_record(KnownSpace(scope=KEYS_SCOPE, key=space))
-
-
-def all_spaces(services: Services) -> list[str]:
-    """Every space that has sessions, or events saved by hand."""
-    found = {s.space for s in services.store.list_sessions(None)}
-    found.update(r.key for r in services.store.list_records(KnownSpace, KEYS_SCOPE))
-    return sorted(found)
 
 
 def visible_spaces(services: Services, scope: KeyScope) -> SpaceList:

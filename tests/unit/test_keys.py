@@ -229,8 +229,7 @@ class TestListAndRevoke:
 class TestSpaces:
     def test_admin_sees_spaces_with_sessions_or_saved_events(self, services, put):
         put("c1", [(1, "user", "小明", "你好")], space="chat")
-        events_uc.save_event(services, "notes", SaveEventRequest(summary="买牛奶"))
-        keys_uc.remember_space(services, "notes")  # what the POST /events route does
+        events_uc.save_event(services, "notes", SaveEventRequest(summary="买牛奶"))  # noted
         out = keys_uc.visible_spaces(services, BOOTSTRAP_ADMIN)
         assert out.spaces == ["chat", "notes"] and out.all_spaces
 

@@ -1,7 +1,8 @@
 """The whole graph of a space as one JSON document (GET / POST …/graph): events of every
 status with the entities, threads and relations between them. An import writes them into a
-space (records re-scoped to it; events that exist are left as they are) and indexes the
-events through the normal index port, so keywords and vectors are rebuilt there."""
+space (records re-scoped to it; events that exist are left as they are), indexes the
+events through the normal index port, so keywords and vectors are rebuilt there, and records
+the space (usecases.spaces), which may have no sessions."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from chalicelib.domain.models import Event
 from chalicelib.domain.records import Entity, Relation, SummaryFold, Thread
 from chalicelib.ports import ConflictError, Services, iter_events
 from chalicelib.usecases.graph.models import GraphDocument, GraphImport
+from chalicelib.usecases.spaces import remember_space
 
 ALL_STATUSES = ("active", "archived", "superseded")
 
@@ -38,6 +40,7 @@ def import_graph(services: Services, space: str, doc: GraphDocument) -> GraphImp
         for record in group:
             store.put_record(record.model_copy(update={"scope": space}))
     services.index.index_events(created)
+    remember_space(services, space)  # listed (GET /v1/spaces) and merged, with no sessions
     return GraphImport(space=space, events_created=len(created), events_existing=existing,
                        entities=len(doc.entities), threads=len(doc.threads),
                        relations=len(doc.relations), folds=len(doc.folds))

@@ -110,7 +110,9 @@ def merge_space(services: Services, space: str, now: datetime | None = None, *,
                 force: bool = False, fingerprint: str | None = None) -> dict:
     """Merge one space if it has `merge_every` new events (or at once with `force`, e.g. the
     consolidate route). New = active events created after the last merge's marker. With a
-    `fingerprint` (sessions_fingerprint) equal to the last one seen, nothing is read."""
+    `fingerprint` equal to the last one seen, nothing is read: jobs.merge_job's, of the
+    space's sessions (sessions_fingerprint) and of the last hand save or graph import
+    (KnownSpace.events_at), so every way events arrive moves it."""
     now = now or services.clock()
     settings = services.settings
     state = services.store.get_record(MergeState, space) or MergeState(scope=space)
