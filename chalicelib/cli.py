@@ -372,12 +372,22 @@ def recall(query: str, space: str, now_: str | None, max_cards: int | None,
     click.echo(result.context or "(nothing recalled)")
 
 
-@main.command(help="Save a memory by hand: an event dated to the day of --at (or now).")
+def local_zone():
+    """ANNALS_TZ, else this machine's zone: the day a memory saved "now" belongs to."""
+    from zoneinfo import ZoneInfo
+
+    tz = Settings().tz
+    return ZoneInfo(tz) if tz else datetime.now().astimezone().tzinfo
+
+
+@main.command(help="Save a memory by hand: an event dated to the day of --at, or to today "
+              "in ANNALS_TZ (else this machine's zone).")
 @click.argument("summary")
 @click.option("--space", required=True)
 @click.option("--title", default=None, help="a short title (default: from the summary)")
 @click.option("--at", "at_", default=None,
-              help="when it happened, ISO-8601 with offset (the event covers that day)")
+              help="when it happened, ISO-8601 with offset (the event covers that day; "
+                   "default: today)")
 @click.option("--details", default=None, help="more text, kept after the summary")
 @click.option("--tag", "tags", multiple=True, help="a tag (repeatable)")
 @click.option("--participant", "participants", multiple=True,
@@ -391,7 +401,9 @@ def save(summary: str, space: str, title: str | None, at_: str | None, details: 
 
     from chalicelib.domain.models import SaveEventRequest, check_id
 
-    given = {"summary": summary, "title": title, "happened_at": _parse_now(at_, "--at"),
+    # Today in the local zone, also for --url: a server only knows its own ANNALS_TZ.
+    happened = _parse_now(at_, "--at") or datetime.now(local_zone())
+    given = {"summary": summary, "title": title, "happened_at": happened,
              "details": details, "tags": list(tags), "participants": list(participants),
              "importance": importance}
     try:

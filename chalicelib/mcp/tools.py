@@ -445,7 +445,7 @@ def save_memory(
     fields: dict[str, Any] = {"summary": summary, "title": title, "happened_at": at,
                               "tags": tags, "importance": importance}
     request = SaveEventRequest(**{k: v for k, v in fields.items() if v is not None})
-    event = events_uc.save_event(caller.services, caller.space, request)
+    event = events_uc.save_event(caller.services, caller.space, request, local_zone(caller))
     return memory(event)
 
 

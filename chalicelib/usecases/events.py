@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
+from zoneinfo import ZoneInfo
 
 from pydantic import ValidationError
 
@@ -53,19 +54,24 @@ def evidence(services: Services, event: Event) -> list[Message]:
     return out
 
 
-def save_event(services: Services, space: str, request: SaveEventRequest) -> Event:
-    """memory_save: pin a memory to a day by hand."""
+def configured_zone(services: Services) -> tzinfo:
+    """ANNALS_TZ, else UTC: the zone of a server, which has no user's zone of its own."""
+    return ZoneInfo(services.settings.tz) if services.settings.tz else UTC
+
+
+def save_event(services: Services, space: str, request: SaveEventRequest,
+               zone: tzinfo | None = None) -> Event:
+    """memory_save: pin a memory to a day by hand — the day of `happened_at` in its own
+    offset, else today in `zone` (default: configured_zone; the CLI passes the machine's).
+    The space is recorded after the write (usecases.spaces: listed, and merged)."""
     now = services.clock()
-    at = request.happened_at or now
-    if request.happened_at is not None:
-        start = at.replace(hour=0, minute=0, second=0, microsecond=0)
-        when = When(start=start, end=start + timedelta(days=1), granularity="day")
-    else:
-        when = When(start=at, end=at + timedelta(minutes=1), granularity="minute")
+    at = request.happened_at or now.astimezone(zone or configured_zone(services))
+    start = at.replace(hour=0, minute=0, second=0, microsecond=0)
+    when = When(start=start, end=start + timedelta(days=1), granularity="day")
     summary = request.summary if not request.details else f"{request.summary}\n{request.details}"
     title = request.title or _title_from(request.summary)
     event = Event(
-        id="ev_" + uuid.uuid4().hex[:20], space=space, title=title, summary=summary, when=when,
+        id=note_id(now), space=space, title=title, summary=summary, when=when,
         importance=request.importance, participants=request.participants, tags=request.tags,
         kind="note", created_at=now, updated_at=now,
     )
@@ -73,6 +79,12 @@ def save_event(services: Services, space: str, request: SaveEventRequest) -> Eve
     services.index.index_events([event])
     remember_space(services, space, now)
     return event
+
+
+def note_id(now: datetime) -> str:
+    """`ev_` and 20 hex digits, the first 11 the save time in milliseconds: the notes of one
+    day share their `when`, and the timeline orders ties by id, so by the time of saving."""
+    return f"ev_{int(now.timestamp() * 1000):011x}{uuid.uuid4().hex[:9]}"
 
 
 def _title_from(summary: str) -> str:

@@ -1,13 +1,13 @@
-"""Issue 21 items 1 and 2: memories saved by hand (`annals save`, POST …/events) and spaces
-filled by a graph import are visited by the merge job and listed by GET /v1/spaces; a recall
-never shows the same text twice."""
+"""Issue 21 items 1, 2 and 7: memories saved by hand (`annals save`, POST …/events) and
+spaces filled by a graph import are visited by the merge job, listed by GET /v1/spaces, and
+dated to a day in the configured zone; a recall never shows the same text twice."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
@@ -22,7 +22,7 @@ from chalicelib.local.scheduler import Scheduler
 from chalicelib.local.wsgi import ChaliceWSGI
 from chalicelib.ports import OpenTraffic, iter_events
 from chalicelib.wiring import set_services
-from tests.conftest import API_KEY, AUTH, make_services
+from tests.conftest import API_KEY, AUTH, FixedClock, make_services
 
 NOTE = "奶糖对鸡肉过敏"
 ALL = ("active", "archived", "superseded")
@@ -170,3 +170,55 @@ def test_a_space_filled_by_post_graph_is_listed(client):
     assert resp.status_code == 200, resp.body
     listed = json.loads(client.http.get("/v1/spaces", headers=AUTH).body)
     assert listed["spaces"] == ["copy", "me"]
+
+
+# ------------------------------------------------------------------ item 7: dated to a day
+
+
+def test_cli_save_without_at_is_today_in_annals_tz(cli, monkeypatch):
+    monkeypatch.setenv("ANNALS_TZ", "Asia/Tokyo")
+    when = cli("save", "--space", "me", NOTE)["when"]
+    start = datetime.fromisoformat(when["start"])
+    assert when["granularity"] == "day"
+    assert start.utcoffset() == timedelta(hours=9) and start.time().isoformat() == "00:00:00"
+    assert start.date() == datetime.now(start.tzinfo).date()
+    assert datetime.fromisoformat(when["end"]) - start == timedelta(days=1)
+
+
+def test_cli_save_without_at_or_annals_tz_is_today_on_this_machine(cli):
+    when = cli("save", "--space", "me", NOTE)["when"]
+    start = datetime.fromisoformat(when["start"])
+    local = datetime.now().astimezone()
+    assert when["granularity"] == "day" and start.time().isoformat() == "00:00:00"
+    assert start.utcoffset() == local.utcoffset() and start.date() == local.date()
+
+
+@pytest.mark.parametrize("tz, start", [
+    (None, "2026-06-01T00:00:00Z"),  # no ANNALS_TZ: a server's day is UTC's
+    ("Asia/Shanghai", "2026-06-02T00:00:00+08:00"),  # 20:30 UTC is the 2nd there
+])
+def test_post_events_without_happened_at_is_a_day_in_annals_tz_else_utc(tmp_path, tz, start):
+    services = make_services(tmp_path, store="memory", tz=tz)
+    services.clock = FixedClock(datetime(2026, 6, 1, 20, 30, tzinfo=UTC))
+    with http(services) as client:
+        resp = client.http.post("/v1/spaces/me/events", headers=AUTH,
+                                body=json.dumps({"summary": NOTE}))
+    when = json.loads(resp.body)["when"]
+    assert resp.status_code == 201 and when["granularity"] == "day"
+    assert datetime.fromisoformat(when["start"]) == datetime.fromisoformat(start)
+    assert (datetime.fromisoformat(when["end"]) - datetime.fromisoformat(when["start"])
+            == timedelta(days=1))
+
+
+def test_notes_of_one_day_stay_in_the_order_they_were_saved(tmp_path):
+    services = make_services(tmp_path, store="memory")
+    clock = services.clock = FixedClock(datetime(2026, 6, 1, 8, 0, tzinfo=UTC))
+    with http(services) as client:
+        for i, text in enumerate(["first", "second", "third", "fourth"]):
+            clock.now = datetime(2026, 6, 1, 8, 0, tzinfo=UTC) + timedelta(seconds=7 * i)
+            client.http.post("/v1/spaces/me/events", headers=AUTH,
+                             body=json.dumps({"summary": f"The {text} note"}))
+        listed = json.loads(client.http.get("/v1/spaces/me/events", headers=AUTH).body)
+    assert [e["summary"] for e in listed["events"]] == [
+        "The first note", "The second note", "The third note", "The fourth note"]
+    assert {e["when"]["start"] for e in listed["events"]} == {"2026-06-01T00:00:00Z"}

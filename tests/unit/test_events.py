@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, time, timedelta
 
 import pytest
 from pydantic import ValidationError
@@ -46,10 +46,15 @@ class TestSave:
         assert event.created_at == event.updated_at == T0
         assert events.get_event(services, SPACE, event.id) == event
 
-    def test_without_a_day_it_is_pinned_to_now(self, services, clock):
-        event = save(services, "Had coffee with Jo")
-        assert (event.when.start, event.when.granularity) == (T0, "minute")
+    def test_without_a_day_it_is_today_in_the_zone(self, services, clock):
+        event = save(services, "Had coffee with Jo")  # no ANNALS_TZ: UTC's day
+        today = datetime.combine(T0.astimezone(UTC).date(), time(), UTC)
+        assert event.when == When(start=today, end=today + timedelta(days=1),
+                                  granularity="day")
         assert event.importance == 6  # the default for a hand-written memory
+        there = events.save_event(services, SPACE, SaveEventRequest(summary="Tea with Jo"),
+                                  zone=CST)
+        assert there.when.start == datetime.combine(T0.astimezone(CST).date(), time(), CST)
 
     def test_details_are_appended_and_title_comes_from_the_summary(self, services, clock):
         event = save(services, "奶糖去医院做了体检，结果一切正常，医生还夸它很健康呢", (6, 14),
