@@ -166,10 +166,13 @@ def test_delete_message(client):
 
 
 def test_deliveries_are_recorded(client):
+    saved = body(client.http.post(f"{SP}/events", headers=AUTH,
+                                  body=json.dumps({"summary": "Sam prefers window seats"})))
+    ref = f"event:{saved['id']}"
     resp = client.http.post(f"{SP}/deliveries", headers=AUTH,
-                            body=json.dumps({"window": "w1", "ids": ["event:ev_1"]}))
+                            body=json.dumps({"window": "w1", "ids": [ref]}))
     assert resp.status_code == 201
-    assert [d["ref"] for d in body(resp)["recorded"]] == ["event:ev_1"]
+    assert [d["ref"] for d in body(resp)["recorded"]] == [ref]
 
 
 def test_export_markdown_and_json(client, seeded):
