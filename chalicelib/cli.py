@@ -221,7 +221,8 @@ def extract(space: str, session: str | None, url: str | None, key: str | None) -
                    "entities, threads, relations; vectors are rebuilt)")
 @click.option("--session", default=None, help="session name (default: the file name)")
 @click.option("--start", "start_", default=None,
-              help="time of the first message when the file has none (ISO-8601 with offset)")
+              help="time of the first message when the file has none (ISO-8601 with offset; "
+                   "the others one second apart); default: the file's modification time")
 @click.option("--tz", default=None, help="IANA zone for times written without one")
 @click.option("--user-name", default=None,
               help="the speaker of user messages the file names no one for (or only "
@@ -250,7 +251,7 @@ def import_(file: Path, space: str, fmt: str, session: str | None, start_: str |
         _import_graph(file, space, url, key)
         return
     zone = ZoneInfo(tz) if tz else UTC
-    start = _parse_now(start_)  # None: the file's own modification time
+    start = _parse_now(start_, "--start") or importers.file_start(file, zone)
     try:
         check_id(space, "space")
         names = importers.RoleNames(user=user_name, assistant=assistant_name)
@@ -260,8 +261,13 @@ def import_(file: Path, space: str, fmt: str, session: str | None, start_: str |
         sessions = importers.read_file(file, fmt, session, start, zone, names)
     except (importers.ImportFormatError, ValueError) as exc:
         raise click.ClickException(f"{file}: {exc}") from None
+    undated = importers.undated(sessions)
+    warning = importers.undated_warning(undated, start, start_ is not None)
+    dating = {"undated": undated, **({"warning": warning} if warning else {})}
+    if warning:
+        click.echo(f"warning: {warning}", err=True)
     if url:
-        _import_remote(url, key, space, sessions, extract_now)
+        _import_remote(url, key, space, sessions, extract_now, dating)
         return
     services = _services()
     with click.progressbar(length=len(sessions), label="importing", file=sys.stderr) as bar:
@@ -273,7 +279,7 @@ def import_(file: Path, space: str, fmt: str, session: str | None, start_: str |
     if embed:
         embed_queued(services)
     events = extract_here(services, space).progress.events if extract_now else 0
-    _echo_json({"space": space, "sessions": report, "events_extracted": events})
+    _echo_json({"space": space, "sessions": report, "events_extracted": events, **dating})
 
 
 def _import_graph(file: Path, space: str, url: str | None, key: str | None) -> None:
@@ -301,7 +307,7 @@ def _import_graph(file: Path, space: str, url: str | None, key: str | None) -> N
 
 
 def _import_remote(url: str, key: str | None, space: str, sessions: list,
-                   extract_now: bool) -> None:
+                   extract_now: bool, dating: dict) -> None:
     """PUT each session in batches to a running Annals (its background lane embeds them).
     Messages without a time in the file get the same times as a local import would give
     them, except that times stored earlier are not looked up (the API has no such read)."""
@@ -322,7 +328,7 @@ def _import_remote(url: str, key: str | None, space: str, sessions: list,
         if extract_now:
             with JobProgress() as progress:
                 events = len(client.extract(space, on_progress=progress).events)
-    _echo_json({"space": space, "sessions": report, "events_extracted": events})
+    _echo_json({"space": space, "sessions": report, "events_extracted": events, **dating})
 
 
 def embed_queued(services) -> None:

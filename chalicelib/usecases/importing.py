@@ -7,7 +7,8 @@ stable, or every re-import would re-date the message, report it `changed` and re
 - a message already stored at the same session and seq with the same role, speaker and words
   keeps the time it was stored with;
 - a new one gets `start + i seconds` in file order (so seq order and time order agree), where
-  `start` is `--start` if given, else the file's own modification time.
+  `start` is `--start` if given, else the file's own modification time. `annals import` says
+  so (`undated_warning`: on stderr, and `undated` / `warning` in its answer).
 SillyTavern writes `send_date` in several human formats ("June 1, 2024 8:30pm"); dateparser
 reads those.
 
@@ -194,7 +195,7 @@ def read_file(path: Path, fmt: str, session: str | None, start: datetime | None,
     each role where the file names no one (LoCoMo files always do)."""
     text = path.read_text(encoding="utf-8")
     if start is None:
-        start = datetime.fromtimestamp(int(path.stat().st_mtime), zone)
+        start = file_start(path, zone)
     session = session or path.stem
     if fmt == "auto":
         fmt = detect(path, text)
@@ -207,6 +208,29 @@ def read_file(path: Path, fmt: str, session: str | None, start: datetime | None,
     if fmt == "locomo":
         return locomo(data, zone)
     return openai_messages(data, session, start, zone, names)
+
+
+def file_start(path: Path, zone: tzinfo) -> datetime:
+    """The time of a file's first message without one when no --start is given: the file's
+    modification time (stable, so a re-import gives the same times)."""
+    return datetime.fromtimestamp(int(path.stat().st_mtime), zone)
+
+
+def undated(sessions: Iterable[ImportedSession]) -> int:
+    """How many messages the file gave no time (they are dated from the start)."""
+    return sum(len(s.untimed) for s in sessions)
+
+
+def undated_warning(count: int, start: datetime, given: bool) -> str | None:
+    """What to tell the user about `count` messages dated by `start`, not by the file."""
+    if not count:
+        return None
+    said = f"{count} message{'s' if count != 1 else ''} had no time in the file"
+    spaced = "one second apart in file order"
+    if given:
+        return f"{said}: dated from --start {start.isoformat()}, {spaced}"
+    return (f"{said}: dated from the file's modification time {start.isoformat()}, {spaced}; "
+            "give --start ISO-8601 (when the first message was said) to date them")
 
 
 def detect(path: Path, text: str) -> str:
