@@ -49,7 +49,7 @@ QUOTED_IMPORTANCE = 3  # an instruction someone typed is worth keeping, not wort
 MAX_TURNS = 3  # turns of one teller an event may span
 SAME_TOPIC = 0.8  # e5 cosine between two turns of one teller telling the same happening
 MAX_TURN_GAP = timedelta(hours=1)  # turns further apart are not one telling
-MAX_SUMMARY_CHARS = 1200
+MAX_SUMMARY_CHARS = 360  # a few sentences: the summary of a happening, not its transcript
 SIGNAL_DISCOUNT = 0.7  # a turn with a life event, plan or time needs 0.7 × the threshold
 MIN_CONTENT_WORDS = 3  # fewer, and a turn must tell a life event, plan or time to count
 
@@ -141,9 +141,7 @@ class Happening:
     def draft(self, joiner: str) -> EventDraft:
         retold = joiner.join(s.retold for s in self.statements)
         first = self.statements[0]
-        summary = date_relative(retold, first.relative, first.when)
-        summary = rules.quote(summary, MAX_SUMMARY_CHARS) if len(summary) > MAX_SUMMARY_CHARS \
-            else summary
+        summary = brief(date_relative(retold, first.relative, first.when), joiner)
         said = " ".join(s.said for s in self.statements)
         plan = any(s.ahead for s in self.statements)
         return EventDraft(
@@ -156,6 +154,21 @@ class Happening:
             tags=["plan"] if plan else [],
             plan=plan,
         )
+
+
+def brief(text: str, joiner: str) -> str:
+    """A summary is a few sentences (DESIGN: one or two): whole sentences up to
+    `MAX_SUMMARY_CHARS`, the first one cut if it alone is longer. The cited turns hold the
+    rest, word for word."""
+    if len(text) <= MAX_SUMMARY_CHARS:
+        return text
+    kept = ""
+    for sentence in rules.split_sentences(text):
+        longer = f"{kept}{joiner}{sentence}" if kept else sentence
+        if len(longer) > MAX_SUMMARY_CHARS:
+            break
+        kept = longer
+    return (kept + "…") if kept else rules.quote(text, MAX_SUMMARY_CHARS)
 
 
 def sources_of(messages: Sequence[Message]) -> list[Source]:
