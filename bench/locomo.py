@@ -424,6 +424,7 @@ def hook_report(questions: Sequence[Question], conversations: Sequence[Conversat
     pairs = foreign_pairs(conversations)
     report: dict[str, Any] = {
         "max_cards": recipe.max_cards, "min_relevance": recipe.min_relevance,
+        "min_relevance_wide": min(recipe.min_relevance_wide, recipe.min_relevance),
         "term_weight": recipe.term_weight,
         "foreign_pairs": [[a.stem, b.stem] for a, b in pairs],  # asking → answering space
         "own": {p: hook_summary(questions, f"hook_{p}") for p in HOOK_PASSES},
@@ -816,7 +817,9 @@ def format_hook(report: dict) -> list[str]:
     else:
         lines.append("foreign abstention: needs two or more conversations")
     s = report["recipes"]["annals"]
-    lines.append(f"at {report['config']['cards']} cards (gate off above max_cards): R@10 "
+    wide = h.get("min_relevance_wide") or 0
+    floor = f"the gate's lower floor, relevance ≥ {wide:g}" if wide else "gate off"
+    lines.append(f"at {report['config']['cards']} cards ({floor} above max_cards): R@10 "
                  f"{_fmt(s['R@10'])}, temporal_hit@5 {_fmt(s['temporal_hit@5'])}")
     return lines
 

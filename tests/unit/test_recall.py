@@ -236,8 +236,11 @@ class TestContextAndTrace:
     def test_trace_in_english_for_an_english_query(self, services, memories):
         res = ask(services, "puppy shelter", recipe="bm25")
         assert res.trace[0] == "[recall] query: puppy shelter"
-        counts = re.search(r"(\d+) candidates · (\d+) chosen \(bm25\)", res.trace[-1])
-        assert counts and int(counts.group(2)) == len(res.cards)
+        (counts,) = [found for line in res.trace if (found := re.search(
+            r"(\d+) candidates · (\d+) chosen \(bm25\)", line))]
+        assert int(counts.group(2)) == len(res.cards)
+        assert res.trace[-1] == "[recall] gate off (hook-sized recall, min_relevance 0): the " \
+            "best-ranked candidates fill the slots"  # the baselines have no gate
 
     def test_refs_parse(self):
         assert parse_ref("event:ev_1") == EventRef("ev_1")

@@ -1,6 +1,7 @@
 """The admission gate (chalicelib/usecases/recall/gate.py): relevance = (cosine to the query
 − the query's cosine to small talk) + term_weight × coverage; a hook-sized recall shows only
-cards that reach the threshold, and says so when none does. A stub embedder with three
+cards that reach the threshold, a wider one those above a lower floor, and the trace names
+the threshold and the margin. A stub embedder with three
 axes (cats, music, small talk) makes every cosine known in advance."""
 
 from __future__ import annotations
@@ -121,13 +122,24 @@ def test_admit_keeps_the_order_and_records_the_evidence():
     assert first.score_parts == {"vector": 0.9}  # the input card is not changed
 
 
-def test_threshold_hook_sized_by_default_explicit_anywhere_zero_off():
-    assert gate_threshold(RecallRequest(query="q"), HYBRID, 2) == HYBRID.min_relevance > 0
-    assert gate_threshold(RecallRequest(query="q", max_cards=1), HYBRID, 1) == HYBRID.min_relevance
-    assert gate_threshold(RecallRequest(query="q", max_cards=3), HYBRID, 3) == 0.0
-    assert gate_threshold(RecallRequest(query="q", min_relevance=0.05), HYBRID, 20) == 0.05
-    assert gate_threshold(RecallRequest(query="q", min_relevance=0), HYBRID, 2) == 0.0
-    assert gate_threshold(RecallRequest(query="q"), BM25_ONLY, 2) == 0.0  # baselines: off
+def test_threshold_hook_sized_by_default_a_floor_above_explicit_anywhere_zero_off():
+    def threshold(recipe=HYBRID, limit=2, **kw):
+        found = gate_threshold(RecallRequest(query="q", **kw), recipe, limit)
+        return found.value, found.scope
+
+    assert threshold() == (HYBRID.min_relevance, "hook") and HYBRID.min_relevance > 0
+    assert threshold(limit=1, max_cards=1) == (HYBRID.min_relevance, "hook")
+    assert threshold(limit=3, max_cards=3) == (HYBRID.min_relevance_wide, "wide")
+    assert 0 < HYBRID.min_relevance_wide < HYBRID.min_relevance  # a lower floor, never off
+    assert threshold(limit=20, min_relevance=0.05) == (0.05, "request")
+    assert threshold(min_relevance=0) == (0.0, "request")
+    assert threshold(limit=20, min_relevance=0) == (0.0, "request")
+    assert threshold(BM25_ONLY) == (0.0, "hook")  # baselines: off at every size
+    assert threshold(BM25_ONLY, 20) == (0.0, "wide")
+    off = RecallRecipe(name="x", min_relevance=0.0)  # ANNALS_MIN_RELEVANCE=0: off everywhere
+    assert threshold(off, 20) == (0.0, "wide")
+    low = RecallRecipe(name="x", min_relevance=0.02)  # the floor never exceeds the threshold
+    assert threshold(low, 20) == (0.02, "wide")
 
 
 def test_small_talk_is_in_the_query_language_and_embedded_once():
@@ -168,34 +180,54 @@ def test_a_relevant_card_passes_alone_with_verdict_hit(stub_services):
     res = ask(stub_services, "how did the cat's vet visit go?")
     assert res.verdict == "hit"
     assert [c.ref for c in res.cards] == ["message:s0:1"]  # the slot is not filled
-    assert res.cards[0].score_parts["relevance"] >= HYBRID.min_relevance
-    assert res.trace[-1] == f"[recall] gate: relevance ≥ {HYBRID.min_relevance:g}, 1 passed"
+    relevance = res.cards[0].score_parts["relevance"]
+    assert relevance >= HYBRID.min_relevance
+    assert res.trace[-1] == (f"[recall] gate: relevance ≥ {HYBRID.min_relevance:g} "
+                             f"(hook-sized recall): 1 of 3 cards pass; "
+                             f"best relevance {round(relevance, 3):g}")
 
 
 def test_nothing_relevant_means_no_card_verdict_none_and_a_trace_line(stub_services):
     res = ask(stub_services, "我的吉他课怎么样了")  # stub: no known word → small talk itself
     assert (res.verdict, res.cards, res.context) == ("none", [], "")
-    assert res.trace[-1].startswith("[记忆检索] 没有候选通过准入门槛")
+    # the threshold and the margin: the best candidate's relevance against it
+    assert res.trace[-1] == (f"[记忆检索] 没有候选通过准入门槛（相关度 ≥ "
+                             f"{HYBRID.min_relevance:g}，小份召回；最高相关度 0 < "
+                             f"{HYBRID.min_relevance:g}），本次不注入记忆")
     back = ask(stub_services, "我的吉他课怎么样了", min_relevance=0)
     assert back.verdict == "hit" and len(back.cards) == HYBRID.max_cards
-    assert not any("准入门槛" in line for line in back.trace)
+    assert not any("没有候选通过" in line for line in back.trace)
+    assert back.trace[-1] == ("[记忆检索] 准入门槛关闭（请求指定，min_relevance 0）："
+                              "按排序填满卡位")
 
 
-def test_more_cards_than_a_hook_asks_for_are_not_gated(stub_services):
-    res = ask(stub_services, "我的吉他课怎么样了", max_cards=3)
-    assert res.verdict == "hit" and len(res.cards) == 3
-    strict = ask(stub_services, "cat", max_cards=3, min_relevance=0.5)  # unless asked to
+def test_more_cards_than_a_hook_asks_for_face_the_lower_floor(stub_services):
+    res = ask(stub_services, "cat music", max_cards=3)  # the weather is plainly unrelated
+    assert res.verdict == "hit"
+    assert sorted(c.ref for c in res.cards) == ["message:s0:1", "message:s1:1"]
+    assert res.trace[-1].startswith(
+        f"[recall] gate: relevance ≥ {HYBRID.min_relevance_wide:g} (wide recall): 2 of 3 "
+        "cards pass; best relevance")
+    unrelated = ask(stub_services, "我的吉他课怎么样了", max_cards=3)  # small talk itself
+    assert (unrelated.verdict, unrelated.cards) == ("none", [])
+    assert "大份召回" in unrelated.trace[-1]
+    strict = ask(stub_services, "cat", max_cards=3, min_relevance=0.5)  # the request's own
     assert [c.ref for c in strict.cards] == ["message:s0:1"]
+    assert strict.trace[-1].startswith("[recall] gate: relevance ≥ 0.5 (requested)")
+    ungated = ask(stub_services, "cat music", max_cards=3, min_relevance=0)
+    assert len(ungated.cards) == 3 and ungated.trace[-1].startswith("[recall] gate off")
 
 
-def test_an_empty_space_says_nothing_about_the_gate(stub_services):
+def test_an_empty_space_names_the_gate_with_nothing_to_judge(stub_services):
     res = recall(stub_services, "empty", RecallRequest(query="cat"))
     assert res.verdict == "none" and res.cards == []
-    assert not any("gate" in line for line in res.trace)
+    assert res.trace[-1] == (f"[recall] gate: relevance ≥ {HYBRID.min_relevance:g} "
+                             "(hook-sized recall); no cards to judge")
 
 
 def test_recipes_carry_the_gate():
-    assert (HYBRID.min_relevance, HYBRID.term_weight) == (0.09, 0.08)
+    assert (HYBRID.min_relevance, HYBRID.min_relevance_wide, HYBRID.term_weight) == (
+        0.09, 0.025, 0.08)
     assert RecallRecipe(name="x", min_relevance=0).min_relevance == 0
 
 
@@ -205,6 +237,8 @@ def test_the_gate_threshold_is_a_setting():
 
     assert resolve("hybrid", Settings(min_relevance=0.2)).min_relevance == 0.2
     assert resolve("hybrid", Settings()).min_relevance == 0.09
+    assert resolve("hybrid", Settings(min_relevance_wide=0.01)).min_relevance_wide == 0.01
+    assert resolve("hybrid", Settings()).min_relevance_wide == 0.025
 
 
 def test_a_message_not_embedded_yet_passes_on_its_words(tmp_path):

@@ -6,12 +6,14 @@ Pipeline (each step a small function, every knob in a RecallRecipe):
   list: the named person's own messages, `search_list`; the turn answering a question hit
   lifted with it, answers.py) → fusion → links (the best
   candidates' entities, threads, relations and neighbouring turns: graph.py) → cards loaded
-  from the store (the truth) in one batch → rerank → admission gate (hook-sized recalls:
-  gate.py) → limit → cooldown → context text.
+  from the store (the truth) in one batch → rerank → admission gate (gate.py: hook-sized
+  recalls at min_relevance, wider ones at the floor min_relevance_wide) → limit → cooldown
+  → context text.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from chalicelib.domain.errors import BadRequest
@@ -219,6 +221,7 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
     limit = request.card_limit or recipe.max_cards
     named = named_people(request.query, known_people(services, space))
     threshold = gate_threshold(request, recipe, limit)
+    gates: list[Gate] = []
     asked = intents(services, request, recipe, named)
     per_intent, total = [], 0
     links, linked = Links(services, space, recipe), []
@@ -239,11 +242,12 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
         total += len(candidates)
         ranked = rerank(load_cards(services.store, space, candidates[: recipe.rerank_depth]),
                         named, recipe)
-        if threshold:
+        if threshold.value:
             gate = Gate.for_query(services.embedder, intent.judged, intent.vector, named,
                                   [c.parts["vector"] for c in candidates if "vector" in c.parts],
-                                  recipe.vector_k, threshold, recipe.term_weight)
+                                  recipe.vector_k, threshold.value, recipe.term_weight)
             ranked = gate.admit(ranked)
+            gates.append(gate)
         per_intent.append(ranked)
     cards = dedupe_evidence(interleave(per_intent))[:limit]
     cards = with_threads(services, space, cards, links, recipe.thread_materials)
@@ -267,14 +271,77 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
               f"（{recipe.name}）",
               f"[recall] no time named · {total} candidates · {len(cards)} chosen "
               f"({recipe.name})")
-    if threshold and total and not cards:
-        trace.add(f"[记忆检索] 没有候选通过准入门槛（相关度 ≥ {threshold:g}），本次不注入记忆",
-                  f"[recall] nothing passed the gate (relevance ≥ {threshold:g}); "
-                  "nothing to inject")
-    elif threshold and cards:
-        trace.add(f"[记忆检索] 准入门槛：相关度 ≥ {threshold:g}，{len(cards)} 条通过",
-                  f"[recall] gate: relevance ≥ {threshold:g}, {len(cards)} passed")
+    trace_gate(trace, threshold, gates)
     return respond(request, "hit" if cards else "none", [], cards, trace)
+
+
+@dataclass(frozen=True)
+class GateThreshold:
+    """The admission threshold a recall applies (0: the gate is off) and where it comes
+    from: the request's `min_relevance`, the recipe's for a hook-sized recall, or the
+    recipe's lower floor for a wider one."""
+
+    value: float
+    scope: str  # "request" | "hook" | "wide"
+    setting: str = "min_relevance"  # the field it comes from (for the trace)
+
+    def label(self, zh: bool) -> str:
+        if zh:
+            return {"request": "请求指定", "hook": "小份召回", "wide": "大份召回"}[self.scope]
+        return {"request": "requested", "hook": "hook-sized recall",
+                "wide": "wide recall"}[self.scope]
+
+
+def gate_threshold(request: RecallRequest, recipe: RecallRecipe, limit: int) -> GateThreshold:
+    """The admission threshold for this recall: the request's own if it names one; else the
+    recipe's `min_relevance` for a hook-sized recall (at most recipe.max_cards cards) and its
+    lower floor `min_relevance_wide` (never above min_relevance) for a wider one. A
+    min_relevance of 0 switches the gate off at every size."""
+    if request.min_relevance is not None:
+        return GateThreshold(request.min_relevance, "request")
+    if limit <= recipe.max_cards:
+        return GateThreshold(recipe.min_relevance, "hook")
+    if not recipe.min_relevance:
+        return GateThreshold(0.0, "wide")
+    return GateThreshold(min(recipe.min_relevance_wide, recipe.min_relevance), "wide",
+                         "min_relevance_wide")
+
+
+def _num(value: float) -> str:
+    return f"{round(value, 3):g}"
+
+
+def trace_gate(trace: Trace, threshold: GateThreshold, gates: Sequence[Gate]) -> None:
+    """One line naming the threshold that applied and the margin: how many of the reranked
+    cards it judged passed and the best relevance, or, when none passed, the best against the
+    threshold."""
+    v = _num(threshold.value)
+    zh_scope, en_scope = threshold.label(True), threshold.label(False)
+    if not threshold.value:
+        trace.add(f"[记忆检索] 准入门槛关闭（{zh_scope}，{threshold.setting} 0）："
+                  "按排序填满卡位",
+                  f"[recall] gate off ({en_scope}, {threshold.setting} 0): the best-ranked "
+                  "candidates fill the slots")
+        return
+    judged = sum(g.judged for g in gates)
+    passed = sum(g.passed for g in gates)
+    scores = [g.best for g in gates if g.best is not None]
+    best = _num(max(scores)) if scores else None
+    if not judged:
+        trace.add(f"[记忆检索] 准入门槛：相关度 ≥ {v}（{zh_scope}）；没有卡可判断",
+                  f"[recall] gate: relevance ≥ {v} ({en_scope}); no cards to judge")
+    elif not passed:
+        zh_best = f"最高相关度 {best} < {v}" if best else "都没有语义证据，按词判断也不够"
+        en_best = f"best {best} < {v}" if best else "no meaning evidence, too few words held"
+        trace.add(f"[记忆检索] 没有候选通过准入门槛（相关度 ≥ {v}，{zh_scope}；{zh_best}），"
+                  "本次不注入记忆",
+                  f"[recall] nothing passed the gate (relevance ≥ {v}, {en_scope}; {en_best}); "
+                  "nothing to inject")
+    else:
+        trace.add(f"[记忆检索] 准入门槛：相关度 ≥ {v}（{zh_scope}），{judged} 张卡中 "
+                  f"{passed} 张通过" + (f"，最高相关度 {best}" if best else ""),
+                  f"[recall] gate: relevance ≥ {v} ({en_scope}): {passed} of {judged} "
+                  "cards pass" + (f"; best relevance {best}" if best else ""))
 
 
 def through_links(services: Services, links: Links, lists: Ranked,
@@ -304,14 +371,6 @@ def interleave(ranked: list[list[Card]]) -> list[Card]:
     return out
 
 
-def gate_threshold(request: RecallRequest, recipe: RecallRecipe, limit: int) -> float:
-    """The admission threshold for this recall, 0 when the gate is off: the request's own if
-    it names one, else the recipe's for a hook-sized recall (at most recipe.max_cards)."""
-    if request.min_relevance is not None:
-        return request.min_relevance
-    return recipe.min_relevance if limit <= recipe.max_cards else 0.0
-
-
 def recall_by_time(services: Services, space: str, request: RecallRequest,
                    recipe: RecallRecipe, anchor: Anchor, trace: Trace) -> RecallResponse:
     """Seed 003's layers: the named window, then ×factor around its centre, then forgot."""
@@ -324,6 +383,15 @@ def recall_by_time(services: Services, space: str, request: RecallRequest,
               f"[time recall] anchor {anchor.matched!r} → "
               f"{window_label(anchor.start, anchor.end)} ({anchor.granularity}) · "
               f"keywords {' '.join(terms) or '(none: the whole window)'}")
+    if terms:
+        trace.add(f"[时间回忆] 命中门槛：共享关键词 ≥ {_num(recipe.min_score)} 分，或相似度 ≥ "
+                  f"{_num(recipe.time_min_similarity)}（时间回忆不用准入门槛）",
+                  f"[time recall] hit threshold: keyword points ≥ {_num(recipe.min_score)} "
+                  f"or similarity ≥ {_num(recipe.time_min_similarity)} (the time path's own, "
+                  "not the gate)")
+    else:
+        trace.add("[时间回忆] 命中门槛：没有关键词，时间段内的记忆都算命中",
+                  "[time recall] hit threshold: no keywords, every memory in the window is a hit")
     layers: list[Layer] = []
     windows = layer_windows(anchor.start, anchor.end, recipe.expand_factor,
                             recipe.max_expansions)
@@ -331,15 +399,18 @@ def recall_by_time(services: Services, space: str, request: RecallRequest,
         flt = window_filter(SearchFilter(), start, end)
         in_window = services.keywords.count(space, flt)
         candidates = search_candidates(services, space, topic, qvec, recipe, flt)
-        cards = [card for card, cand in load_cards(services.store, space, candidates)
-                 if is_hit(card, cand, terms, recipe)]
+        loaded = load_cards(services.store, space, candidates)
+        cards = [card for card, cand in loaded if is_hit(card, cand, terms, recipe)]
         cards = dedupe_evidence(cards)[:limit]
         layers.append(Layer(layer=index, start=start, end=end, candidates=in_window,
                             hits=len(cards)))
+        similar = [c.parts["vector"] for _, c in loaded if "vector" in c.parts]
+        zh_best = f"，最高相似度 {_num(max(similar))}" if similar and terms else ""
+        en_best = f", best similarity {_num(max(similar))}" if similar and terms else ""
         trace.add(f"[时间回忆] 第 {index} 层 {window_label(start, end)}：候选 {in_window} 条，"
-                  f"命中 {len(cards)} 条",
+                  f"命中 {len(cards)} 条{zh_best}",
                   f"[time recall] layer {index} {window_label(start, end)}: "
-                  f"{in_window} candidates, {len(cards)} hits")
+                  f"{in_window} candidates, {len(cards)} hits{en_best}")
         if cards:
             cards = with_threads(services, space, cards, Links(services, space, recipe),
                                  recipe.thread_materials)

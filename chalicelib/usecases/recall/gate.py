@@ -1,6 +1,8 @@
 """Admission gate: a card is injected only when there is absolute evidence that it is about
-the query, so a hook-sized recall returns nothing rather than fill its slots with whatever
-ranked first.
+the query, so a recall returns nothing rather than fill its slots with whatever ranked first.
+A hook-sized recall (at most the recipe's max_cards) needs `min_relevance`; a wider one only
+the lower floor `min_relevance_wide`, which refuses what is plainly unrelated (recall.
+gate_threshold picks the threshold, and the trace names it).
 
 The fused score cannot say this: it is min-max normalised per query, so the best candidate
 scores high even when nothing relevant is stored. The gate reads two pieces of absolute
@@ -15,7 +17,7 @@ names, under the hybrid recipe):
 - **coverage**: the share of the query's content terms (`query_terms`: stop words and
   particles dropped, names excluded) that the card's title and text hold.
 
-    relevance = lift + term_weight × coverage        admitted when relevance ≥ min_relevance
+    relevance = lift + term_weight × coverage        admitted when relevance ≥ the threshold
 
 A card whose vector is not among the vector list's hits has a cosine at most the list's
 lowest, which stands in for it when the list is full; a card with no vector evidence at all
@@ -127,6 +129,10 @@ class Gate:
     terms: list[str]
     baseline: float  # the query's cosine to small talk in its language
     bound: float | None  # the lowest cosine of a full vector list; None if not full
+    # what admit() saw, for the trace: cards judged, cards passed, the best relevance
+    judged: int = 0
+    passed: int = 0
+    best: float | None = None
 
     @classmethod
     def for_query(cls, embedder: Embedder, query: str, qvec, named: set[str],
@@ -150,11 +156,17 @@ class Gate:
         return Judgement(score >= self.threshold, score, cover)
 
     def admit(self, cards: Sequence[Card]) -> list[Card]:
-        """The cards that pass, in order, each with its relevance in score_parts."""
+        """The cards that pass, in order, each with its relevance in score_parts; the counts
+        and the best relevance seen are kept on the gate (`judged`, `passed`, `best`)."""
         out = []
         for card in cards:
             judged = self.judge(card)
+            self.judged += 1
+            if judged.relevance is not None and (self.best is None
+                                                 or judged.relevance > self.best):
+                self.best = judged.relevance
             if judged.admitted:
+                self.passed += 1
                 parts = {**card.score_parts, "coverage": round(judged.coverage, 6)}
                 if judged.relevance is not None:
                     parts["relevance"] = round(judged.relevance, 6)

@@ -84,13 +84,17 @@ class RecallRecipe:
     thread_materials: int = 3
     # ---- how many cards
     max_cards: int = 2  # cards per recall unless the request says otherwise (a hook's budget)
-    # ---- admission gate (gate.py), for recalls of at most max_cards cards: a card is shown
-    # only when relevance = (cosine to the query − the query's cosine to small talk)
-    # + term_weight × (share of the query's content terms it holds) ≥ min_relevance, so a
-    # hook gets no card when nothing relevant is stored. 0 switches it off; a request's
-    # `min_relevance` replaces it. Calibrated for multilingual-e5-small on LoCoMo
-    # (bench/README.md, "Admission gate").
+    # ---- admission gate (gate.py): a card is shown only when relevance = (cosine to the
+    # query − the query's cosine to small talk) + term_weight × (share of the query's content
+    # terms it holds) reaches the threshold, so a recall gets no card when nothing relevant
+    # is stored. A recall of at most max_cards cards (a hook's) needs min_relevance; a wider
+    # one (the bench's 20 cards, a lab's 10) needs only min_relevance_wide, a floor that
+    # refuses what is plainly unrelated and leaves the ranking of the rest to the caller.
+    # min_relevance 0 switches the gate off at every size; a request's `min_relevance`
+    # replaces both. Calibrated for multilingual-e5-small on LoCoMo (bench/README.md,
+    # "Admission gate").
     min_relevance: float = 0.09
+    min_relevance_wide: float = 0.025
     term_weight: float = 0.08
     # ---- time: understand a time named in the query (layered time-window recall, seed 003).
     # Off for the plain baselines, which rank everything by text alone.
@@ -131,16 +135,19 @@ HYBRID_PLAIN_QUERY = replace(HYBRID, name="hybrid_plain_query", split_intents=Fa
                              recent_weights=(), recent_keyword_min_terms=0,
                              anaphoric_weight=0.0, anaphoric_max_terms=-1)
 # The plain baselines rank by text alone: no time layers, no admission gate.
-BM25_ONLY = RecallRecipe(name="bm25", vector_k=0, time_layers=False, min_relevance=0.0)
-DENSE_ONLY = RecallRecipe(name="dense", keyword_k=0, time_layers=False, min_relevance=0.0)
+BM25_ONLY = RecallRecipe(name="bm25", vector_k=0, time_layers=False, min_relevance=0.0,
+                         min_relevance_wide=0.0)
+DENSE_ONLY = RecallRecipe(name="dense", keyword_k=0, time_layers=False, min_relevance=0.0,
+                          min_relevance_wide=0.0)
 
 RECIPES: dict[str, RecallRecipe] = {
     r.name: r for r in (HYBRID, HYBRID_RRF, HYBRID_PLAIN_QUERY, HYBRID_NO_GRAPH, BM25_ONLY,
                         DENSE_ONLY)}
 
 # Settings fields (ANNALS_<NAME>) that override the recipe field of the same name when set.
-OVERRIDABLE = ("max_cards", "min_score", "min_relevance", "expand_factor", "max_expansions", "time_max_results",
-               "cooldown_recalls", "cooldown_minutes", "freshness_budget_ms")
+OVERRIDABLE = ("max_cards", "min_score", "min_relevance", "min_relevance_wide", "expand_factor",
+               "max_expansions", "time_max_results", "cooldown_recalls", "cooldown_minutes",
+               "freshness_budget_ms")
 
 
 def get_recipe(name: str) -> RecallRecipe:
