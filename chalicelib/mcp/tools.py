@@ -299,15 +299,19 @@ def event_id(value: str) -> str:
     return ref.id
 
 
-def memory(event: Event, evidence: list[Message] | None = None) -> Memory:
+def memory(event: Event, evidence: list[Message] | None = None,
+           clean: Callable[[str], str] | None = None) -> Memory:
     data = event.model_dump(include=set(Memory.model_fields))
-    cited = None if evidence is None else [evidence_message(m) for m in evidence]
+    cited = None if evidence is None else [evidence_message(m, clean) for m in evidence]
     return Memory(**data, ref=event.ref, date=when_label(event.when), evidence=cited)
 
 
-def evidence_message(msg: Message) -> EvidenceMessage:
+def evidence_message(msg: Message, clean: Callable[[str], str] | None = None) -> EvidenceMessage:
+    """A stored message as the model reads it: cleaned (`services.clean`: no <think> block,
+    no status panel) when `clean` is given; the stored message keeps its text."""
     return EvidenceMessage(ref=msg.ref, session=msg.session, seq=msg.seq, role=msg.role,
-                           speaker=msg.speaker, content=msg.content, at=msg.at)
+                           speaker=msg.speaker, content=clean(msg.content) if clean
+                           else msg.content, at=msg.at)
 
 
 def card(c: Card) -> RecalledCard:
@@ -387,14 +391,14 @@ def read_memory(ids: Ids, with_evidence: Annotated[bool, Field(description=(
             if msg is None:
                 out.missing.append(raw)
             else:
-                out.messages.append(evidence_message(msg))
+                out.messages.append(evidence_message(msg, services.clean))
             continue
         event = services.store.get_event(space, ref.id)
         if event is None:
             out.missing.append(raw)
             continue
         out.memories.append(memory(event, events_uc.evidence(services, event)
-                                   if with_evidence else None))
+                                   if with_evidence else None, services.clean))
     if start + page < len(ids):
         out.next_cursor = str(start + page)
     return out

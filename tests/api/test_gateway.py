@@ -308,6 +308,40 @@ def test_resume_injects_the_last_raw_turns_instead_of_a_recall(lam, gateway, dou
     assert delivered(gateway) == []
 
 
+def test_resume_forwards_the_turns_without_their_reasoning(lam, gateway, double):
+    """A reasoning model's replies are stored with their <think> blocks (the evidence);
+    /resume sends the model the cleaned text (services.clean), as recall does."""
+    at = datetime(2026, 6, 1, 10, tzinfo=UTC)
+    put_messages(gateway, SPACE, "w1", PutMessagesRequest(messages=[
+        MessageIn(seq=1, role="user", speaker="小明", content="奶糖今天打了疫苗", at=at),
+        MessageIn(seq=2, role="assistant", content="<think>他有点担心，先安慰他</think>"
+                  "打完疫苗要让奶糖多休息哦", at=at),
+        MessageIn(seq=3, role="assistant", content="<thinking>nothing to say</thinking>",
+                  at=at)]))
+    double.reply_text("我们聊到奶糖打疫苗。")
+    sdk(lam).chat.completions.create(model="m", messages=[{"role": "user", "content": "/resume"}])
+    turns = double.requests[-1]["messages"][0]["content"]
+    assert "奶糖今天打了疫苗" in turns and "打完疫苗要让奶糖多休息哦" in turns
+    assert "think" not in turns and "先安慰他" not in turns and "nothing to say" not in turns
+    assert turns.count("\n[2026-") == 2  # a reply that was all reasoning says nothing
+    stored_reply = gateway.store.get_messages(SPACE, "w1")[1].content
+    assert stored_reply.startswith("<think>他有点担心")  # the stored message is unchanged
+
+
+def test_recalled_messages_reach_the_model_without_their_reasoning(lam, gateway, double):
+    put_messages(gateway, SPACE, "older-chat", PutMessagesRequest(messages=[MessageIn(
+        seq=1, role="assistant", speaker="Aki",
+        content="<think>他其实更喜欢狗，别说出来</think>奶糖的疫苗已经全部打完了",
+        at=datetime(2026, 6, 1, tzinfo=UTC))]))
+    double.reply_text("打完了。")
+    answer = sdk(lam).chat.completions.with_raw_response.create(
+        model="m", messages=conversation("奶糖的疫苗打完了吗？"))
+    assert answer.headers["X-Annals-Memory"] == "hit"
+    memory = double.requests[-1]["messages"][1]["content"]
+    assert "奶糖的疫苗已经全部打完了" in memory
+    assert "think" not in memory and "更喜欢狗" not in memory
+
+
 @pytest.mark.parametrize(("text", "parsed"), [
     ("/resume", (20, "")), ("  /resume 5", (5, "")), ("/resume 3 what now", (3, "what now")),
     ("/resume tell me more", (20, "tell me more")), ("/resume 999", (200, "")),

@@ -116,6 +116,19 @@ def test_the_hook_is_a_read(seeded):
     assert post(seeded, HOOK, {"query": "x"}, {}).status_code == 401
 
 
+def test_the_hook_context_carries_no_reasoning(client, services):
+    put = client.http.put(f"{SP}/sessions/s9/messages", headers=AUTH, body=json.dumps(
+        {"messages": [{"seq": 1, "role": "assistant", "speaker": "Aki",
+                       "content": "<think>他其实更喜欢狗，别说出来</think>奶糖的疫苗已经全部打完了",
+                       "at": "2026-06-01T20:00:00+08:00"}]}))
+    assert put.status_code == 200
+    out = body(post(client, HOOK, {"query": "奶糖的疫苗打完了吗？"}))
+    assert out["verdict"] == "hit" and "奶糖的疫苗已经全部打完了" in out["additional_context"]
+    assert "think" not in out["additional_context"] and "更喜欢狗" not in out["additional_context"]
+    stored = services.store.get_messages("demo", "s9")[0]
+    assert stored.content.startswith("<think>")  # the evidence is unchanged
+
+
 def test_the_hook_is_in_the_openapi_document():
     doc = openapi_document()
     op = doc["paths"]["/v1/spaces/{space}/hook/recall"]["post"]

@@ -192,6 +192,24 @@ def test_the_timeline_lists_events_and_notes_and_summaries_on_request(client, se
     assert bad["isError"]
 
 
+def test_the_model_reads_messages_without_their_reasoning(client, services):
+    """recall_memory's cards and read_memory's messages are cleaned (services.clean); the
+    stored message keeps its <think> block as evidence."""
+    put = client.http.put(SP + "/sessions/s9/messages", headers=AUTH, body=json.dumps(
+        {"messages": [{"seq": 1, "role": "assistant", "speaker": "Aki",
+                       "content": "<think>他其实更喜欢狗，别说出来</think>奶糖的疫苗已经全部打完了",
+                       "at": "2026-06-01T20:00:00+08:00"}]}))
+    assert put.status_code == 200
+    rpc = Rpc(client)
+    recalled = rpc.ok("recall_memory", query="奶糖的疫苗打完了吗？")
+    assert recalled["cards"] and "奶糖的疫苗已经全部打完了" in recalled["context"]
+    for said in (recalled["context"], *(c["text"] for c in recalled["cards"])):
+        assert "think" not in said and "更喜欢狗" not in said
+    read = rpc.ok("read_memory", ids=["message:s9:1"])
+    assert read["messages"][0]["content"] == "奶糖的疫苗已经全部打完了"
+    assert services.store.get_messages("me", "s9")[0].content.startswith("<think>")
+
+
 def test_tool_errors_the_model_can_act_on(client):
     rpc = Rpc(client)
     missing = rpc.call("edit_memory", id="ev_nope", version=1, importance=3)

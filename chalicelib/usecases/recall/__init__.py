@@ -148,7 +148,7 @@ def evidence_keys(card: Card) -> set[tuple[str, int]]:
 def to_cards(services: Services, space: str, candidates: list[Candidate], limit: int) -> list[Card]:
     """Load cards best first, skipping any whose evidence a better card already shows."""
     return dedupe_evidence([card for card, _ in load_cards(services.store, space,
-                                                            candidates)])[:limit]
+                                                            candidates, services.clean)])[:limit]
 
 
 def resolve_recipe(services: Services, request: RecallRequest) -> RecallRecipe:
@@ -161,8 +161,11 @@ def resolve_recipe(services: Services, request: RecallRequest) -> RecallRecipe:
 def recall(services: Services, space: str, request: RecallRequest) -> RecallResponse:
     """Recall by time when a time is named, otherwise by meaning and keywords."""
     # The query read as memories are (chalicelib.domain.cleaning): no <think>, no status panel.
-    request = request.model_copy(update={"query": services.clean(request.query) or
-                                         request.query})
+    # The recent turns too: a reasoning model's last reply carries its <think> block.
+    recent = [(t, services.clean(t.content)) for t in request.recent]
+    request = request.model_copy(update={
+        "query": services.clean(request.query) or request.query,
+        "recent": [t.model_copy(update={"content": text}) for t, text in recent if text]})
     recipe = resolve_recipe(services, request)
     now = request.now or services.clock()
     trace = Trace(zh=is_cjk(request.query), lines=[], lang=request.trace_lang)
@@ -240,8 +243,8 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
             candidates = through_links(services, links, lists, candidates, intent.keywords,
                                        named, recipe, linked)
         total += len(candidates)
-        ranked = rerank(load_cards(services.store, space, candidates[: recipe.rerank_depth]),
-                        named, recipe)
+        ranked = rerank(load_cards(services.store, space, candidates[: recipe.rerank_depth],
+                                   services.clean), named, recipe)
         if threshold.value:
             gate = Gate.for_query(services.embedder, intent.judged, intent.vector, named,
                                   [c.parts["vector"] for c in candidates if "vector" in c.parts],
@@ -399,7 +402,7 @@ def recall_by_time(services: Services, space: str, request: RecallRequest,
         flt = window_filter(SearchFilter(), start, end)
         in_window = services.keywords.count(space, flt)
         candidates = search_candidates(services, space, topic, qvec, recipe, flt)
-        loaded = load_cards(services.store, space, candidates)
+        loaded = load_cards(services.store, space, candidates, services.clean)
         cards = [card for card, cand in loaded if is_hit(card, cand, terms, recipe)]
         cards = dedupe_evidence(cards)[:limit]
         layers.append(Layer(layer=index, start=start, end=end, candidates=in_window,

@@ -1,8 +1,12 @@
-"""Turning index hits back into cards the caller can read, with one store read per kind."""
+"""Turning index hits back into cards the caller can read, with one store read per kind.
+
+A card's text is what a model reads (the context, a hook's additional_context, MCP's
+recall_memory), so it is the stored text cleaned (chalicelib.domain.cleaning, `services.clean`:
+no <think> block, no status panel); the stored message stays as it was, as evidence."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 
 from chalicelib.domain.models import Card, Event, Message, Source, When
@@ -28,11 +32,27 @@ def message_card(msg: Message, cand: Candidate) -> Card:
                 speaker=msg.speaker, score=cand.score, score_parts=cand.parts)
 
 
-def load_cards(store: Store, space: str,
-               candidates: Sequence[Candidate]) -> list[tuple[Card, Candidate]]:
+def cleaned_event(event: Event, clean: Callable[[str], str]) -> Event:
+    title, summary = clean(event.title) or event.title, clean(event.summary) or event.summary
+    if (title, summary) == (event.title, event.summary):
+        return event
+    return event.model_copy(update={"title": title, "summary": summary})
+
+
+def cleaned_message(msg: Message, clean: Callable[[str], str]) -> Message | None:
+    """The message as a model may read it; None when nothing but machinery is left."""
+    content = clean(msg.content)
+    if content == msg.content:
+        return msg
+    return msg.model_copy(update={"content": content}) if content else None
+
+
+def load_cards(store: Store, space: str, candidates: Sequence[Candidate],
+               clean: Callable[[str], str] | None = None) -> list[tuple[Card, Candidate]]:
     """Cards for the candidates, in their order, from two batch reads (events, messages).
     A memory that is gone or no longer active is skipped: an index may lag the store, and
-    the store is the truth."""
+    the store is the truth. With `clean`, card texts are cleaned, and a message holding
+    nothing else (a reply that was all reasoning) is no card."""
     refs = {c.ref: parse_ref(c.ref) for c in candidates}
     event_ids = [r.id for r in refs.values() if isinstance(r, EventRef)]
     message_keys = [(r.session, r.seq) for r in refs.values() if isinstance(r, MessageRef)]
@@ -44,9 +64,14 @@ def load_cards(store: Store, space: str,
         try:
             if isinstance(ref, EventRef):
                 if ref.id in events:
-                    pairs.append((event_card(events[ref.id], cand), cand))
+                    event = events[ref.id]
+                    pairs.append((event_card(cleaned_event(event, clean) if clean else event,
+                                             cand), cand))
             elif (ref.session, ref.seq) in messages:
-                pairs.append((message_card(messages[(ref.session, ref.seq)], cand), cand))
+                msg = messages[(ref.session, ref.seq)]
+                shown = cleaned_message(msg, clean) if clean else msg
+                if shown is not None:
+                    pairs.append((message_card(shown, cand), cand))
         except (ValueError, OverflowError):  # stored before times were range-checked
             continue
     return pairs

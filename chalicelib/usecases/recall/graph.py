@@ -24,7 +24,7 @@ spreading activation brings them in:
 
 An event reached from several seeds sums their shares: central to what the question found.
 The usual rerank and admission gate follow, so an expansion that is about something else
-is still refused by a hook-sized recall (it has no cosine of its own above the vector list's
+is still refused by the gate (it has no cosine of its own above the vector list's
 lowest, and shares no terms with the query).
 
 The links are read once per recall (`Links`, lazily): the space's Entity, Thread and Relation
@@ -49,6 +49,7 @@ from chalicelib.domain.records import Entity, Relation, Thread
 from chalicelib.domain.refs import EventRef, event_ref, message_ref, parse_ref
 from chalicelib.domain.textproc import query_terms
 from chalicelib.ports import Hit, SearchFilter, Services
+from chalicelib.usecases.recall.cards import cleaned_event
 from chalicelib.usecases.recall.fusion import Candidate
 from chalicelib.usecases.recall.recipes import RecallRecipe
 
@@ -263,7 +264,8 @@ def with_threads(services: Services, space: str, cards: list[Card], links: Links
     for card in cards:
         if card.ref in picked:
             th, others = picked[card.ref]
-            materials = [material(events[eid]) for eid in others if eid in events][:limit]
+            materials = [material(cleaned_event(events[eid], services.clean))
+                         for eid in others if eid in events][:limit]
             card = card.model_copy(update={"thread": CardThread(
                 id=th.key, title=th.title, materials=materials)})
         out.append(card)
