@@ -57,6 +57,7 @@ from chalicelib.usecases.graph.models import (
     PatchThreadRequest,
 )
 from chalicelib.usecases.recall import recall as recall_uc
+from chalicelib.usecases.recall import recall_hook_sized
 from chalicelib.wiring import get_services
 
 app = Chalice(app_name="annals")
@@ -261,9 +262,10 @@ def recall(space: str):
 @route(SPACE + "/hook/recall", methods=["POST"])
 @api
 def hook_recall(space: str):
-    """A chat host's pre-model hook: the recall as additional_context (a read, like recall)."""
+    """A chat host's pre-model hook: the recall as additional_context (a read, like recall),
+    at most the request's max_cards or ANNALS_MAX_CARDS, by time too."""
     check_id(space, "space")
-    result = recall_uc(services(), space, parse_body(req(), RecallRequest))
+    result = recall_hook_sized(services(), space, parse_body(req(), RecallRequest))
     return json_response(HookRecallResponse.of(result))
 
 

@@ -43,7 +43,7 @@ from chalicelib.usecases import deliveries as deliveries_uc
 from chalicelib.usecases import events as events_uc
 from chalicelib.usecases import export as export_uc
 from chalicelib.usecases.graph import threads as threads_uc
-from chalicelib.usecases.recall import recall as recall_uc
+from chalicelib.usecases.recall import recall_hook_sized
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -365,7 +365,7 @@ Cursor = Annotated[str | None, Field(max_length=512, description=(
 def recall_memory(query: Query, time_hint: TimeHint = None, window: Window = None,
                   max_cards: MaxCards = None) -> RecallResult:
     caller = reader()
-    result = recall_uc(caller.services, caller.space, RecallRequest(
+    result = recall_hook_sized(caller.services, caller.space, RecallRequest(
         query=query, time_hint=time_hint, window=window, max_cards=max_cards))
     return RecallResult(verdict=result.verdict, cards=[card(c) for c in result.cards],
                         context=result.context, recalled_ids=result.recalled_ids)

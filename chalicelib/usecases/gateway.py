@@ -43,7 +43,7 @@ from chalicelib.domain.textproc import is_cjk
 from chalicelib.ports import ChatUpstream, Services, Store, UpstreamError
 from chalicelib.usecases.deliveries import record_deliveries
 from chalicelib.usecases.ingest import put_messages
-from chalicelib.usecases.recall import recall
+from chalicelib.usecases.recall import recall_hook_sized
 from chalicelib.usecases.recall.context import clean_line, clean_text, render
 
 log = logging.getLogger("annals.gateway")
@@ -242,7 +242,8 @@ def recall_into(services: Services, turn: Turn, messages: list[dict[str, Any]],
     query = text.strip()[-QUERY_CHARS:]
     try:
         with services.traffic.reading():
-            result = recall(services, turn.space, recall_request(query, messages, turn))
+            result = recall_hook_sized(services, turn.space,
+                                       recall_request(query, messages, turn))
     except Exception as exc:  # a bad recipe, a failing index: the reply comes without memory
         log.warning("gateway recall failed in %s/%s: %s", turn.space, turn.window,
                     type(exc).__name__)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import openai
@@ -196,8 +196,8 @@ def test_the_window_defaults_to_the_user_field_and_the_space_to_default(lam, gat
 
 def test_the_recall_reads_the_turn_with_the_one_before_it(lam, gateway, double, monkeypatch):
     asked = []
-    real = gateway_uc.recall
-    monkeypatch.setattr(gateway_uc, "recall",
+    real = gateway_uc.recall_hook_sized
+    monkeypatch.setattr(gateway_uc, "recall_hook_sized",
                         lambda s, space, request: asked.append(request) or real(s, space, request))
     double.reply_text("It was Sunday.")
     sdk(lam).chat.completions.create(model="m", messages=[
@@ -215,7 +215,7 @@ def test_a_recall_that_fails_costs_the_memory_not_the_reply(lam, gateway, double
     def broken(*_args):
         raise RuntimeError("index down")
 
-    monkeypatch.setattr(gateway_uc, "recall", broken)
+    monkeypatch.setattr(gateway_uc, "recall_hook_sized", broken)
     double.reply_text("still here")
     answer = sdk(lam).chat.completions.with_raw_response.create(model="m",
                                                                 messages=conversation())
@@ -340,6 +340,24 @@ def test_recalled_messages_reach_the_model_without_their_reasoning(lam, gateway,
     memory = double.requests[-1]["messages"][1]["content"]
     assert "奶糖的疫苗已经全部打完了" in memory
     assert "think" not in memory and "更喜欢狗" not in memory
+
+
+def test_a_named_time_injects_no_more_than_the_hook_size(lam, gateway, double):
+    """docs/gateway.md promises at most ANNALS_MAX_CARDS (2) cards. "最近" names a time, and
+    the time path's own limit (time_max_results, 3) used to win: one limit per door."""
+    now = gateway.clock()
+    for days, text in ((1, "奶糖今天学会了自己开门"), (2, "奶糖这周胖了一斤"),
+                       (3, "奶糖昨晚把花瓶打碎了")):
+        save_event(gateway, SPACE, SaveEventRequest(summary=text,
+                                                    happened_at=now - timedelta(days=days)))
+    double.reply_text("它很好。")
+    answer = sdk(lam).chat.completions.with_raw_response.create(
+        model="m", messages=conversation("奶糖最近怎么样？"))
+    assert answer.headers["X-Annals-Memory"] == "hit"
+    assert answer.headers["X-Annals-Cards"] == "2"
+    memory = double.requests[-1]["messages"][1]["content"]
+    assert memory.count("[typed_memory ref=") == 2
+    assert len(delivered(gateway)) == 2
 
 
 @pytest.mark.parametrize(("text", "parsed"), [

@@ -116,6 +116,24 @@ def test_the_hook_is_a_read(seeded):
     assert post(seeded, HOOK, {"query": "x"}, {}).status_code == 401
 
 
+def test_a_named_time_returns_no_more_than_the_hook_size(client):
+    """One card limit for the hook: the request's max_cards, else ANNALS_MAX_CARDS (2) — on
+    the time path too ("最近" names a time; its own time_max_results, 3, used to win)."""
+    for day, text in ((20, "奶糖今天学会了自己开门"), (21, "奶糖这周胖了一斤"),
+                      (22, "奶糖昨晚把花瓶打碎了")):
+        saved = post(client, f"{SP}/events", {"summary": text,
+                                              "happened_at": f"2026-06-{day}T10:00:00+08:00"})
+        assert saved.status_code == 201, saved.body
+    ask = {"query": "奶糖最近怎么样？", "now": "2026-06-23T10:00:00+08:00"}
+    hook = body(post(client, HOOK, ask))
+    assert hook["verdict"] == "hit" and len(hook["recalled_ids"]) == 2
+    assert hook["additional_context"].count("[typed_memory ref=") == 2
+    assert len(body(post(client, HOOK, {**ask, "max_cards": 3}))["recalled_ids"]) == 3
+    assert len(body(post(client, HOOK, {**ask, "max_cards": 1}))["recalled_ids"]) == 1
+    plain = body(post(client, f"{SP}/recall", ask))  # POST …/recall: time_max_results
+    assert len(plain["recalled_ids"]) == 3
+
+
 def test_the_hook_context_carries_no_reasoning(client, services):
     put = client.http.put(f"{SP}/sessions/s9/messages", headers=AUTH, body=json.dumps(
         {"messages": [{"seq": 1, "role": "assistant", "speaker": "Aki",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -190,6 +191,20 @@ def test_the_timeline_lists_events_and_notes_and_summaries_on_request(client, se
     assert {m["id"] for m in every} == {m["id"] for m in listed} | {summary["id"]}
     bad = rpc.call("timeline", kind="summaries")
     assert bad["isError"]
+
+
+def test_recall_memory_keeps_one_card_limit_on_the_time_path(client, services):
+    """recall_memory: at most its max_cards, else ANNALS_MAX_CARDS (2), when the query names a
+    time ("最近") as when it names none — not the time path's own time_max_results (3)."""
+    rpc = Rpc(client)
+    today = services.clock().date()
+    for days, text in ((1, "奶糖今天学会了自己开门"), (2, "奶糖这周胖了一斤"),
+                       (3, "奶糖昨晚把花瓶打碎了")):
+        rpc.ok("save_memory", summary=text,
+               happened_at=(today - timedelta(days=days)).isoformat())
+    recalled = rpc.ok("recall_memory", query="奶糖最近怎么样？")
+    assert recalled["verdict"] == "hit" and len(recalled["cards"]) == 2
+    assert len(rpc.ok("recall_memory", query="奶糖最近怎么样？", max_cards=3)["cards"]) == 3
 
 
 def test_the_model_reads_messages_without_their_reasoning(client, services):

@@ -195,6 +195,17 @@ def recall(services: Services, space: str, request: RecallRequest) -> RecallResp
     return result
 
 
+def recall_hook_sized(services: Services, space: str, request: RecallRequest) -> RecallResponse:
+    """A door's recall — the chat gateway, POST …/hook/recall, MCP's recall_memory: one card
+    limit whatever the path, the request's max_cards (or limit), else the recipe's max_cards
+    (ANNALS_MAX_CARDS, 2), on the time path too. (A plain POST …/recall without one returns
+    up to time_max_results cards from a named time.)"""
+    if request.card_limit is None:
+        request = request.model_copy(update={"max_cards": resolve_recipe(services,
+                                                                         request).max_cards})
+    return recall(services, space, request)
+
+
 def trace_freshness(trace: Trace, fresh: Freshness) -> None:
     if fresh.keyword_pending:
         trace.add(f"[记忆检索] 还有 {fresh.keyword_pending} 条新消息未建索引，本次找不到",
