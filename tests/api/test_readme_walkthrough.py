@@ -1,10 +1,14 @@
 """README.md "A walk through the API", steps 1 to 4, through chalice.test.Client with the
 real e5 model: the admission gate (chalicelib/usecases/recall/gate.py) must let the check-up
-through and keep what was never said out."""
+through and keep what was never said out. Every recall example of the walk-through is read
+from README.md and run as written: none brings an unrelated card, and every trace names the
+threshold it applied."""
 
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import pytest
 from chalice.test import Client
@@ -100,7 +104,79 @@ def test_what_was_never_said_brings_no_card(walk, query, gate_line):
 
 
 def test_an_english_question_finds_the_flight(walk):
-    out = walk(query="what did Sam book?", max_cards=3)  # above max_cards: no gate
+    out = walk(query="what did Sam book?", max_cards=3)  # above max_cards: the lower floor
     assert out["verdict"] == "hit" and "Lisbon" in out["cards"][0]["text"]
+    assert not any(about(c, "奶糖", "体检", "橘猫") for c in out["cards"])  # no check-up
+    assert any("gate: relevance ≥ 0.025 (wide recall)" in line for line in out["trace"])
     gated = walk(query="when is the wedding trip?")
     assert [c for c in gated["cards"] if "Lisbon" in c["text"]] == gated["cards"][:1]
+
+
+# ------------------------------------------------------------------ every example as written
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+RECALL_CURL = re.compile(r"""curl -s -X POST \$API/recall -H "\$A" -d '(\{.*?\})'""")
+# A trace line naming the threshold that applied: the gate's (plain recall) or the time
+# path's own (a named time).
+THRESHOLD = re.compile(r"(准入门槛|\bgate\b).*(≥ \d|关闭|\boff\b)"
+                       r"|(命中门槛|hit threshold).*(≥ \d|都算命中|every memory)")
+PETS = ("奶糖", "体检", "橘猫")
+SAM = ("cello", "Lisbon", "大提琴", "里斯本")
+# What each example of the walk-through must (not) bring, by its query: (verdict, a word the
+# first card holds or None, words no card may hold).
+EXPECTED = {
+    "奶糖体检": ("hit", "体检", SAM),
+    "我的吉他课怎么样了": ("none", None, PETS + SAM),
+    "what did Sam book?": ("hit", "Lisbon", PETS),
+    "你还记得昨天奶糖体检的事吗": ("hit", "体检", SAM),
+}
+
+
+def walkthrough() -> str:
+    text = README.read_text(encoding="utf-8")
+    start = text.index("## A walk through the API")
+    return text[start:text.index("\n## ", start + 1)]
+
+
+def readme_recalls() -> list[dict]:
+    return [json.loads(body) for body in RECALL_CURL.findall(walkthrough())]
+
+
+def test_the_walkthrough_has_recall_examples_and_each_is_expected():
+    queries = [body["query"] for body in readme_recalls()]
+    assert len(queries) >= 4 and set(queries) <= set(EXPECTED), queries
+    assert set(EXPECTED) <= set(queries)  # no stale expectation
+
+
+@pytest.mark.parametrize("body", readme_recalls(), ids=lambda b: json.dumps(b, ensure_ascii=False))
+def test_every_recall_example_as_written(walk, body):
+    out = walk(**body)
+    verdict, first, unrelated = EXPECTED[body["query"]]
+    assert out["verdict"] == verdict, out["trace"]
+    if first:
+        assert first in out["cards"][0]["text"]
+    assert not [c["text"] for c in out["cards"] if about(c, *unrelated)], out["trace"]
+    assert len(out["cards"]) <= body.get("max_cards", 3)
+    assert [line for line in out["trace"] if THRESHOLD.search(line)], out["trace"]
+
+
+def test_the_time_hint_the_walkthrough_mentions(walk):
+    assert '"time_hint": "2026-06-14" works too' in walkthrough()
+    out = walk(query="你还记得奶糖体检的事吗", time_hint="2026-06-14")
+    assert out["verdict"] == "hit" and "体检" in out["cards"][0]["text"]
+    assert not any(about(c, *SAM) for c in out["cards"])
+    assert [line for line in out["trace"] if THRESHOLD.search(line)]
+
+
+def test_the_trace_lines_the_walkthrough_quotes_are_what_recall_says(walk):
+    """The trace lines the README quotes (the gate's for 我的吉他课怎么样了 and for the wide
+    recall): the same threshold, scope and words as the trace (the best relevance's digits
+    aside)."""
+    quoted = re.findall(r'"(\[(?:记忆检索|recall|时间回忆|time recall)\] [^"]+)"', walkthrough())
+    assert len(quoted) >= 2
+    traces = [line for body in readme_recalls() for line in walk(**body)["trace"]]
+    best = r"-?\d+(?:\.\d+)?"
+    for line in quoted:
+        parts = re.split(r"(?:(?<=最高相关度 )|(?<=best relevance ))" + best, line)
+        pattern = best.join(re.escape(part) for part in parts)
+        assert any(re.fullmatch(pattern, t) for t in traces), (line, traces)
