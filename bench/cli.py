@@ -27,10 +27,14 @@ def bench() -> None:
               help="ask only the first N scored questions of each conversation")
 @click.option("--embedder", type=click.Choice(["e5-local", "hash"]), default="e5-local",
               show_default=True)
+@click.option("--data-dir", type=click.Path(file_okay=False), default=None,
+              help="build the spaces in this dir and reuse those an earlier run built there "
+                   "(try recall settings without ingesting again; delete it when "
+                   "extraction changes)")
 @click.option("--quiet", is_flag=True, help="no progress bars")
 def locomo(paths: tuple[str, ...], json_path: str | None, dump_path: str | None,
            recipe: str | None, limit_questions: int | None, embedder: str,
-           quiet: bool) -> None:
+           data_dir: str | None, quiet: bool) -> None:
     from .locomo import format_table, run_locomo
 
     if recipe is not None:
@@ -41,7 +45,7 @@ def locomo(paths: tuple[str, ...], json_path: str | None, dump_path: str | None,
                                      f"{', '.join(sorted(RECIPES))}", param_hint="--recipe")
     report = run_locomo(paths, recipe=recipe, limit_questions=limit_questions,
                         embedder=embedder, json_path=json_path, dump_path=dump_path,
-                        progress=not quiet)
+                        progress=not quiet, data_dir=data_dir)
     click.echo(format_table(report))
 
 

@@ -518,7 +518,31 @@ def deltas(summary: dict[str, dict]) -> dict[str, float | None]:
 def run_locomo(paths: Sequence[Path | str], *, recipe: str | None = None,
                limit_questions: int | None = None, embedder: str = "e5-local",
                json_path: Path | str | None = None, dump_path: Path | str | None = None,
-               progress: bool = True) -> dict:
+               progress: bool = True, data_dir: Path | str | None = None) -> dict:
+    """The whole bench in a fresh temporary data dir; with `data_dir`, in that one, and a
+    conversation already built there (ingested, extracted and indexed by an earlier run of
+    the same tree: `built.json`) is not built again — for trying recall settings without
+    paying for ingest and extraction each time. Delete the dir when extraction changes."""
+    if data_dir is not None:
+        Path(data_dir).mkdir(parents=True, exist_ok=True)
+        return _run_locomo(paths, Path(data_dir), recipe=recipe,
+                           limit_questions=limit_questions, embedder=embedder,
+                           json_path=json_path, dump_path=dump_path, progress=progress)
+    with tempfile.TemporaryDirectory(prefix="annals-bench-") as tmp:
+        return _run_locomo(paths, Path(tmp), recipe=recipe, limit_questions=limit_questions,
+                           embedder=embedder, json_path=json_path, dump_path=dump_path,
+                           progress=progress)
+
+
+def _built(tmp: Path) -> dict:
+    marker = tmp / "built.json"
+    return json.loads(marker.read_text(encoding="utf-8")) if marker.exists() else {}
+
+
+def _run_locomo(paths: Sequence[Path | str], tmp: Path, *, recipe: str | None,
+                limit_questions: int | None, embedder: str,
+                json_path: Path | str | None, dump_path: Path | str | None,
+                progress: bool) -> dict:
     started = time.perf_counter()
     load_before = os.getloadavg()
     conversations = [load_conversation(p) for p in paths]
@@ -527,64 +551,72 @@ def run_locomo(paths: Sequence[Path | str], *, recipe: str | None = None,
     errors: list[dict] = []
     conv_reports: list[dict] = []
     dump_lines: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="annals-bench-") as tmp:
-        t0 = time.perf_counter()
-        services = make_services(Path(tmp), embedder)
-        services.embedder.embed_query("warm up")  # model load is not ingest time
-        services.embedder.embed_passages(["warm up"])
-        baselines = PlainBaselines(Path(tmp), services.embedder)
-        setup_s = time.perf_counter() - t0
-        annals_recipe = recipe or services.settings.recipe
-        recipes = {"annals": annals_recipe, NO_GRAPH: NO_GRAPH_RECIPE,
-                   **{b: b for b in BASELINES}}
-        from chalicelib.usecases.extract import run_extraction
+    built = _built(tmp)
+    t0 = time.perf_counter()
+    services = make_services(tmp, embedder)
+    services.embedder.embed_query("warm up")  # model load is not ingest time
+    services.embedder.embed_passages(["warm up"])
+    baselines = PlainBaselines(tmp, services.embedder)
+    setup_s = time.perf_counter() - t0
+    annals_recipe = recipe or services.settings.recipe
+    recipes = {"annals": annals_recipe, NO_GRAPH: NO_GRAPH_RECIPE,
+               **{b: b for b in BASELINES}}
+    from chalicelib.ports import iter_events
+    from chalicelib.usecases.extract import run_extraction
 
-        warmed = False
-        for conv in conversations:
+    warmed = False
+    for conv in conversations:
+        if conv.stem in built:  # built by an earlier run into this data dir
+            ingest_s, extract_s = built[conv.stem]["ingest_s"], built[conv.stem]["extract_s"]
+            events = [e for e in iter_events(services.store, conv.space)
+                      if e.status == "active" and e.kind == "event"]
+        else:
             ingest_s = ingest_conversation(services, conv, progress)
             t0 = time.perf_counter()
             events = run_extraction(services, conv.space)
             extract_s = time.perf_counter() - t0
-            chronicle = chronicle_figures(services, conv, path_of[conv.stem])
             baselines.index(services, conv)
-            questions = scored_questions(conv, limit_questions)
-            if not warmed:  # first-call imports and caches are not per-question latency
-                warm_up(services, conv, recipes)
-                warmed = True
-            for q in tqdm(questions, desc=f"ask {conv.stem}", unit="q", file=sys.stderr,
-                          disable=not progress):
-                records = ask(services, conv, q, recipes, errors, baselines)
-                dump_lines.append(json.dumps({"conversation": conv.stem,
-                                              "question_index": q.index,
-                                              "cards": records["annals"][:CARDS]},
-                                             ensure_ascii=False))
-                ask_hook(services, conv, q, annals_recipe, errors)
-            all_questions.extend(questions)
-            conv_reports.append({
-                "conversation": conv.stem, "space": conv.space,
-                "sessions": len(conv.sessions), "messages": conv.message_count,
-                "events": len(events), "questions": len(questions),
-                "ingest_s": ingest_s, "ingest_msg_per_s": conv.message_count / ingest_s,
-                "extract_s": extract_s,
-                "extract_ms_per_message": 1000 * extract_s / max(1, conv.message_count),
-                "chronicle": chronicle.as_dict(),
-                "R@10": {k: M.mean(q.results[k].get("R@10", float("nan")) for q in questions)
-                         for k in recipes},
-                "graph": entity_check(services, conv.space),
-            })
-        # Foreign questions: every space is built now; each conversation's questions are
-        # asked in the next one's space, names swapped, at the default max_cards.
-        for asking, answering in foreign_pairs(conversations):
-            mine = [q for q in all_questions if q.conversation == asking.stem]
-            for q in tqdm(mine, desc=f"foreign {asking.stem}→{answering.stem}", unit="q",
-                          file=sys.stderr, disable=not progress):
-                ask_hook(services, asking, q, annals_recipe, errors, answering=answering)
-        from chalicelib.usecases.recall.recipes import resolve
+            built[conv.stem] = {"ingest_s": ingest_s, "extract_s": extract_s}
+            (tmp / "built.json").write_text(json.dumps(built), encoding="utf-8")
+        chronicle = chronicle_figures(services, conv, path_of[conv.stem])
+        questions = scored_questions(conv, limit_questions)
+        if not warmed:  # first-call imports and caches are not per-question latency
+            warm_up(services, conv, recipes)
+            warmed = True
+        for q in tqdm(questions, desc=f"ask {conv.stem}", unit="q", file=sys.stderr,
+                      disable=not progress):
+            records = ask(services, conv, q, recipes, errors, baselines)
+            dump_lines.append(json.dumps({"conversation": conv.stem,
+                                          "question_index": q.index,
+                                          "cards": records["annals"][:CARDS]},
+                                         ensure_ascii=False))
+            ask_hook(services, conv, q, annals_recipe, errors)
+        all_questions.extend(questions)
+        conv_reports.append({
+            "conversation": conv.stem, "space": conv.space,
+            "sessions": len(conv.sessions), "messages": conv.message_count,
+            "events": len(events), "questions": len(questions),
+            "ingest_s": ingest_s, "ingest_msg_per_s": conv.message_count / ingest_s,
+            "extract_s": extract_s,
+            "extract_ms_per_message": 1000 * extract_s / max(1, conv.message_count),
+            "chronicle": chronicle.as_dict(),
+            "R@10": {k: M.mean(q.results[k].get("R@10", float("nan")) for q in questions)
+                     for k in recipes},
+            "graph": entity_check(services, conv.space),
+        })
+    # Foreign questions: every space is built now; each conversation's questions are
+    # asked in the next one's space, names swapped, at the default max_cards.
+    for asking, answering in foreign_pairs(conversations):
+        mine = [q for q in all_questions if q.conversation == asking.stem]
+        for q in tqdm(mine, desc=f"foreign {asking.stem}→{answering.stem}", unit="q",
+                      file=sys.stderr, disable=not progress):
+            ask_hook(services, asking, q, annals_recipe, errors, answering=answering)
+    from chalicelib.usecases.recall.recipes import resolve
 
-        hook = hook_report(all_questions, conversations,
-                           resolve(annals_recipe, services.settings))
-        query_context = context_pass(services, conversations, all_questions, annals_recipe,
-                                     errors, progress)
+    hook = hook_report(all_questions, conversations,
+                       resolve(annals_recipe, services.settings))
+    query_context = context_pass(services, conversations, all_questions, annals_recipe,
+                                 errors, progress)
     summary = {key: summarize(all_questions, key) for key in recipes}
     messages = sum(c["messages"] for c in conv_reports)
     ingest_s = sum(c["ingest_s"] for c in conv_reports)
