@@ -5,7 +5,8 @@ from __future__ import annotations
 import click
 
 
-@click.group(help="Benchmarks (LoCoMo retrieval quality, load). Slow; not part of make test.")
+@click.group(help="Benchmarks (LoCoMo, Chinese and cross-lingual retrieval quality, load). "
+                   "Slow; not part of make test.")
 def bench() -> None:
     pass
 
@@ -47,6 +48,60 @@ def locomo(paths: tuple[str, ...], json_path: str | None, dump_path: str | None,
                         embedder=embedder, json_path=json_path, dump_path=dump_path,
                         progress=not quiet, data_dir=data_dir)
     click.echo(format_table(report))
+
+
+def _zh_bench(parts: tuple[str, ...], json_path: str | None, dump_path: str | None,
+              recipe: str | None, limit_questions: int | None, embedder: str,
+              quiet: bool) -> None:
+    from .zh import format_report, run
+
+    if recipe is not None:
+        from chalicelib.usecases.recall.recipes import RECIPES
+
+        if recipe not in RECIPES:
+            raise click.BadParameter(f"unknown recipe {recipe!r}; known: "
+                                     f"{', '.join(sorted(RECIPES))}", param_hint="--recipe")
+    report = run(parts, recipe=recipe, embedder=embedder, limit_questions=limit_questions,
+                 json_path=json_path, dump_path=dump_path, progress=not quiet)
+    click.echo(format_report(report))
+
+
+def _zh_options(f):
+    f = click.option("--quiet", is_flag=True, help="no progress bars")(f)
+    f = click.option("--embedder", type=click.Choice(["e5-local", "hash"]), default="e5-local",
+                     show_default=True)(f)
+    f = click.option("--limit-questions", type=click.IntRange(min=1), default=None,
+                     help="ask only the first N questions of each space (per group)")(f)
+    f = click.option("--recipe", default=None,
+                     help="Annals recipe to measure (default: the configured ANNALS_RECIPE)")(f)
+    f = click.option("--dump", "dump_path", type=click.Path(dir_okay=False),
+                     help="write one JSON line per question: the Annals recipe's cards")(f)
+    return click.option("--json", "json_path", type=click.Path(dir_okay=False),
+                        help="write the full report as JSON")(f)
+
+
+@bench.command("zh", help="Chinese recall (bench/data/zh_life.json): four Chinese chat spaces, "
+                          "questions by kind (single, time, multi, update, noisy), Annals vs "
+                          "BM25-only vs dense-only in one run, plus hook-sized hit@2. "
+                          "--crosslingual adds the cross-lingual bench in the same run.")
+@click.option("--crosslingual", "with_crosslingual", is_flag=True,
+              help="also run the cross-lingual bench (one ingest for both)")
+@_zh_options
+def zh(with_crosslingual: bool, json_path: str | None, dump_path: str | None,
+       recipe: str | None, limit_questions: int | None, embedder: str, quiet: bool) -> None:
+    parts = ("zh", "crosslingual") if with_crosslingual else ("zh",)
+    _zh_bench(parts, json_path, dump_path, recipe, limit_questions, embedder, quiet)
+
+
+@bench.command("crosslingual", help="Cross-lingual recall (bench/data/crosslingual.json): "
+                                    "English questions about the Chinese spaces and Chinese "
+                                    "questions about an English space, R@10 beside the "
+                                    "same-language question on identical evidence.")
+@_zh_options
+def crosslingual(json_path: str | None, dump_path: str | None, recipe: str | None,
+                 limit_questions: int | None, embedder: str, quiet: bool) -> None:
+    _zh_bench(("crosslingual",), json_path, dump_path, recipe, limit_questions, embedder,
+              quiet)
 
 
 @bench.command("salience", help="Train the salience judge on LoCoMo annotated facts (PATH = "
