@@ -52,7 +52,7 @@ def locomo(paths: tuple[str, ...], json_path: str | None, dump_path: str | None,
 
 def _zh_bench(parts: tuple[str, ...], json_path: str | None, dump_path: str | None,
               recipe: str | None, limit_questions: int | None, embedder: str,
-              quiet: bool) -> None:
+              quiet: bool, data_dir: str | None = None) -> None:
     from .zh import format_report, run
 
     if recipe is not None:
@@ -62,12 +62,16 @@ def _zh_bench(parts: tuple[str, ...], json_path: str | None, dump_path: str | No
             raise click.BadParameter(f"unknown recipe {recipe!r}; known: "
                                      f"{', '.join(sorted(RECIPES))}", param_hint="--recipe")
     report = run(parts, recipe=recipe, embedder=embedder, limit_questions=limit_questions,
-                 json_path=json_path, dump_path=dump_path, progress=not quiet)
+                 json_path=json_path, dump_path=dump_path, progress=not quiet,
+                 data_dir=data_dir)
     click.echo(format_report(report))
 
 
 def _zh_options(f):
     f = click.option("--quiet", is_flag=True, help="no progress bars")(f)
+    f = click.option("--data-dir", type=click.Path(file_okay=False), default=None,
+                     help="build the spaces here and reuse them next time (delete it when "
+                          "extraction changes)")(f)
     f = click.option("--embedder", type=click.Choice(["e5-local", "hash"]), default="e5-local",
                      show_default=True)(f)
     f = click.option("--limit-questions", type=click.IntRange(min=1), default=None,
@@ -88,9 +92,10 @@ def _zh_options(f):
               help="also run the cross-lingual bench (one ingest for both)")
 @_zh_options
 def zh(with_crosslingual: bool, json_path: str | None, dump_path: str | None,
-       recipe: str | None, limit_questions: int | None, embedder: str, quiet: bool) -> None:
+       recipe: str | None, limit_questions: int | None, embedder: str, data_dir: str | None,
+       quiet: bool) -> None:
     parts = ("zh", "crosslingual") if with_crosslingual else ("zh",)
-    _zh_bench(parts, json_path, dump_path, recipe, limit_questions, embedder, quiet)
+    _zh_bench(parts, json_path, dump_path, recipe, limit_questions, embedder, quiet, data_dir)
 
 
 @bench.command("crosslingual", help="Cross-lingual recall (bench/data/crosslingual.json): "
@@ -99,9 +104,10 @@ def zh(with_crosslingual: bool, json_path: str | None, dump_path: str | None,
                                     "same-language question on identical evidence.")
 @_zh_options
 def crosslingual(json_path: str | None, dump_path: str | None, recipe: str | None,
-                 limit_questions: int | None, embedder: str, quiet: bool) -> None:
+                 limit_questions: int | None, embedder: str, data_dir: str | None,
+                 quiet: bool) -> None:
     _zh_bench(("crosslingual",), json_path, dump_path, recipe, limit_questions, embedder,
-              quiet)
+              quiet, data_dir)
 
 
 @bench.command("salience", help="Train the salience judge on LoCoMo annotated facts (PATH = "

@@ -20,6 +20,7 @@ The pure parts (loading, validation, scoring, tables) need no model: tests/unit/
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -564,7 +565,9 @@ def run(parts: Sequence[str] = ("zh",), *, recipe: str | None = None,
         embedder: str = "e5-local", limit_questions: int | None = None,
         json_path: Path | str | None = None, dump_path: Path | str | None = None,
         progress: bool = True, zh_path: Path | str = ZH_LIFE,
-        xl_path: Path | str = CROSSLINGUAL) -> dict:
+        xl_path: Path | str = CROSSLINGUAL, data_dir: Path | str | None = None) -> dict:
+    """With `data_dir`, the spaces are built there and reused by the next run that names it
+    (as `bench locomo --data-dir`: try recall settings without building again)."""
     from tqdm import tqdm
 
     from .locomo import PlainBaselines, make_services
@@ -592,7 +595,11 @@ def run(parts: Sequence[str] = ("zh",), *, recipe: str | None = None,
     errors: list[dict] = []
     space_reports: list[dict] = []
     dump_lines: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="annals-bench-zh-") as tmp:
+    with (contextlib.nullcontext(str(data_dir)) if data_dir is not None
+          else tempfile.TemporaryDirectory(prefix="annals-bench-zh-")) as tmp:
+        Path(tmp).mkdir(parents=True, exist_ok=True)
+        marker = Path(tmp) / "built.json"
+        built = json.loads(marker.read_text(encoding="utf-8")) if marker.exists() else {}
         t0 = time.perf_counter()
         services = make_services(Path(tmp), embedder)
         services.embedder.embed_query("warm up")
@@ -605,6 +612,9 @@ def run(parts: Sequence[str] = ("zh",), *, recipe: str | None = None,
         by_id = {s.id: s for s in spaces}
         for space in tqdm(spaces, desc="build spaces", unit="space", file=sys.stderr,
                           disable=not progress):
+            if space.id in built:
+                space_reports.append(built[space.id])
+                continue
             ingest_s = ingest(services, space)
             t0 = time.perf_counter()
             events = run_extraction(services, space.space)
@@ -616,6 +626,8 @@ def run(parts: Sequence[str] = ("zh",), *, recipe: str | None = None,
                                   "messages": space.message_count, "events": len(events),
                                   "ingest_s": ingest_s, "extract_s": extract_s,
                                   "baseline_index_s": time.perf_counter() - t0})
+            built[space.id] = space_reports[-1]
+            marker.write_text(json.dumps(built), encoding="utf-8")
         from chalicelib.domain.models import RecallRequest
         from chalicelib.usecases.recall import recall
 
