@@ -57,3 +57,20 @@ def prompt_label(span: Span) -> str:
         return f"{span.start:%Y}"
     first, last = f"{span.start:%Y-%m-%d}", last_day(span.end)
     return first if first == last else f"{first} .. {last}"
+
+
+def week_as_told(start: datetime, end: datetime, told: datetime) -> tuple[datetime, datetime]:
+    """A past calendar week named in a message ("last week", "two weeks ago", 上周, 两周前),
+    as the teller means it: the seven days that many weeks before the day it was said —
+    "last week" on Wednesday 9 August is 2-8 August, not Monday 31 July to Sunday 6 August.
+    LoCoMo's annotators, dating what speakers told, wrote "the week before 9 August 2023"
+    for every such "last week". Other spans, and weeks not wholly before the week it was
+    said in, stay as they are. (For dating what was told; a query's "last week" stays the
+    calendar week, widened by the time layers.)"""
+    day = told.replace(hour=0, minute=0, second=0, microsecond=0)
+    monday = day - timedelta(days=day.weekday())
+    if end - start != timedelta(days=7) or start.weekday() != 0 \
+            or start.hour or start.minute or end > monday:
+        return start, end
+    shift = day - monday
+    return start + shift, end + shift

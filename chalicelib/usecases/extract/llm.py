@@ -49,13 +49,14 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import date, datetime, timedelta
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from chalicelib.domain import textrules as rules
-from chalicelib.domain.dates import prompt_label
+from chalicelib.domain.dates import prompt_label, week_as_told
 from chalicelib.domain.models import Event, EventDraft, Message, Source, When
 from chalicelib.domain.textproc import query_terms
 from chalicelib.domain.timeparse import TimeSpan, find_times
@@ -284,12 +285,19 @@ span_label = prompt_label  # the label prompts use for a time span
 
 
 def message_times(msg: Message) -> list[TimeSpan]:
-    """The time expressions of a message, resolved against the message's own time."""
+    """The time expressions of a message, resolved against the message's own time (a past
+    week as the teller means it, dates.week_as_told, as the offline extractor dates it)."""
     try:
-        return find_times(msg.content, msg.at)
+        spans = find_times(msg.content, msg.at)
     except Exception:  # a parser bug must not lose the batch; the message day still works
         log.exception("timeparse failed on %s", msg.ref)
         return []
+    return [_as_told(s, msg.at) if s.granularity == "week" else s for s in spans]
+
+
+def _as_told(span: TimeSpan, at: datetime) -> TimeSpan:
+    start, end = week_as_told(span.start, span.end, at)
+    return replace(span, start=start, end=end)
 
 
 def _stamp(at: datetime) -> str:
