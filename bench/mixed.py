@@ -171,7 +171,8 @@ def vector_lane_rate(root: Path, embedder: str, messages: Messages, n: int,
             put(services, "lane", session, body)
         services.index.drain_all("keyword")
         stored = services.store.get_messages("lane", session)
-        texts = [d.embed_text or d.text for d in Indexer(services).message_docs(stored)]
+        texts = [t for d in Indexer(services).message_docs(stored)
+                 for t in (d.text, d.context_text) if t]
         count = len(texts)
         t0 = time.perf_counter()
         services.index.drain_all("vector")

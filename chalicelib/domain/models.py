@@ -499,8 +499,10 @@ class IndexDoc(BaseModel):
     id: str  # the card ref: "event:ID" or "message:SESSION:SEQ"
     space: str
     kind: Literal["event", "message"]
-    text: str  # what is tokenized for keywords (and embedded, unless embed_text is given)
-    embed_text: str | None = Field(default=None, exclude=True)  # what the embedder reads
+    text: str  # what is tokenized for keywords and embedded
+    # The other party's turn before it, whose embedding joins this one's (indexing.embed):
+    # never stored, never tokenized.
+    context_text: str | None = Field(default=None, exclude=True)
     start: float  # epoch seconds of `when`
     end: float
     status: EventStatus = "active"

@@ -1,4 +1,4 @@
-"""Message embeddings read the other party's previous turn; keywords never do."""
+"""Message embeddings lean towards the other party's previous turn; keywords never do."""
 
 from __future__ import annotations
 
@@ -19,18 +19,17 @@ def test_reply_is_embedded_with_the_question_it_answers(services):
     docs = Indexer(services).message_docs([msg(1, "Mel", "Any plans for the summer?"),
                                    msg(2, "Caroline", "Researching adoption agencies."),
                                    msg(3, "Caroline", "Also painting a lot.")])
-    assert docs[0].embed_text is None  # nothing before it
-    assert docs[1].embed_text == ("Mel: Any plans for the summer?\n"
-                                  "Caroline: Researching adoption agencies.")
+    assert docs[0].context_text is None  # nothing before it
+    assert docs[1].context_text == "Mel: Any plans for the summer?"
     assert docs[1].text == "Caroline: Researching adoption agencies."  # keywords: own words
-    assert docs[2].embed_text is None  # the same speaker's previous turn is not context
-    assert "embed_text" not in docs[1].model_dump()
+    assert docs[2].context_text is None  # the same speaker's previous turn is not context
+    assert "context_text" not in docs[1].model_dump()
 
 
 def test_previous_turn_is_read_from_the_store_across_batches(services, put):
     put("s1", [(1, "user", "Mel", "Did you go to the parade?")])
     [doc] = Indexer(services).message_docs([msg(2, "Caroline", "Yes, it was wonderful.")])
-    assert doc.embed_text.startswith("Mel: Did you go to the parade?\n")
+    assert doc.context_text == "Mel: Did you go to the parade?"
 
 
 def test_event_embedding_reads_the_turn_its_message_answered(services, put):
@@ -45,5 +44,21 @@ def test_event_embedding_reads_the_turn_its_message_answered(services, put):
                updated_at=T0)
     manual = ev.model_copy(update={"id": "e2", "sources": []})
     docs = Indexer(services).event_docs([ev, manual])
-    assert docs[0].embed_text.startswith("Mel: Any plans for the summer?\n")
-    assert docs[1].embed_text is None
+    assert docs[0].context_text == "Mel: Any plans for the summer?"
+    assert docs[1].context_text is None
+
+
+def test_a_reply_vector_leans_towards_its_question_but_stays_its_own(services):
+    import numpy as np
+
+    ix = Indexer(services)
+    docs = ix.embed(ix.message_docs([msg(1, "Mel", "Any plans for the summer?"),
+                                     msg(2, "Caroline", "Researching adoption agencies.")]))
+    own, question = services.embedder.embed_passages(
+        ["Caroline: Researching adoption agencies.", "Mel: Any plans for the summer?"])
+    reply = np.asarray(docs[1].vector)
+    assert abs(float(np.linalg.norm(reply)) - 1.0) < 1e-5
+    assert float(reply @ question) > float(own @ question)  # leans towards what it answers
+    assert float(reply @ own) > float(reply @ question)  # and stays nearer its own words
+    assert np.allclose(docs[0].vector, services.embedder.embed_passages(
+        ["Mel: Any plans for the summer?"])[0], atol=1e-5)  # no context: its own vector

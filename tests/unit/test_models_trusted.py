@@ -37,4 +37,4 @@ def test_a_message_doc_is_what_model_construct_builds_and_runs_post_init():
     assert doc.model_copy(update={"vector": [0.5]}).vector == [0.5]
     with pytest.raises(ValueError, match="end before start"):  # model_post_init still runs
         trusted(IndexDoc, id="x", space="s", kind="message", text="t", start=2.0, end=1.0,
-                status="active", importance=5, vector=None, embed_text=None)
+                status="active", importance=5, vector=None, context_text=None)
