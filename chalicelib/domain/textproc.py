@@ -31,13 +31,15 @@ _EN_STOP = frozenset(
 # Characters that carry grammar, not content: a bigram made only of these is noise in a query.
 _ZH_FUNCTION_CHARS = frozenset("的了吗呢吧啊呀哦嗯我你他她它们是在和也就都还这那有个么什怎样没不要会能说把被给对让")
 
-# Particles and pronouns: a query bigram that contains one straddles a word boundary
-# ("们去", "边吗", "得我") far more often than it names anything.
-_ZH_PARTICLES = frozenset("的了吗呢吧啊呀哦嗯我你他她它们么")
+# Particles, pronouns and question words: a query bigram that contains one straddles a word
+# boundary ("们去", "边吗", "得我") or frames the question ("去哪", "干嘛", "吃啥", "哪些") far
+# more often than it names anything. Question frames matter most: they match the other
+# party's questions ("都去了哪些地方？") better than the answers the query is after.
+_ZH_PARTICLES = frozenset("的了吗呢吧啊呀哦嗯我你他她它们么哪啥嘛谁")
 # …except in these everyday nouns and verbs, which hold a particle character but name a thing:
 # without them "吉他课" searches only "课在", and "酒吧" nothing at all.
 _ZH_PARTICLE_WORDS = frozenset(
-    ["吉他", "酒吧", "网吧", "吧台", "贴吧", "了解", "目的", "的士", "他乡", "呢子", "吗啡"])
+    ["吉他", "酒吧", "网吧", "吧台", "贴吧", "了解", "目的", "的士", "他乡", "呢子", "吗啡", "哪吒"])
 # Conversational frames that ask about memory without naming its content.
 _ZH_QUERY_STOP = frozenset(
     ["还记", "记得", "记不", "忘了", "聊了", "聊过", "聊的", "说过", "说了", "什么", "怎么", "时候",
