@@ -9,9 +9,12 @@ be shown where it came from. Rules, English and Chinese alike:
   "someone": names.is_placeholder) are never people nor entities;
 - English: runs of two or more capitalised words ("Park Hyatt Kyoto"), a capitalised word after
   a travel word ("to Kyoto", "in Lisbon"), quoted titles ("“Spirited Away”"), pets by name
-  ("a cat named Luna"), "Project X", "… University / Inc";
+  ("a cat named Luna"), "Project X", "… University / Inc"; a word that opens a sentence is a
+  name only on evidence (`opening_names`): it is a speaker, it is capitalised mid-sentence
+  elsewhere, or it is the subject of "and I" or a verb ("Tom and I …", "Lisa said …");
 - Chinese: 《书名》, names before a place suffix (大仓酒店, 西湖公园), well-known cities and
-  countries, the place of 去X旅行, pets by name (取名叫奶糖), X项目, X公司/大学.
+  countries, the place of 去X旅行, pets by name (取名叫奶糖), X项目, X公司/大学; a person
+  who is the subject of 和我 or a verb ("小明和我…", "小明说…", "我和小明决定…").
 
 >>> [(m.name, m.kind) for m in find_mentions("Mel and Sam flew to Kyoto and stayed at the "
 ...                                            "Park Hyatt Kyoto.", people=["Mel", "Sam"])]
@@ -25,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from chalicelib.domain.names import is_placeholder, mentioned_names
@@ -87,7 +90,8 @@ _PLACE_WORDS = frozenset({"hotel", "hostel", "inn", "resort", "park", "street", 
                           "beach", "island", "airport", "station", "museum", "temple",
                           "shrine", "castle", "bridge", "tower", "market", "cafe", "café",
                           "restaurant", "hospital", "center", "centre", "bay", "valley",
-                          "garden", "gardens", "plaza", "hyatt", "hilton", "marriott"})
+                          "garden", "gardens", "plaza", "hyatt", "hilton", "marriott",
+                          "ryokan", "motel", "lodge", "guesthouse"})
 # Capitalised words that start sentences or name times, not things.
 _NOT_NAMES = frozenset({
     "i", "we", "he", "she", "they", "it", "you", "my", "our", "your", "his", "her", "their",
@@ -173,7 +177,11 @@ def _around_a_person(name: str, people: Sequence[str]) -> bool:
     return any(w in firsts for w in words[1:]) and words[0] not in firsts
 
 
-def english_mentions(text: str, people: Sequence[str] = ()) -> list[Mention]:
+def english_mentions(text: str, people: Sequence[str] = (),
+                     seen: Collection[str] = ()) -> list[Mention]:
+    """`seen`: words capitalised mid-sentence in the other texts the linker reads with this
+    one (the event's title, summary and evidence, the batch's other events), which make a
+    sentence-opening word a name (`opening_names`)."""
     out: list[Mention] = []
     for m in _PET_EN.finditer(text):
         out.append(Mention(m.group(1), "pet"))
@@ -191,7 +199,87 @@ def english_mentions(text: str, people: Sequence[str] = ()) -> list[Mention]:
         name = _trim_words(m.group(1))
         if name and _english_kind(name, people) != "person":
             out.append(Mention(name, "place"))
+    out += opening_names(text, people, seen)
     return out
+
+
+# ------------------------------------------------------------------ names that open sentences
+
+# In chat a sentence very often opens with a name ("Tom and I decided …", "Lisa said …"),
+# and a word that opens a sentence is capitalised by grammar whether it is a name or not.
+# Such a word is a name on evidence only: it is a known person (found by the speaker list
+# already), it is capitalised mid-sentence elsewhere (in this text or `seen`), or it is the
+# subject of "and I" / a verb. Never an ordinary opener (The, My, We, Yesterday, Thanks, So,
+# Everyone, Dinner …: _NOT_NAMES, _STARTERS, _ORDINARY_OPENERS, -ing/-ly words).
+_OPENING = re.compile(r"(?:^|(?<=[.!?…;:\n。！？；：]))[\"”’)\]]*\s*[\"“‘(\[]*"
+                      r"([A-Z][a-z]+)(?![\w'’-])")
+_MID_CAPITAL = re.compile(r"(?<=[\w,)] )([A-Z][a-z]+)(?![\w'’-])")
+# Verbs whose subject is someone: "Tom booked", "Lisa said". Not the copula, modals or
+# verbs a place or a thing does as often ("Kyoto was lovely", "Kyoto feels like home",
+# "Coffee made my day", "Music helps", "Plans changed", "Summer started").
+_SUBJECT_VERBS = (
+    "said|says|told|tells|asked|asks|booked|books|decided|decides|planned|plans|wants|"
+    "wanted|went|came|called|calls|texted|texts|thinks|thought|loves|loved|likes|liked|"
+    "hates|hated|bought|buys|suggested|suggests|agreed|agrees|invited|invites|picked|chose|"
+    "chooses|joined|joins|visited|visits|arrived|flew|drove|moved|lives|lived|works|worked|"
+    "met|meets|sent|wrote|writes|cooked|cooks|paid|pays|reserved|cancell?ed|switched|"
+    "recommended|recommends|mentioned|mentions|promised|promises|hopes|hoped|knows|knew|"
+    "wishes|replied|answered|laughed|smiled|cried|studies|studied|teaches|taught|bakes|"
+    "baked|paints|painted|sings|sang|dances|danced|adopted|married|is going|was going|"
+    "and i|and me|& i|and my|and we")
+_SUBJECT = re.compile(rf"\s*(?:(?:also|just|then|finally|already|never|always|really|"
+                      rf"still|actually|and i)\s+)?(?:{_SUBJECT_VERBS})\b", re.IGNORECASE)
+# Words that open sentences and are no names, beyond _NOT_NAMES and _STARTERS: pronouns of
+# everyone, common nouns that open chat sentences, family words (a role, not a name).
+_ORDINARY_OPENERS = frozenset({
+    "everyone", "everybody", "everything", "nothing", "nobody", "someone", "somebody",
+    "something", "anyone", "anybody", "anything", "one", "people", "mine", "ours", "yours",
+    "here", "later", "soon", "once", "again", "afterwards", "meanwhile", "besides", "instead",
+    "otherwise", "life", "work", "school", "dinner", "lunch", "breakfast", "food", "weather",
+    "traffic", "time", "family", "mom", "mum", "dad", "mother", "father", "grandma", "grandpa",
+    "sister", "brother", "wife", "husband", "boyfriend", "girlfriend", "kids", "baby",
+    "friends", "nope", "yesterday", "tonight", "lately", "recently", "whatever", "hmm",
+    "sorry", "thanks", "please", "sure", "wait", "guys", "dear", "honey", "babe", "spring",
+    "summer", "autumn", "fall", "winter", "weekend", "morning", "evening", "night", "plans",
+    "coffee", "tea", "music", "rain", "snow", "news", "class", "practice", "training",
+})
+
+
+def capitalised_mid_sentence(text: str) -> set[str]:
+    """Words capitalised inside a sentence ("with Tom", "to Kyoto"): names, not grammar."""
+    return {w for w in _MID_CAPITAL.findall(text)
+            if not _not_a_name_word(w, leading=False) and w.casefold() not in _STARTERS}
+
+
+def opening_names(text: str, people: Sequence[str] = (),
+                  seen: Collection[str] = ()) -> list[Mention]:
+    """Sentence-opening words that are names (see above): a person when the subject of
+    "and I" or a verb, else by the words in it ("Kyoto …" once "to Kyoto" was seen)."""
+    known = {*capitalised_mid_sentence(text), *seen}
+    out: list[Mention] = []
+    for m in _OPENING.finditer(text):
+        word, rest = m.group(1), text[m.end():]
+        if _ordinary_opener(word, rest):
+            continue
+        if _SUBJECT.match(rest) and not _written_lowercase(word, text):
+            out.append(Mention(word, "person"))
+        elif word in known or any(p.split()[0] == word for p in people if p.split()):
+            out.append(Mention(word, _english_kind(word, people)))
+    return out
+
+
+def _ordinary_opener(word: str, rest: str) -> bool:
+    """Grammar, a common word, or the first word of a longer name (_MULTI's)."""
+    low = word.casefold()
+    return _not_a_name_word(word, leading=True) or low in _ORDINARY_OPENERS \
+        or low in _PLACE_WORDS or low in _ORG_WORDS or is_placeholder(word) \
+        or bool(re.match(r"\s+[A-Z]", rest))
+
+
+def _written_lowercase(word: str, text: str) -> bool:
+    """Whether the text also writes the word in lower case ("Coffee made my day, I love
+    coffee"): a common noun that opened a sentence, not a name."""
+    return re.search(rf"(?<![\w'’-]){re.escape(word.lower())}(?![\w'’-])", text) is not None
 
 
 # ------------------------------------------------------------------ Chinese rules
@@ -205,7 +293,7 @@ _ORG_SUFFIXES = ("公司", "集团", "银行", "学校", "研究所", "工作室
 # pronouns that sit right before a name ("订了|大仓酒店", "去|西湖").
 _STOP_CHARS = frozenset("的了在去到住订把和与跟是我你他她它们个这那从往要想说也都还就给被让"
                         "换成改为叫于向对及或很最又再已将会能可里上下中间前后次趟家位"
-                        "看逛玩游观爬回来飞坐吃买见过经顺便近附")
+                        "看逛玩游观爬回来飞坐吃买见过经顺便近附欢")
 MAX_ZH_NAME = 4  # characters before a suffix: 东京柏悦 yes, a whole clause no
 # Cities and countries a chat names bare (no suffix); short on purpose: a wrong place is worse
 # than a missing one.
@@ -227,12 +315,26 @@ _PROJECT_ZH = re.compile(rf"([{_HAN}A-Za-z0-9]{{2,8}}?)项目")
 
 
 def _back_to_name(text: str, end: int) -> str:
-    """The name ending at `end`: Han characters read backwards until a stop character."""
+    """The name ending at `end`: Han characters read backwards until a stop character.
+    家 is one inside a name after another of its characters (柊家旅馆), not after a numeral,
+    a demonstrative or a pronoun (一家酒店, 这家酒店, 我家)."""
     start = end
-    while start > 0 and end - start < MAX_ZH_NAME and re.match(rf"[{_HAN}]", text[start - 1]) \
-            and text[start - 1] not in _STOP_CHARS:
+    while start > 0 and end - start < MAX_ZH_NAME and re.match(rf"[{_HAN}]", text[start - 1]):
+        ch = text[start - 1]
+        if ch in _STOP_CHARS and not (ch == "家" and _family_name_char(text, start - 2)):
+            break
         start -= 1
     return text[start:end]
+
+
+def _family_name_char(text: str, at: int) -> bool:
+    """Whether text[at] may come before 家 in a name (柊家, 王家): a Han character that is no
+    stop character nor a numeral or measure word."""
+    return at >= 0 and bool(re.match(rf"[{_HAN}]", text[at])) \
+        and text[at] not in _STOP_CHARS and text[at] not in _NUMERALS
+
+
+_NUMERALS = frozenset("一二两三四五六七八九十百千几每某哪整全")
 
 
 def _suffixed(text: str, suffixes: Sequence[str], kind: EntityKind) -> list[Mention]:
@@ -248,8 +350,48 @@ def _suffixed(text: str, suffixes: Sequence[str], kind: EntityKind) -> list[Ment
     return out
 
 
-def chinese_mentions(text: str) -> list[Mention]:
+# People in Chinese text have no capitals: a name is found as the subject of 和我 / a verb
+# ("小明和我决定…", "小明说…", "小明订了…") at the start of a sentence or clause, or after 我和
+# ("我和小明一起去…"): two or three Han characters, never a pronoun, a time word, a family word
+# (a role, not a name), a generic noun or a known place.
+_ZH_SUBJECT_OF = ("和我|跟我|与我|同我|说|告诉|订了|订好|决定|打算|计划|觉得|喜欢|建议|提议|"
+                  "推荐|答应|同意|问我|带我|约我|请我|给我|帮我|想去|想要|想看|想吃|"
+                  "已经|刚刚|昨天|今天")
+_ZH_OPENING_PERSON = re.compile(rf"(?:^|(?<=[。！？；!?;，,：:\n\s]))([{_HAN}]{{2,3}}?)"
+                                rf"(?={_ZH_SUBJECT_OF})")
+_ZH_WITH_PERSON = re.compile(rf"我们?(?:和|跟|与|同)([{_HAN}]{{2,3}}?)"
+                             r"(?=一起|决定|打算|计划|去|订|说|约|商量|聊|见面|都|[，,。！？])")
+_ZH_NOT_PEOPLE = frozenset({
+    "今天", "昨天", "明天", "前天", "后天", "现在", "刚才", "后来", "然后", "最后", "周末",
+    "晚上", "早上", "上午", "下午", "中午", "当时", "那天", "这天", "今年", "去年", "明年",
+    "上周", "下周", "这周", "本周", "每天", "终于", "其实", "因为", "所以", "但是", "不过",
+    "而且", "如果", "虽然", "一起", "一直", "已经", "还是", "可能", "应该", "突然", "大概",
+    "妈妈", "爸爸", "老公", "老婆", "男朋友", "女朋友", "男友", "女友", "同事", "老板", "老师",
+    "孩子", "儿子", "女儿", "哥哥", "姐姐", "弟弟", "妹妹", "爷爷", "奶奶", "外婆", "外公",
+    "室友", "同学", "邻居", "家人", "对象", "酒店", "旅馆", "医生", "大家", "朋友",
+    # generic nouns that say, decide or plan as often as people do ("公司决定…", "新闻说…")
+    "公司", "学校", "医院", "新闻", "电视", "网站", "天气", "东西", "事情", "工作", "房东",
+    "客服", "导游", "司机", "店员", "前台", "别人", "自己", "本来", "原来", "之前", "以前",
+    "最近", "目前", "平时", "假期", "老家", "宝宝", "小孩", "领导", "经理", "客户", "阿姨",
+    "叔叔", "舅舅", "姥姥", "姥爷", "婆婆", "丈夫", "妻子", "先生", "太太", "闺蜜", "兄弟",
+    "姐妹", "团队", "部门", "政府", "官方", "商家", "航班", "飞机", "火车", "周一", "周二",
+    "周三", "周四", "周五", "周六", "周日", "五一", "国庆", "春节", "早饭", "午饭", "晚饭",
+})
+
+
+def chinese_people(text: str) -> list[Mention]:
     out: list[Mention] = []
+    for m in (*_ZH_OPENING_PERSON.finditer(text), *_ZH_WITH_PERSON.finditer(text)):
+        name = m.group(1)
+        if name in _ZH_NOT_PEOPLE or name in ZH_PLACES or is_placeholder(name) \
+                or any(ch in _STOP_CHARS for ch in name):
+            continue
+        out.append(Mention(name, "person"))
+    return out
+
+
+def chinese_mentions(text: str) -> list[Mention]:
+    out: list[Mention] = chinese_people(text)
     for m in _BOOK_ZH.finditer(text):
         out.append(Mention(m.group(1).strip(), "work"))
     for m in (*_PET_ZH.finditer(text), *_NAMED_ZH.finditer(text)):
@@ -270,18 +412,20 @@ def chinese_mentions(text: str) -> list[Mention]:
 
 
 def find_mentions(text: str, *, people: Sequence[str] = (), places: Sequence[str] = (),
-                  known: Sequence[Mention] = ()) -> list[Mention]:
+                  known: Sequence[Mention] = (), seen: Collection[str] = ()) -> list[Mention]:
     """Every entity the text names, first kind wins per name, each verbatim in `text`.
     `people`: known speakers and participants; `places`: known locations (an event's);
     `known`: names of entities seen before, found again wherever they occur as words
-    ("Kyoto" in "our Kyoto trip", where no rule alone would see a place)."""
+    ("Kyoto" in "our Kyoto trip", where no rule alone would see a place); `seen`: words
+    capitalised mid-sentence in the texts read with this one (`capitalised_mid_sentence`),
+    which make a word that opens a sentence here a name."""
     people = _usable(people)  # a role word or placeholder is nobody ("user", "{{char}}")
     found: list[Mention] = []
     found += [Mention(p, "person") for p in mentioned_names(text, people)]
     found += [Mention(p, "place") for p in _usable(places) if p in text]
     kinds = {m.name: m.kind for m in known}
     found += [Mention(n, kinds[n]) for n in mentioned_names(text, _usable(kinds))]
-    found += english_mentions(text, people)
+    found += english_mentions(text, people, seen)
     if is_cjk(text, threshold=0.05):
         found += chinese_mentions(text)
     out: dict[str, Mention] = {}

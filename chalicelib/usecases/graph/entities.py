@@ -4,11 +4,12 @@ one `Entity` record each. Reading them for the routes."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 
 from chalicelib.domain.entities import (
     Mention,
+    capitalised_mid_sentence,
     entity_id,
     find_mentions,
     normalise,
@@ -33,16 +34,21 @@ def event_texts(services: Services, event: Event) -> tuple[list[str], list[str]]
 
 
 def event_mentions(services: Services, event: Event, people: Sequence[str],
-                   known: Sequence[Mention] = ()) -> list[Mention]:
-    """Every entity the event names, each once, each verbatim in its text or evidence."""
+                   known: Sequence[Mention] = (), seen: Collection[str] = ()) -> list[Mention]:
+    """Every entity the event names, each once, each verbatim in its text or evidence.
+    A word capitalised mid-sentence in any of its texts (or in `seen`: the batch's other
+    events) makes the same word a name where it opens a sentence (domain.entities)."""
     searched, stored = event_texts(services, event)
     places = [event.location] if event.location else []
+    capitals = {*seen, *(w for text in searched for w in capitalised_mid_sentence(text))}
     found: dict[str, Mention] = {}
     for text in searched:
         for m in find_mentions(text, people=[*event.participants, *people], places=places,
-                               known=known):
+                               known=known, seen=capitals):
             if any(m.name in s for s in stored):
-                found.setdefault(normalise(m.name), m)
+                key = normalise(m.name)
+                if key not in found or (found[key].kind == "thing" and m.kind != "thing"):
+                    found[key] = m  # a surer kind, from another text, wins over "thing"
     return list(found.values())
 
 
@@ -72,9 +78,9 @@ class Resolver:
         return entity
 
     def known(self) -> list[Mention]:
-        """Every name and alias of the non-person entities (people come from the speakers),
-        to be found again in later events."""
-        return [Mention(n, e.kind) for e in self.entities.values() if e.kind != "person"
+        """Every name and alias of the entities, to be found again in later events: a
+        person the rules found once ("Tom and I …") is Tom wherever Tom is written."""
+        return [Mention(n, e.kind) for e in self.entities.values()
                 for n in (e.name, *e.aliases)]
 
     def _alias(self, entity: Entity, mention: Mention) -> Entity:
@@ -107,8 +113,10 @@ def link_entities(services: Services, space: str, events: Sequence[Event],
     linked, a name already known, change nothing."""
     resolver = Resolver(services.store.list_records(Entity, space))
     people = sorted(known_people(services, space))
+    seen = {w for event in events for text in event_texts(services, event)[0]
+            for w in capitalised_mid_sentence(text)}
     for event in events:
-        found = event_mentions(services, event, people, resolver.known())
+        found = event_mentions(services, event, people, resolver.known(), seen)
         found += hinted_mentions(services, event, (hints or {}).get(event.id, ()), found)
         for mention in found:
             resolver.link(resolver.resolve(mention, space, now), event.id, now)
