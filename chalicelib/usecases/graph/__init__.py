@@ -3,8 +3,9 @@
 `after_extraction` is the one hook: `extract.extract_session` calls it for the events it just
 wrote, after indexing them and before marking the session extracted — so a failure here is
 retried with the extraction, and every step is idempotent (deterministic ids; a link that
-exists is not written again). The merge pass records `updates` itself
-(`relations.record_updates`).
+exists is not written again). An event saying a fact changed `updates` the earlier one
+(`updates.update_relations`, the old event stays active for questions about the past); the
+merge pass records `updates` of the events it supersedes itself (`relations.record_updates`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from chalicelib.ports import Services, iter_events
 from chalicelib.usecases.graph import entities as entities_uc
 from chalicelib.usecases.graph import relations as relations_uc
 from chalicelib.usecases.graph import threads as threads_uc
+from chalicelib.usecases.graph import updates as updates_uc
 
 
 def after_extraction(services: Services, space: str, session: str, events: Sequence[Event],
@@ -42,6 +44,8 @@ def after_extraction(services: Services, space: str, session: str, events: Seque
     session_events = [e for e in [*recent, *active]
                       if any(s.session == session for s in e.sources)]
     rels = relations_uc.sequence_relations(space, session, active, session_events, names)
+    rels += updates_uc.update_relations(services, space, session, active, recent, entities,
+                                        names)
     rels += [relations_uc.relation(space, event.id, "same_thread", prev,
                                    f"thread {thread}", event.created_at)
              for event, thread, prev in linked.joins if prev is not None]

@@ -1,6 +1,8 @@
 """Relations between events (docs/graph.md), one `Relation` record each (key "src|kind|dst"):
 
-- `updates`: the merge pass replaced an earlier event with a later one (src = the later);
+- `updates`: a later event says a fact changed and names, or is of the kind of, the earlier
+  one (src = the later; `updates.update_relations`, at link time, the old event stays active),
+  or the merge pass replaced an earlier event with a later one (`record_updates`);
 - `same_thread`: an event joined a thread; it points to the thread's event before it;
 - `causes` / `follows`: the event's words say it came of, or after, the event before it in
   the same session ("because", "so", "after", 因为, 所以, 之后 …), and the two share a named

@@ -7,8 +7,9 @@ Pipeline (each step a small function, every knob in a RecallRecipe):
   lifted with it, answers.py) → fusion → links (the best
   candidates' entities, threads, relations and neighbouring turns: graph.py) → cards loaded
   from the store (the truth) in one batch → rerank → admission gate (gate.py: hook-sized
-  recalls at min_relevance, wider ones at the floor min_relevance_wide) → limit → cooldown
-  → context text.
+  recalls at min_relevance, wider ones at the floor min_relevance_wide) → updates (a fact a
+  later event changed is left out for the new one, unless the query asks about the past:
+  updates.py) → limit → cooldown → context text.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from chalicelib.usecases.recall.timewindow import (
     window_filter,
     window_label,
 )
+from chalicelib.usecases.recall.updates import Updates
 
 
 @dataclass
@@ -239,6 +241,7 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
     asked = intents(services, request, recipe, named)
     per_intent, total = [], 0
     links, linked = Links(services, space, recipe), []
+    updates = Updates(services, space)  # a fact a later event changed: the new one shown
     listed = []
     for intent in asked:
         listing = bool(recipe.list_pool) and asks_for_list(intent.text)
@@ -262,9 +265,10 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
                                   recipe.vector_k, threshold.value, recipe.term_weight)
             ranked = gate.admit(ranked)
             gates.append(gate)
-        per_intent.append(ranked)
+        per_intent.append(updates.apply(ranked, intent.past))
     cards = dedupe_evidence(interleave(per_intent))[:limit]
     cards = with_threads(services, space, cards, links, recipe.thread_materials)
+    cards = updates.strip_materials(cards, any(i.past for i in asked))
     if listed:
         own = f"{next(iter(named))}" if len(named) == 1 else ""
         trace.add(f"[记忆检索] 问的是一串（{'；'.join(listed)}）：按整轮对话检索"
@@ -286,6 +290,8 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
               f"[recall] no time named · {total} candidates · {len(cards)} chosen "
               f"({recipe.name})")
     trace_gate(trace, threshold, gates)
+    for zh, en in updates.trace(cards):
+        trace.add(zh, en)
     return respond(request, "hit" if cards else "none", [], cards, trace)
 
 

@@ -19,6 +19,9 @@ message, and searches several intents separately).
 - Intents: "奶糖体检结果怎么样？还有小明的吉他课呢？" asks two things. A message is split at
   question ends and at "also / 还有 / 另外 …" when at least two parts each carry
   `min_intent_terms` content terms; each part is searched on its own (at most `max_intents`).
+- The past: "which hotel did we book first?", 我们一开始订的是哪家酒店？ ask about how things
+  were before they changed (`asks_about_past`, `Intent.past`): recall keeps the facts a later
+  event updated (recall/updates.py), which it otherwise leaves out for the new ones.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ class Intent:
     # the recent user turn it points back at
     keywords: str  # what is searched by keyword
     vector: np.ndarray  # what is searched by meaning
+    past: bool = False  # asks how things were before a change (asks_about_past)
 
 
 # "What/Which [kind of] [adjective…] <plural noun> has/does/…": "What books has Mel read?",
@@ -69,7 +73,8 @@ _NOT_PLURAL = re.compile(r"(?:ss|us|is|ous|ics|news|does|has|was|says|means|thin
 _MANY_ASKED = re.compile(
     r"\b(?:where|what|who)\s+(?:has|have)\b|\bhow many times\b|\bboth\b|\bin what ways\b"
     r"|\ball (?:the )?(?:things|places|times)\b|\bwhat (?:kinds|types|sorts) of\b"
-    r"|哪些|几次|多少次|都.{0,8}(?:什么|哪|啥)|列举|列出", re.IGNORECASE)
+    r"|哪些|几次|多少次|(?<![京成首])都.{0,8}(?:什么|哪|啥)|列举|列出", re.IGNORECASE)
+# (京都, 成都, 首都 hold a 都 that is no "all": "我们在京都住哪家酒店？" asks for one hotel.)
 
 
 def asks_for_list(text: str) -> bool:
@@ -81,6 +86,20 @@ def asks_for_list(text: str) -> bool:
         return True
     return any(not _NOT_PLURAL.search(m.group(1))
                for pattern in (_PLURAL_ASKED, _PLURAL_NAMED) for m in pattern.finditer(text))
+
+
+# Words asking about an earlier state: "first", "originally", "used to", 原来, 一开始 … Not
+# "how old" (an age) nor "first name"; "before" alone counts ("the hotel before this one").
+_PAST_ASKED = re.compile(
+    r"\b(?:first|at first|originally|original|initially|before|used? to|previous(?:ly)?|"
+    r"old|earlier|formerly|history|historically)\b(?<!\bhow old)(?! name)"
+    r"|原来|之前|以前|一开始|最初|起初|第一次|原先|先前|历史|当初|本来", re.IGNORECASE)
+
+
+def asks_about_past(text: str) -> bool:
+    """Whether the query asks how things were before they changed ("which hotel did we book
+    first?", 我们一开始订的是哪家酒店？): then recall keeps what later events updated."""
+    return _PAST_ASKED.search(text) is not None
 
 
 def split_intents(query: str, recipe: RecallRecipe) -> list[str]:
@@ -116,7 +135,8 @@ def intents(services: Services, request: RecallRequest, recipe: RecallRecipe,
         if mixed:
             total = vector + sum(w * v for w, v in mixed)
             vector = (total / max(float(np.linalg.norm(total)), 1e-12)).astype(np.float32)
-        out.append(Intent(text=text, judged=judged, keywords=keywords, vector=vector))
+        out.append(Intent(text=text, judged=judged, keywords=keywords, vector=vector,
+                          past=asks_about_past(text)))
     return out
 
 

@@ -1,0 +1,142 @@
+"""`updates` relations at link time: a newer event that says a fact changed ("we now stay at
+the Ryokan Kiku instead of the Hotel Sakura", 把酒店换成了菊屋旅馆) updates the earlier event
+it replaces. Unlike the merge pass (which supersedes the old event), the old event stays
+active: it is still the history ("which hotel did we book first?"), and recall leaves it out
+unless the query asks about the past (usecases.recall.updates).
+
+Which earlier event, in order (domain.changes finds the words):
+1. the change names the old thing ("instead of the Hotel Sakura", 不住樱花酒店了, "cancelled
+   X", "no longer … X"): the latest `MAX_UPDATED` earlier events naming that thing;
+2. else the new event names a thing one has one of at a time (a hotel, a home, an employer:
+   domain.changes.category) and an earlier event names another of that kind: the latest one;
+3. else the latest earlier event that shares a named thing with it and whose summary is at
+   least `SIMILAR` alike (passage cosine): the same fact, said again as changed.
+People never count as shared things: the speakers are in every event.
+
+The old fact is what names the old thing (rules 1 and 2; rule 3: the whole event). The note
+says whether the old event says nothing else (`whole`: recall then leaves it out; else it is
+shown after the event that updated it) and lists the old event's turns that tell only the old
+fact — cited by no other event, every sentence naming the old thing — which recall leaves out
+with it ("We booked the Hotel Sakura. Tom bought a camera." stays findable for the camera).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from chalicelib.domain.changes import Change, category, change_of, names_in, update_note
+from chalicelib.domain.models import Event
+from chalicelib.domain.records import Entity, Relation
+from chalicelib.domain.refs import message_ref
+from chalicelib.domain.textrules import is_small_talk, split_sentences
+from chalicelib.ports import Services
+from chalicelib.usecases.graph.relations import relation, session_order
+
+MAX_UPDATED = 3  # earlier events one change may update when it names the old thing
+LOOKBACK = 60  # earlier events searched, the latest first: a change is told near its fact
+# Rule 3: a summary this alike (passage cosine) is the same fact, changed. High on purpose:
+# with e5-small two different statements about one person reach 0.91 ("Mel switched to
+# painting landscapes" / "Mel painted a sunset"), a fact and its change 0.93-0.96.
+SIMILAR = 0.93
+SIMILAR_LOOKBACK = 8  # rule 3 embeds at most this many earlier events per change
+
+# An earlier event a change replaces, with the names of the old thing in it (empty: rule 3,
+# the whole event is the old fact).
+Replaced = tuple[Event, tuple[str, ...]]
+
+
+def update_relations(services: Services, space: str, session: str, batch: Sequence[Event],
+                     earlier: Sequence[Event], entities: dict[str, Entity],
+                     keys: dict[str, set[str]]) -> list[Relation]:
+    """The `updates` relations of the batch's events that say a fact changed. `earlier`:
+    the space's other active events, oldest first (those created after an event are not
+    before it: a rebuild links old sessions while later ones exist); `entities`: every
+    entity of the space; `keys`: event id → its non-person entities (relations.named_ids)."""
+    told = sorted(batch, key=lambda e: (session_order(e, session), e.id))
+    out: list[Relation] = []
+    for i, event in enumerate(told):
+        change = change_of(event.summary)
+        if change is None:
+            continue
+        before = [e for e in earlier if e.created_at < event.created_at] + told[:i]
+        before = [e for e in before[-LOOKBACK:] if e.kind != "summary" and e.id != event.id]
+        for old, names in replaced(services, event, change, before, keys, entities):
+            note = update_note(change.words, turns(event),
+                               own_turns(services, old, names, [*earlier, *batch]),
+                               whole=all_about(old.summary, names))
+            out.append(relation(space, event.id, "updates", old.id, note, event.created_at))
+    return out
+
+
+def replaced(services: Services, new: Event, change: Change, before: Sequence[Event],
+             keys: dict[str, set[str]], entities: dict[str, Entity]) -> list[Replaced]:
+    """The earlier events `new` replaces (module docstring, rules 1-3), the latest first."""
+    latest = list(reversed(before))
+    old = old_things(change, entities)
+    named = [(e, _names(keys.get(e.id, set()) & old, entities)) for e in latest
+             if keys.get(e.id, set()) & old]
+    if named:
+        return named[:MAX_UPDATED]
+    mine = keys.get(new.id, set())
+    kinds = {category(entities[k].name) for k in mine} - {None}
+    for event in latest:
+        other = {k for k in keys.get(event.id, set()) - mine
+                 if category(entities[k].name) in kinds}
+        if other:
+            return [(event, _names(other, entities))]
+    return [(e, ()) for e in _alike(services, new, [e for e in latest
+                                                    if keys.get(e.id, set()) & mine])]
+
+
+def old_things(change: Change, entities: dict[str, Entity]) -> set[str]:
+    """The keys of the non-person entities the change's old clauses name (rule 1), the
+    longest name only: "the Hotel Okura Kyoto" names the hotel, not Kyoto."""
+    found = {(key, name) for key, e in entities.items() if e.kind != "person"
+             for name in (e.name, *e.aliases) if any(names_in(c, name) for c in change.old)}
+    return {key for key, name in found
+            if not any(name != other and names_in(other, name) for _, other in found)}
+
+
+def _names(keys: set[str], entities: dict[str, Entity]) -> tuple[str, ...]:
+    return tuple(n for k in sorted(keys) for n in (entities[k].name, *entities[k].aliases))
+
+
+def _alike(services: Services, new: Event, sharing: Sequence[Event]) -> list[Event]:
+    """Rule 3: the latest of the events sharing a named thing whose summary is SIMILAR."""
+    sharing = list(sharing[:SIMILAR_LOOKBACK])
+    if not sharing:
+        return []
+    vectors = np.asarray(services.embedder.embed_passages(
+        [new.summary, *(e.summary for e in sharing)]), np.float32)
+    for old, vec in zip(sharing, vectors[1:], strict=True):
+        if float(np.dot(vectors[0], vec)) >= SIMILAR:
+            return [old]
+    return []
+
+
+def turns(event: Event) -> list[str]:
+    """The message refs of the event's evidence."""
+    return [message_ref(s.session, q) for s in event.sources
+            for q in range(s.seq_start, s.seq_end + 1)]
+
+
+def all_about(text: str, names: Sequence[str]) -> bool:
+    """Whether every sentence of the text names the old thing, small talk aside ("Hi! We
+    booked the Hotel Sakura."); with no names (rule 3) all of it is the old fact."""
+    return not names or all(any(names_in(s, n) for n in names)
+                            for s in split_sentences(text) if not is_small_talk(s))
+
+
+def own_turns(services: Services, old: Event, names: Sequence[str],
+              events: Sequence[Event]) -> list[str]:
+    """The old event's messages that tell only the old fact: no other event cites them and
+    every sentence of theirs names the old thing. Recall leaves them out with it."""
+    others = {ref for e in events if e.id != old.id and e.kind != "summary"
+              for ref in turns(e)}
+    keys = [(s.session, q) for s in old.sources for q in range(s.seq_start, s.seq_end + 1)
+            if message_ref(s.session, q) not in others]
+    return [m.ref for m in services.store.load_messages(old.space, keys)
+            if all_about(m.content, names)]
+
