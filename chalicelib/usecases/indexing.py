@@ -18,7 +18,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import numpy as np
 
@@ -44,6 +44,7 @@ log = logging.getLogger("annals.indexing")
 # a short reply's (Chinese bench R@5 0.669 against 0.812 without context); mixing at 0.4 keeps
 # what context gives (bench/README.md, "Context in the embedding").
 CONTEXT_WEIGHT = 0.4
+CONTEXT_MAX_GAP = timedelta(hours=1)
 
 
 def message_text(msg: Message, clean: Callable[[str], str] = clean_text) -> str:
@@ -81,8 +82,11 @@ def with_context(doc: IndexDoc, msg: Message | None, prev: Message | None,
                  clean: Callable[[str], str] = clean_text) -> IndexDoc:
     """A reply ("Researching adoption agencies") means what it answers ("Any plans for the
     summer?"), so its embedding leans towards the other party's turn before it. Only the
-    other party's: a speaker's own previous message is usually another topic."""
-    if msg is None or prev is None or prev.speaker == msg.speaker:
+    other party's: a speaker's own previous message is usually another topic; and only a
+    turn said shortly before (CONTEXT_MAX_GAP): a message days after the last one opens a
+    new exchange, it answers nothing."""
+    if msg is None or prev is None or prev.speaker == msg.speaker \
+            or msg.at - prev.at > CONTEXT_MAX_GAP:
         return doc
     return doc.model_copy(update={"context_text": message_text(prev, clean)})
 

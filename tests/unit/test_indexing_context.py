@@ -62,3 +62,11 @@ def test_a_reply_vector_leans_towards_its_question_but_stays_its_own(services):
     assert float(reply @ own) > float(reply @ question)  # and stays nearer its own words
     assert np.allclose(docs[0].vector, services.embedder.embed_passages(
         ["Mel: Any plans for the summer?"])[0], atol=1e-5)  # no context: its own vector
+
+
+def test_a_turn_days_after_the_last_one_answers_nothing(services):
+    late = Message.from_input("sp", "s1", MessageIn(seq=2, role="user", speaker="Caroline",
+                                                    content="I started painting.",
+                                                    at=T0 + timedelta(days=3)))
+    docs = Indexer(services).message_docs([msg(1, "Mel", "Any plans for the summer?"), late])
+    assert docs[1].context_text is None
