@@ -266,12 +266,41 @@ _EN_SPEAKER = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|mine)\b|\bI['’]|\d"
                          r"|tomorrow|tonight|weekend|next week|next month)\b", re.IGNORECASE)
 
 
+# Chinese advice and comfort addressed to the other side: "多穿点，别感冒了", "先在心里规划一下
+# 路线吧", "出去散散步消消食吧", "允许自己丧一会儿"; and sayings with no one in them: "偶尔这样
+# 很正常", "每个人节奏不一样". Kept when the speaker is in it (我/我们/咱) or a time or number is
+# named (a plan: "明天记得带伞" is one, "记得带伞" is not).
+_ZH_ADVICE = re.compile(
+    r"^(?:那|你|那你|所以)?(?:就|也|还是|最好)?(?:可以(?:先|试试|去|多|少)?|不如|要不(?:要|然)?"
+    r"|试试|试着|记得|别(?![人的处墅])|不要|不用|不必|千万别|多(?!亏)|少|早点|先|好好|慢慢|注意|赶紧"
+    r"|快去|出去"
+    r"|允许自己|给自己|放下|休息一下|喝点|吃点)")
+_ZH_MAXIM = re.compile(
+    r"^(?:偶尔|有时候?|每个人|人(?:都|总)|谁都|很多人|大家都|其实)[^我]{0,20}?(?:很正常|正常的|难免"
+    r"|常有的|都会|没关系|不一样|一样的|最重要|挺好的)")
+_ZH_SPEAKER_OR_TIME = re.compile(
+    r"[我咱]|\d|[一二两三四五六七八九十几]+[天周月年点号次个顿回趟遍]|[今明昨前后]天|今晚|明晚|周[一二三四五六日末]"
+    r"|星期|下周|下个月|上周|月底|月初")
+
+
+# Advice sounds like advice: a suggesting word or a softening particle at the end. Without one
+# "先去医院复查了" is a report with its subject dropped, as Chinese chat often does.
+_ZH_SUGGESTING = re.compile(r"(?:别(?![人的处墅])|不要|不用|不必|记得|可以|不如|要不|试试|试着|允许"
+                            r"|[吧呀哦啦哈嘛～~!！])[\s。！!～~…]*$|别(?![人的处墅])|不要|记得|可以|不如|试试")
+
+
+def _zh_preaches(s: str) -> bool:
+    if _ZH_SPEAKER_OR_TIME.search(s):
+        return False
+    return bool(_ZH_MAXIM.match(s)) or bool(_ZH_ADVICE.match(s) and _ZH_SUGGESTING.search(s))
+
+
 def praises_or_preaches(sentence: str) -> bool:
-    """Praise of the one spoken to, or a saying about life with no one in it (English; in
-    Chinese the filler units already hold the praise, 你真棒 / 为你骄傲)."""
+    """Praise of the one spoken to, advice or comfort addressed to them, or a saying about
+    life with no one in it (in Chinese the filler units hold the praise, 你真棒 / 为你骄傲)."""
     s = sentence.strip()
     if is_cjk(s):
-        return False
+        return _zh_preaches(s)
     if _EN_PRAISE.match(s):
         return True
     if _EN_ADVICE.match(s) and not _EN_SPEAKER.search(s):

@@ -62,7 +62,8 @@ def card(text: str, *, vector: float | None = None, title: str = "t") -> Card:
 
 
 def gate(terms, *, baseline=0.80, bound=None, threshold=0.09, weight=0.08) -> Gate:
-    return Gate(threshold=threshold, term_weight=weight, terms=list(terms), baseline=baseline,
+    return Gate(threshold=threshold, term_weight=weight, terms=list(terms),
+                baselines={"en": baseline, "zh": baseline},
                 bound=bound)
 
 

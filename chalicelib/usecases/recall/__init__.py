@@ -126,7 +126,7 @@ def search_list(services: Services, space: str, intent: Intent, recipe: RecallRe
     lists: Ranked = {}
     floors: dict[str, float] = {}
     for name, (hits, weight) in fetched.items():
-        kept = inherit(hits, keep, answers, recipe.answers)[:pool]
+        kept = inherit(hits, keep, answers, recipe.answers, recipe.question_keeps)[:pool]
         lists[name] = (kept, weight)
         if len(kept) < pool:
             if len(hits) == fetch:  # the index had more: they scored at most the last fetched
@@ -188,6 +188,7 @@ def recall(services: Services, space: str, request: RecallRequest) -> RecallResp
         result = recall_plain(services, space, request, recipe, trace)
     else:
         result = recall_by_time(services, space, request, recipe, anchor, trace)
+        result = fill_by_meaning(services, space, request, recipe, result, trace)
     result = apply_cooldown(request, result, cooled, trace)
     if request.format == "timeline" and result.cards:  # key events by the space's threshold
         context = render(result.cards, "timeline", services.settings.highlight_threshold,
@@ -206,6 +207,25 @@ def recall_hook_sized(services: Services, space: str, request: RecallRequest) ->
         request = request.model_copy(update={"max_cards": resolve_recipe(services,
                                                                          request).max_cards})
     return recall(services, space, request)
+
+
+def fill_by_meaning(services: Services, space: str, request: RecallRequest,
+                    recipe: RecallRecipe, result: RecallResponse, trace: Trace) -> RecallResponse:
+    """A wide recall (more cards than a hook's) whose named time had fewer hits than it asked
+    for: the rest by meaning and keywords, after the time's hits (recipe.time_fill). Not
+    after "forgot": nothing of that time is remembered, and the note says so."""
+    limit = request.card_limit or 0
+    if not recipe.time_fill or result.verdict not in ("hit", "expanded") \
+            or limit <= recipe.max_cards or len(result.cards) >= limit:
+        return result
+    plain = recall_plain(services, space, request, recipe, Trace(zh=trace.zh, lines=[],
+                                                                 lang=trace.lang))
+    cards = dedupe_evidence([*result.cards, *plain.cards])[:limit]
+    added = len(cards) - len(result.cards)
+    trace.add(f"[记忆检索] 时间内命中 {len(result.cards)} 条，按内容补足 {added} 条",
+              f"[recall] {len(result.cards)} hits in the named time; {added} more by meaning "
+              "and keywords")
+    return respond(request, result.verdict, result.layers, cards, trace)
 
 
 def trace_freshness(trace: Trace, fresh: Freshness) -> None:
@@ -251,7 +271,7 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
         else:
             lists, floors = search_lists(services, space, intent.keywords, intent.vector,
                                          recipe, SearchFilter()), {}
-            lists = with_answers(services, space, lists, recipe.answers)
+            lists = with_answers(services, space, lists, recipe.answers, recipe.question_keeps)
         candidates = fuse_lists(lists, recipe, floors)
         if recipe.graph_seeds and not listing:
             candidates = through_links(services, links, lists, candidates, intent.keywords,
@@ -262,7 +282,8 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
         if threshold.value:
             gate = Gate.for_query(services.embedder, intent.judged, intent.vector, named,
                                   [c.parts["vector"] for c in candidates if "vector" in c.parts],
-                                  recipe.vector_k, threshold.value, recipe.term_weight)
+                                  recipe.vector_k, threshold.value, recipe.term_weight,
+                                  recipe.cross_coverage)
             ranked = gate.admit(ranked)
             gates.append(gate)
         per_intent.append(updates.apply(ranked, intent.past))

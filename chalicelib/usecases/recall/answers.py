@@ -46,10 +46,11 @@ def answers_to(services: Services, space: str, messages: Iterable[Message],
 
 
 def inherit(hits: list[Hit], keep: Collection[str], answers: dict[str, str],
-            weight: float) -> list[Hit]:
+            weight: float, question_keeps: float = 1.0) -> list[Hit]:
     """The hits in `keep`, and the answer to each question hit scored `weight` of the way
     from the list's lowest score up to its question's (a share of a distance, so it means
-    the same for BM25 scores and cosines); best first, each ref once at its best score."""
+    the same for BM25 scores and cosines); the question itself `question_keeps` of its way;
+    best first, each ref once at its best score."""
     if not answers or not hits or weight <= 0:
         return [h for h in hits if h.id in keep]
     low = hits[-1].score
@@ -61,7 +62,8 @@ def inherit(hits: list[Hit], keep: Collection[str], answers: dict[str, str],
 
     for hit in hits:
         if hit.id in keep:
-            offer(hit.id, hit.score)
+            kept = question_keeps if hit.id in answers else 1.0
+            offer(hit.id, low + kept * (hit.score - low))
         if hit.id in answers:
             offer(answers[hit.id], low + weight * (hit.score - low))
     return [Hit(ref, score) for ref, score in sorted(best.items(), key=lambda x: -x[1])]
@@ -69,7 +71,8 @@ def inherit(hits: list[Hit], keep: Collection[str], answers: dict[str, str],
 
 def with_answers(services: Services, space: str,
                  lists: dict[str, tuple[list[Hit], float]],
-                 weight: float) -> dict[str, tuple[list[Hit], float]]:
+                 weight: float, question_keeps: float = 1.0
+                 ) -> dict[str, tuple[list[Hit], float]]:
     """Every hit list with the answers to its question hits joined (recipe.answers)."""
     if weight <= 0:
         return lists
@@ -77,5 +80,5 @@ def with_answers(services: Services, space: str,
     answers = answers_to(services, space, loaded)
     if not answers:
         return lists
-    return {name: (inherit(hits, {h.id for h in hits}, answers, weight), w)
+    return {name: (inherit(hits, {h.id for h in hits}, answers, weight, question_keeps), w)
             for name, (hits, w) in lists.items()}

@@ -24,6 +24,13 @@ lowest, which stands in for it when the list is full; a card with no vector evid
 (not embedded yet, or no vector list) is admitted on its words alone: every content term,
 or at least two covering two thirds of the query, a CJK bigram counted by its characters
 (`words_suffice`).
+A card in another language than the query (a Chinese question about a memory told in
+English) is judged against small talk in *its* language — e5 puts any pair of languages
+further apart than any pair within one, so the query's own small talk would sink every
+foreign card below zero — and its coverage is read over the query terms in its script
+(names in Latin letters in a Chinese query); with none there, a card whose meaning is
+closer to the query than small talk counts `cross_coverage`, what a matching card in the
+query's language typically holds, so a card is not punished for its language.
 Calibration (LoCoMo, fit on one conversation and tested on the other): bench/README.md.
 """
 
@@ -93,6 +100,11 @@ def _units(terms: Sequence[str]) -> int:
     return len(set("".join(cjk))) + len(terms) - len(cjk)
 
 
+def language(text: str) -> str:
+    """"zh" for text that is noticeably CJK, else "en": the two small-talk lists."""
+    return "zh" if is_cjk(text) else "en"
+
+
 def relevance(lift: float, coverage: float, term_weight: float) -> float:
     """The gate's score: meaning above small talk, plus the share of content terms held."""
     return lift + term_weight * coverage
@@ -127,8 +139,10 @@ class Gate:
     threshold: float
     term_weight: float
     terms: list[str]
-    baseline: float  # the query's cosine to small talk in its language
+    baselines: dict[str, float]  # the query's cosine to small talk, per language ("zh", "en")
     bound: float | None  # the lowest cosine of a full vector list; None if not full
+    lang: str = "en"  # the query's
+    cross_coverage: float = 0.0
     # what admit() saw, for the trace: cards judged, cards passed, the best relevance
     judged: int = 0
     passed: int = 0
@@ -137,14 +151,21 @@ class Gate:
     @classmethod
     def for_query(cls, embedder: Embedder, query: str, qvec, named: set[str],
                   cosines: Sequence[float], vector_k: int, threshold: float,
-                  term_weight: float) -> Gate:
+                  term_weight: float, cross_coverage: float = 0.5) -> Gate:
         """`cosines`: the vector list's scores for this query (all of them, any order)."""
         content = strip_names(query, named) if named else query
-        lang = "zh" if is_cjk(query) else "en"
-        baseline = float(np.dot(np.asarray(qvec, np.float32), small_talk_vector(embedder, lang)))
+        q = np.asarray(qvec, np.float32)
+        baselines = {lang: float(np.dot(q, small_talk_vector(embedder, lang)))
+                     for lang in SMALL_TALK}
         bound = min(cosines) if cosines and vector_k and len(cosines) >= vector_k else None
         return cls(threshold=threshold, term_weight=term_weight,
-                   terms=query_terms(content or query), baseline=baseline, bound=bound)
+                   terms=query_terms(content or query), baselines=baselines, bound=bound,
+                   lang=language(query), cross_coverage=cross_coverage)
+
+    @property
+    def baseline(self) -> float:
+        """The query's cosine to small talk in its own language."""
+        return self.baselines[self.lang]
 
     def judge(self, card: Card) -> Judgement:
         held = held_terms(self.terms, card)
@@ -152,8 +173,21 @@ class Gate:
         cosine = card.score_parts.get("vector", self.bound)
         if cosine is None:  # nothing known about its meaning: the words must say it
             return Judgement(words_suffice(self.terms, held), None, cover)
-        score = relevance(cosine - self.baseline, cover, self.term_weight)
+        lang = language(f"{card.title} {card.text}")
+        lift = cosine - self.baselines[lang]
+        if lang != self.lang:
+            cover = self.foreign_coverage(held, lang, lift)
+        score = relevance(lift, cover, self.term_weight)
         return Judgement(score >= self.threshold, score, cover)
+
+    def foreign_coverage(self, held: Sequence[str], lang: str, lift: float) -> float:
+        """A card in another language: the share of the query terms in its script it holds,
+        or, when the query has none in its script, `cross_coverage` if its meaning is closer
+        to the query than small talk is (nothing stands in for words the meaning lacks)."""
+        mine = [t for t in self.terms if language(t) == lang]
+        if mine:
+            return share([t for t in held if t in mine], mine)
+        return self.cross_coverage if lift > 0 else 0.0
 
     def admit(self, cards: Sequence[Card]) -> list[Card]:
         """The cards that pass, in order, each with its relevance in score_parts; the counts

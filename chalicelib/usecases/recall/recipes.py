@@ -53,6 +53,10 @@ class RecallRecipe:
     # answers often hold none of the words their question was found by (recall/answers.py).
     # 0: off.
     answers: float = 0.0
+    # …and the question itself keeps this share of its height above the list's lowest score
+    # (1.0: all of it): a question that names the topic ("都去了哪些地方？") is rarely what
+    # the query is after, its answer is.
+    question_keeps: float = 1.0
     # Show the event distilled from a message instead of the raw message when both rank.
     prefer_events: bool = False
     # Diversity (MMR over word overlap) and near-duplicate suppression among the cards.
@@ -96,12 +100,20 @@ class RecallRecipe:
     min_relevance: float = 0.09
     min_relevance_wide: float = 0.025
     term_weight: float = 0.08
+    # A card in another language than the query whose script none of the query's terms are
+    # in counts this coverage (gate.py): what a matching card in the query's language holds.
+    cross_coverage: float = 0.0
     # ---- time: understand a time named in the query (layered time-window recall, seed 003).
     # Off for the plain baselines, which rank everything by text alone.
     time_layers: bool = True
     expand_factor: float = 3.0  # each layer is this many times longer, same centre
     max_expansions: int = 2  # 1 day → 3 → 9, then "forgot"
     time_max_results: int = 3  # cards a time recall returns unless the request says otherwise
+    # A wide recall (more cards than max_cards: a lab's, the bench's) whose named time holds
+    # fewer hits than it asked for fills the rest by meaning and keywords, after the time's
+    # hits: a told memory is dated when it was told ("这次杭州三天…" after the holiday), so
+    # the window may miss it. A hook-sized recall never fills: only the time's hits.
+    time_fill: bool = True
     # A candidate in a time layer is a hit when it shares keyword points with the query (a
     # CJK bigram or a word = 2 points) ...
     min_score: float = 2.0
