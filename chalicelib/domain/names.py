@@ -112,3 +112,13 @@ def mentioned_names(text: str, known: Sequence[str]) -> list[str]:
         if re.search(pattern, text):
             found.append(name)
     return found
+
+
+# "I", "my", 我, 我们 in a query to a memory of one's own chats mean the user who asks.
+_SELF = re.compile(r"我|\b(?:I|I'm|I've|I'd|I'll|me|my|mine|myself|we|we're|we've|our|ours|us)\b"
+                   r"|\bI['’]")
+
+
+def speaks_of_self(query: str) -> bool:
+    """Whether the query speaks of the one asking ("what did I buy", 我上周去哪了)."""
+    return _SELF.search(query) is not None

@@ -21,9 +21,11 @@ class Record(BaseModel):
 
 
 class Person(Record):
-    """A speaker seen at ingest (key = the name), so recall can tell a name in a query."""
+    """A speaker seen at ingest (key = the name), so recall can tell a name in a query, and
+    whether they spoke as the user (role "user"): whom "I" in a query means."""
 
     KIND: ClassVar[str] = "person"
+    user: bool = False
 
 
 class MemoryUse(Record):

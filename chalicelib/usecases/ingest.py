@@ -15,7 +15,8 @@ def put_messages(services: Services, space: str, session: str,
     session dirty from that seq so the derived events get re-extracted (history safety)."""
     messages = [Message.from_input(space, session, m) for m in request.messages]
     outcome = services.index.put_messages(space, session, messages, services.clock())
-    remember_people(services, space, {m.speaker for m in messages if m.role != "system"})
+    remember_people(services, space, {m.speaker for m in messages if m.role != "system"},
+                    {m.speaker for m in messages if m.role == "user"})
     if outcome.accepted or outcome.changed:
         notify_extraction(services, space, session)
     return PutMessagesResponse(

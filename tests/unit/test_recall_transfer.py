@@ -98,3 +98,29 @@ def test_a_wide_recall_of_a_named_time_fills_by_meaning(e5_services, put):
     finally:
         del RECIPES["no_fill"]
     assert all("灵隐寺" not in c.text for c in unfilled.cards)
+
+
+def test_the_user_is_whom_i_means(services, put):
+    from chalicelib.usecases.people import space_people
+    from chalicelib.usecases.recall import asked_about
+
+    put("c1", [(1, "user", "小雨", "今天去了灵隐寺"), (2, "assistant", "阿狸", "都去了哪些地方？")])
+    people, users = space_people(services, SPACE)
+    assert people == {"小雨", "阿狸"} and users == {"小雨"}
+    put("c2", [(1, "assistant", "小雨", "我是小雨")])  # a later batch never unmarks
+    assert space_people(services, SPACE)[1] == {"小雨"}
+    assert asked_about("我今年都去哪些地方玩过？", people, users) == {"小雨"}
+    assert asked_about("What did I buy?", people, users) == {"小雨"}
+    assert asked_about("阿狸说了什么？", people, users) == {"阿狸"}  # a name wins
+    assert asked_about("灵隐寺在哪", people, users) == set()  # nobody's own
+    assert asked_about("我今年去了哪", people, {"小雨", "阿狸"}) == set()  # two users: unknown
+
+
+@pytest.mark.e5
+def test_a_first_person_question_lifts_the_users_own_turns(e5_services, put):
+    put("c1", [(1, "user", "小雨", "周末我去苏州玩了，逛了拙政园"),
+               (2, "assistant", "阿狸", "苏州好玩吗？你都去了哪些地方玩？"),
+               (3, "user", "小雨", "还吃了松鼠桂鱼")])
+    out = recall(e5_services, SPACE, RecallRequest(query="我在苏州都去哪些地方玩了？",
+                                                   now=T0 + timedelta(days=2), max_cards=3))
+    assert out.cards and out.cards[0].speaker == "小雨"

@@ -19,10 +19,10 @@ from dataclasses import dataclass, replace
 
 from chalicelib.domain.errors import BadRequest
 from chalicelib.domain.models import Card, Layer, RecallRequest, RecallResponse
-from chalicelib.domain.names import named_people
+from chalicelib.domain.names import named_people, speaks_of_self
 from chalicelib.domain.textproc import is_cjk, query_terms
 from chalicelib.ports import Freshness, SearchFilter, Services
-from chalicelib.usecases.people import known_people
+from chalicelib.usecases.people import space_people
 from chalicelib.usecases.recall.answers import answers_to, inherit, load_hits, with_answers
 from chalicelib.usecases.recall.cards import load_cards
 from chalicelib.usecases.recall.context import estimate_tokens, render
@@ -252,10 +252,20 @@ def apply_cooldown(request: RecallRequest, result: RecallResponse, cooled: set[s
     return respond(request, result.verdict, result.layers, kept, trace)
 
 
+def asked_about(query: str, people: set[str], users: set[str]) -> set[str]:
+    """The people a query is about: those it names; else, when it speaks of the one asking
+    ("what did I buy?", 我上周去哪了) and one person of the space speaks as the user, that
+    person — their own turns hold the answer, not the other side's questions about it."""
+    named = named_people(query, people)
+    if not named and len(users) == 1 and speaks_of_self(query):
+        return set(users)
+    return named
+
+
 def recall_plain(services: Services, space: str, request: RecallRequest, recipe: RecallRecipe,
                  trace: Trace) -> RecallResponse:
     limit = request.card_limit or recipe.max_cards
-    named = named_people(request.query, known_people(services, space))
+    named = asked_about(request.query, *space_people(services, space))
     threshold = gate_threshold(request, recipe, limit)
     gates: list[Gate] = []
     asked = intents(services, request, recipe, named)
