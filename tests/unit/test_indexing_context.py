@@ -48,20 +48,23 @@ def test_event_embedding_reads_the_turn_its_message_answered(services, put):
     assert docs[1].context_text is None
 
 
-def test_a_reply_vector_leans_towards_its_question_but_stays_its_own(services):
+def test_an_english_reply_is_read_with_its_question_a_chinese_one_mixed(services):
     import numpy as np
 
     ix = Indexer(services)
-    docs = ix.embed(ix.message_docs([msg(1, "Mel", "Any plans for the summer?"),
-                                     msg(2, "Caroline", "Researching adoption agencies.")]))
-    own, question = services.embedder.embed_passages(
-        ["Caroline: Researching adoption agencies.", "Mel: Any plans for the summer?"])
-    reply = np.asarray(docs[1].vector)
+    en = ix.embed(ix.message_docs([msg(1, "Mel", "Any plans for the summer?"),
+                                   msg(2, "Caroline", "Researching adoption agencies.")]))
+    [as_one] = services.embedder.embed_passages(
+        ["Mel: Any plans for the summer?\nCaroline: Researching adoption agencies."])
+    assert np.allclose(en[1].vector, as_one, atol=1e-5)
+    assert np.allclose(en[0].vector, services.embedder.embed_passages(
+        ["Mel: Any plans for the summer?"])[0], atol=1e-5)  # no context: its own text
+    zh = ix.embed(ix.message_docs([msg(1, "阿狸", "周末去哪玩了？"), msg(2, "小雨", "去了苏州，逛了拙政园")]))
+    own, question = services.embedder.embed_passages(["小雨: 去了苏州，逛了拙政园", "阿狸: 周末去哪玩了？"])
+    reply = np.asarray(zh[1].vector)
     assert abs(float(np.linalg.norm(reply)) - 1.0) < 1e-5
-    assert float(reply @ question) > float(own @ question)  # leans towards what it answers
-    assert float(reply @ own) > float(reply @ question)  # and stays nearer its own words
-    assert np.allclose(docs[0].vector, services.embedder.embed_passages(
-        ["Mel: Any plans for the summer?"])[0], atol=1e-5)  # no context: its own vector
+    expected = own + 0.4 * question
+    assert np.allclose(reply, expected / np.linalg.norm(expected), atol=1e-5)
 
 
 def test_a_turn_days_after_the_last_one_answers_nothing(services):
