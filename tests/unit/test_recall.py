@@ -18,7 +18,7 @@ from chalicelib.usecases.indexing import message_doc
 from chalicelib.usecases.recall import evidence_keys, recall, to_cards
 from chalicelib.usecases.recall.context import PREAMBLE_ZH, estimate_tokens, typed_blocks
 from chalicelib.usecases.recall.fusion import Candidate, reciprocal_rank_fusion
-from chalicelib.usecases.recall.recipes import HYBRID
+from chalicelib.usecases.recall.recipes import HYBRID, HYBRID_RRF
 from tests.unit.conftest import SPACE, T0, message
 
 pytestmark = pytest.mark.usefixtures("timeparse_or_stub")
@@ -102,8 +102,10 @@ class TestResponse:
         for card in res.cards:
             parts = card.score_parts
             assert parts["rrf"] == pytest.approx(card.score, abs=1e-6)
-            expected = sum(1 / (60 + parts[f"{name}_rank"]) for name in ("keyword", "vector")
-                           if f"{name}_rank" in parts)
+            # a Chinese query's keyword list weighs keyword_weight_cjk (recipes.py)
+            weights = {"keyword": HYBRID_RRF.keyword_weight_cjk, "vector": 1.0}
+            expected = sum(weights[name] / (60 + parts[f"{name}_rank"])
+                           for name in ("keyword", "vector") if f"{name}_rank" in parts)
             assert card.score == pytest.approx(expected)
         top = res.cards[0].score_parts
         assert top["keyword_rank"] == 1 and top["keyword"] > 0

@@ -124,3 +124,17 @@ def test_a_first_person_question_lifts_the_users_own_turns(e5_services, put):
     out = recall(e5_services, SPACE, RecallRequest(query="我在苏州都去哪些地方玩了？",
                                                    now=T0 + timedelta(days=2), max_cards=3))
     assert out.cards and out.cards[0].speaker == "小雨"
+
+
+def test_chinese_keywords_weigh_less_than_english_ones(services, put):
+    from chalicelib.ports import SearchFilter
+    from chalicelib.usecases.recall import search_lists
+
+    put("c1", [(1, "user", "小雨", "今天去看了牙医"), (2, "user", "Sam", "I saw the dentist today")])
+    qvec = services.embedder.embed_query("x")
+    zh = search_lists(services, SPACE, "我看了几次牙医？", qvec, HYBRID, SearchFilter())
+    en = search_lists(services, SPACE, "How often did I see the dentist?", qvec, HYBRID,
+                      SearchFilter())
+    assert zh["keyword"][1] == HYBRID.keyword_weight_cjk == 0.5
+    assert en["keyword"][1] == HYBRID.keyword_weight == 1.0
+    assert zh["vector"][1] == en["vector"][1] == 1.0

@@ -89,7 +89,8 @@ def search_lists(services: Services, space: str, query: str, qvec, recipe: Recal
                        end=flt.end, exclude_ids=flt.exclude_ids)
     if recipe.keyword_k:
         ranked["keyword"] = (services.keywords.keyword_search(
-            space, keyword_query(query, recipe), recipe.keyword_k, flt), recipe.keyword_weight)
+            space, keyword_query(query, recipe), recipe.keyword_k, flt),
+            recipe.keyword_weight_cjk if is_cjk(query) else recipe.keyword_weight)
     if recipe.vector_k:
         ranked["vector"] = (services.vectors.vector_search(space, qvec, recipe.vector_k, flt),
                             recipe.vector_weight)
