@@ -35,6 +35,8 @@ class Settings(BaseSettings):
     # e5 judging statements and embedding the events; docs/api-limits.md); more becomes a
     # background job (202, GET …/jobs/{id}). 0: a job whenever anything is pending.
     extract_sync_max_messages: int = Field(default=30, ge=0)
+    # `annals serve` on SIGTERM/SIGINT: how long requests in flight may take to finish
+    drain_seconds: float = Field(default=10.0, ge=0, le=3600)
 
     # recall: the recipe (chalicelib/usecases/recall/recipes.py) holds every knob; these
     # override its fields when set

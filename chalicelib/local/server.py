@@ -31,7 +31,6 @@ from chalicelib.wiring import build_services, set_services
 log = logging.getLogger("annals.serve")
 
 THREADS = 8  # waitress worker threads; the traffic gate keeps writes to a few of them
-DRAIN_SECONDS = 10.0  # on SIGTERM/SIGINT, how long requests in flight may take to finish
 SWITCH_INTERVAL = 0.001  # seconds a thread may hold the GIL while another waits (default 5 ms)
 
 
@@ -91,7 +90,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, settings: Settings | None =
 
     def stop(signum, _frame) -> None:
         log.info("signal %s: shutting down", signum)
-        stop_gracefully(server)
+        stop_gracefully(server, settings.drain_seconds)
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, stop)
@@ -105,12 +104,12 @@ def serve(host: str = "127.0.0.1", port: int = 8000, settings: Settings | None =
         shutdown(services, scheduler, lanes, worker)
 
 
-def stop_gracefully(server) -> None:
+def stop_gracefully(server, drain_seconds: float) -> None:
     """Stop accepting, let the requests in flight finish and their answers go out, then end
     the loop. Waitress's own close() shuts the wake-up pipe at once, so a worker finishing a
     request afterwards died writing to it (EBADF) and its answer was lost; here the listening
     socket closes first and everything else once the workers are idle (bounded by
-    DRAIN_SECONDS)."""
+    drain_seconds, ANNALS_DRAIN_SECONDS)."""
     from waitress import wasyncore
 
     # The listening socket only (no new connections), closed in the loop's own thread: closed
@@ -119,7 +118,7 @@ def stop_gracefully(server) -> None:
 
     def drain() -> None:
         dispatcher = server.task_dispatcher
-        deadline = time.monotonic() + DRAIN_SECONDS
+        deadline = time.monotonic() + drain_seconds
         while time.monotonic() < deadline and (dispatcher.active_count or dispatcher.queue
                                                or _writing(server)):
             time.sleep(0.02)

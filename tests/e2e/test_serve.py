@@ -95,10 +95,12 @@ def test_sigterm_lets_a_request_in_flight_finish(tmp_path):
     still answering: EBADF, and the answer was lost)."""
     data = tmp_path / "data"
     # 2000 messages in the request (by default so many would be a background job)
-    # (the rules-only extractor: what is measured is the shutdown, not e5's judging)
+    # (the rules-only extractor: what is measured is the shutdown, not e5's judging; and a
+    # drain long enough for a loaded 2-core box: the test is that the answer is not lost)
     server = AnnalsServer(data, env=server_env(data, ANNALS_EMBEDDER="hash",
                                                ANNALS_EXTRACT_SYNC_MAX_MESSAGES="100000",
-                                               ANNALS_SALIENCE="rules"),
+                                               ANNALS_SALIENCE="rules",
+                                               ANNALS_DRAIN_SECONDS="120"),
                           stdout=subprocess.PIPE)
     server.wait_ready()
     key = (data / "api_key").read_text().strip()
