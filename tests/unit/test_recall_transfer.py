@@ -138,3 +138,27 @@ def test_chinese_keywords_weigh_less_than_english_ones(services, put):
     assert zh["keyword"][1] == HYBRID.keyword_weight_cjk == 0.5
     assert en["keyword"][1] == HYBRID.keyword_weight == 1.0
     assert zh["vector"][1] == en["vector"][1] == 1.0
+
+
+@pytest.mark.e5
+def test_a_named_time_reranks_its_hits_like_a_plain_recall(e5_services, put):
+    """"昨天我都去哪些地方玩了？": within yesterday the user's own turn comes before the
+    companion's question that echoes the words (recipe.time_rerank), as in a plain recall."""
+    day = T0 - timedelta(days=1)
+    put("c1", [(1, "assistant", "阿狸", "周末愉快！今天你都去哪些地方玩了？"),
+               (2, "user", "小雨", "去了苏州，逛了拙政园和平江路"),
+               (3, "assistant", "阿狸", "哇，拙政园好看吗？"),
+               (4, "user", "小雨", "人超多，不过荷花开得很好"),
+               (5, "assistant", "阿狸", "晚上吃了什么？"),
+               (6, "user", "小雨", "吃了松鼠桂鱼，有点甜"),
+               (7, "assistant", "阿狸", "听起来很满足呀，早点休息"),
+               (8, "user", "小雨", "好的晚安")], base=day)
+    asked = RecallRequest(query="昨天我都去哪些地方玩了？", now=T0, max_cards=1)
+    out = recall(e5_services, SPACE, asked)
+    assert out.verdict == "hit" and out.cards[0].speaker == "小雨"
+    RECIPES["no_rerank"] = replace(HYBRID, name="no_rerank", time_rerank=False)
+    try:
+        plain = recall(e5_services, SPACE, asked.model_copy(update={"recipe": "no_rerank"}))
+    finally:
+        del RECIPES["no_rerank"]
+    assert plain.cards[0].speaker == "阿狸"  # what the time path showed first before

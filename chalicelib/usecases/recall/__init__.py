@@ -428,6 +428,8 @@ def recall_by_time(services: Services, space: str, request: RecallRequest,
     """Seed 003's layers: the named window, then ×factor around its centre, then forgot."""
     limit = request.card_limit or recipe.time_max_results
     topic = anchor.topic or request.query
+    named = asked_about(request.query, *space_people(services, space)) \
+        if recipe.time_rerank else set()
     terms = query_terms(anchor.topic)
     qvec = services.embedder.embed_query(topic)
     trace.add(f"[时间回忆] 锚点「{anchor.matched}」→ {window_label(anchor.start, anchor.end)}"
@@ -452,8 +454,9 @@ def recall_by_time(services: Services, space: str, request: RecallRequest,
         in_window = services.keywords.count(space, flt)
         candidates = search_candidates(services, space, topic, qvec, recipe, flt)
         loaded = load_cards(services.store, space, candidates, services.clean)
-        cards = [card for card, cand in loaded if is_hit(card, cand, terms, recipe)]
-        cards = dedupe_evidence(cards)[:limit]
+        hits = [(card, cand) for card, cand in loaded if is_hit(card, cand, terms, recipe)]
+        cards = dedupe_evidence(rerank(hits, named, recipe) if recipe.time_rerank
+                                else [card for card, _ in hits])[:limit]
         layers.append(Layer(layer=index, start=start, end=end, candidates=in_window,
                             hits=len(cards)))
         similar = [c.parts["vector"] for _, c in loaded if "vector" in c.parts]

@@ -119,6 +119,9 @@ class RecallRecipe:
     # hits: a told memory is dated when it was told ("这次杭州三天…" after the holiday), so
     # the window may miss it. A hook-sized recall never fills: only the time's hits.
     time_fill: bool = True
+    # The time's hits reranked as a plain recall's are (recall/rerank.py: the person asked
+    # about lifted — the user for "我"/"I" —, events in place of the messages they retell).
+    time_rerank: bool = True
     # A candidate in a time layer is a hit when it shares keyword points with the query (a
     # CJK bigram or a word = 2 points) ...
     min_score: float = 2.0
