@@ -185,11 +185,12 @@ def recall(services: Services, space: str, request: RecallRequest) -> RecallResp
                   "retry with a date like 2026-10-20")
         return respond(request, "unparsed", [], [], trace)
     cooled = cooled_refs(services, space, request.window, now, recipe)
+    named = asked_about(request.query, *space_people(services, space))  # one read per recall
     if anchor is None:
-        result = recall_plain(services, space, request, recipe, trace)
+        result = recall_plain(services, space, request, recipe, named, trace)
     else:
-        result = recall_by_time(services, space, request, recipe, anchor, trace)
-        result = fill_by_meaning(services, space, request, recipe, result, trace)
+        result = recall_by_time(services, space, request, recipe, anchor, named, trace)
+        result = fill_by_meaning(services, space, request, recipe, named, result, trace)
     result = apply_cooldown(request, result, cooled, trace)
     if request.format == "timeline" and result.cards:  # key events by the space's threshold
         context = render(result.cards, "timeline", services.settings.highlight_threshold,
@@ -211,7 +212,8 @@ def recall_hook_sized(services: Services, space: str, request: RecallRequest) ->
 
 
 def fill_by_meaning(services: Services, space: str, request: RecallRequest,
-                    recipe: RecallRecipe, result: RecallResponse, trace: Trace) -> RecallResponse:
+                    recipe: RecallRecipe, named: set[str], result: RecallResponse,
+                    trace: Trace) -> RecallResponse:
     """A wide recall (more cards than a hook's) whose named time had fewer hits than it asked
     for: the rest by meaning and keywords, after the time's hits (recipe.time_fill). Not
     after "forgot": nothing of that time is remembered, and the note says so."""
@@ -219,8 +221,8 @@ def fill_by_meaning(services: Services, space: str, request: RecallRequest,
     if not recipe.time_fill or result.verdict not in ("hit", "expanded") \
             or limit <= recipe.max_cards or len(result.cards) >= limit:
         return result
-    plain = recall_plain(services, space, request, recipe, Trace(zh=trace.zh, lines=[],
-                                                                 lang=trace.lang))
+    plain = recall_plain(services, space, request, recipe, named,
+                         Trace(zh=trace.zh, lines=[], lang=trace.lang))
     cards = dedupe_evidence([*result.cards, *plain.cards])[:limit]
     added = len(cards) - len(result.cards)
     trace.add(f"[记忆检索] 时间内命中 {len(result.cards)} 条，按内容补足 {added} 条",
@@ -264,9 +266,9 @@ def asked_about(query: str, people: set[str], users: set[str]) -> set[str]:
 
 
 def recall_plain(services: Services, space: str, request: RecallRequest, recipe: RecallRecipe,
-                 trace: Trace) -> RecallResponse:
+                 named: set[str], trace: Trace) -> RecallResponse:
+    """`named`: the people the query is about (asked_about)."""
     limit = request.card_limit or recipe.max_cards
-    named = asked_about(request.query, *space_people(services, space))
     threshold = gate_threshold(request, recipe, limit)
     gates: list[Gate] = []
     asked = intents(services, request, recipe, named)
@@ -424,12 +426,11 @@ def interleave(ranked: list[list[Card]]) -> list[Card]:
 
 
 def recall_by_time(services: Services, space: str, request: RecallRequest,
-                   recipe: RecallRecipe, anchor: Anchor, trace: Trace) -> RecallResponse:
+                   recipe: RecallRecipe, anchor: Anchor, named: set[str],
+                   trace: Trace) -> RecallResponse:
     """Seed 003's layers: the named window, then ×factor around its centre, then forgot."""
     limit = request.card_limit or recipe.time_max_results
     topic = anchor.topic or request.query
-    named = asked_about(request.query, *space_people(services, space)) \
-        if recipe.time_rerank else set()
     terms = query_terms(anchor.topic)
     qvec = services.embedder.embed_query(topic)
     trace.add(f"[时间回忆] 锚点「{anchor.matched}」→ {window_label(anchor.start, anchor.end)}"
