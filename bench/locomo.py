@@ -25,7 +25,6 @@ import json
 import os
 import re
 import sys
-import tempfile
 import time
 import traceback
 from collections.abc import Callable, Sequence
@@ -39,6 +38,7 @@ from tqdm import tqdm
 from . import chronicle as CH
 from . import metrics as M
 from .graph_checks import entity_check
+from .runs import read_built, run_dir, write_built, write_outputs
 
 BASELINES = ("bm25", "dense")
 # The graph step (chalicelib/usecases/recall/graph.py) measured against the same recall
@@ -523,20 +523,10 @@ def run_locomo(paths: Sequence[Path | str], *, recipe: str | None = None,
     conversation already built there (ingested, extracted and indexed by an earlier run of
     the same tree: `built.json`) is not built again — for trying recall settings without
     paying for ingest and extraction each time. Delete the dir when extraction changes."""
-    if data_dir is not None:
-        Path(data_dir).mkdir(parents=True, exist_ok=True)
-        return _run_locomo(paths, Path(data_dir), recipe=recipe,
-                           limit_questions=limit_questions, embedder=embedder,
-                           json_path=json_path, dump_path=dump_path, progress=progress)
-    with tempfile.TemporaryDirectory(prefix="annals-bench-") as tmp:
-        return _run_locomo(paths, Path(tmp), recipe=recipe, limit_questions=limit_questions,
+    with run_dir(data_dir, "annals-bench-") as tmp:
+        return _run_locomo(paths, tmp, recipe=recipe, limit_questions=limit_questions,
                            embedder=embedder, json_path=json_path, dump_path=dump_path,
                            progress=progress)
-
-
-def _built(tmp: Path) -> dict:
-    marker = tmp / "built.json"
-    return json.loads(marker.read_text(encoding="utf-8")) if marker.exists() else {}
 
 
 def _run_locomo(paths: Sequence[Path | str], tmp: Path, *, recipe: str | None,
@@ -551,7 +541,7 @@ def _run_locomo(paths: Sequence[Path | str], tmp: Path, *, recipe: str | None,
     errors: list[dict] = []
     conv_reports: list[dict] = []
     dump_lines: list[str] = []
-    built = _built(tmp)
+    built = read_built(tmp)
     t0 = time.perf_counter()
     services = make_services(tmp, embedder)
     services.embedder.embed_query("warm up")  # model load is not ingest time
@@ -577,7 +567,7 @@ def _run_locomo(paths: Sequence[Path | str], tmp: Path, *, recipe: str | None,
             extract_s = time.perf_counter() - t0
             baselines.index(services, conv)
             built[conv.stem] = {"ingest_s": ingest_s, "extract_s": extract_s}
-            (tmp / "built.json").write_text(json.dumps(built), encoding="utf-8")
+            write_built(tmp, built)
         chronicle = chronicle_figures(services, conv, path_of[conv.stem])
         questions = scored_questions(conv, limit_questions)
         if not warmed:  # first-call imports and caches are not per-question latency
@@ -676,12 +666,7 @@ def _run_locomo(paths: Sequence[Path | str], tmp: Path, *, recipe: str | None,
             for q in all_questions
         ],
     }
-    if json_path:
-        Path(json_path).write_text(json.dumps(report, ensure_ascii=False, indent=2,
-                                              default=_json_default), encoding="utf-8")
-    if dump_path:
-        Path(dump_path).write_text("".join(line + "\n" for line in dump_lines),
-                                   encoding="utf-8")
+    write_outputs(report, json_path, dump_path, dump_lines, indent=2, default=_json_default)
     return report
 
 

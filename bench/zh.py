@@ -20,12 +20,10 @@ The pure parts (loading, validation, scoring, tables) need no model: tests/unit/
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import os
 import sys
-import tempfile
 import time
 import traceback
 from collections.abc import Iterable, Sequence
@@ -36,6 +34,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from . import metrics as M
+from .runs import read_built, run_dir, write_built, write_outputs
 
 DATA = Path(__file__).resolve().parent / "data"
 ZH_LIFE = DATA / "zh_life.json"
@@ -595,16 +594,13 @@ def run(parts: Sequence[str] = ("zh",), *, recipe: str | None = None,
     errors: list[dict] = []
     space_reports: list[dict] = []
     dump_lines: list[str] = []
-    with (contextlib.nullcontext(str(data_dir)) if data_dir is not None
-          else tempfile.TemporaryDirectory(prefix="annals-bench-zh-")) as tmp:
-        Path(tmp).mkdir(parents=True, exist_ok=True)
-        marker = Path(tmp) / "built.json"
-        built = json.loads(marker.read_text(encoding="utf-8")) if marker.exists() else {}
+    with run_dir(data_dir, "annals-bench-zh-") as tmp:
+        built = read_built(tmp)
         t0 = time.perf_counter()
-        services = make_services(Path(tmp), embedder)
+        services = make_services(tmp, embedder)
         services.embedder.embed_query("warm up")
         services.embedder.embed_passages(["warm up"])
-        baselines = PlainBaselines(Path(tmp), services.embedder)
+        baselines = PlainBaselines(tmp, services.embedder)
         setup_s = time.perf_counter() - t0
         annals_recipe = recipe or services.settings.recipe
         from chalicelib.usecases.extract import run_extraction
@@ -627,7 +623,7 @@ def run(parts: Sequence[str] = ("zh",), *, recipe: str | None = None,
                                   "ingest_s": ingest_s, "extract_s": extract_s,
                                   "baseline_index_s": time.perf_counter() - t0})
             built[space.id] = space_reports[-1]
-            marker.write_text(json.dumps(built), encoding="utf-8")
+            write_built(tmp, built)
         from chalicelib.domain.models import RecallRequest
         from chalicelib.usecases.recall import recall
 
@@ -676,12 +672,7 @@ def run(parts: Sequence[str] = ("zh",), *, recipe: str | None = None,
          "question": q.question, "now": q.now.isoformat(), "evidence": q.evidence,
          "window": None if q.window is None else [d.isoformat() for d in q.window],
          "same_as": q.same_as, "results": q.results} for q in questions]
-    if json_path:
-        Path(json_path).write_text(json.dumps(report, ensure_ascii=False, indent=1,
-                                              default=str), encoding="utf-8")
-    if dump_path:
-        Path(dump_path).write_text("".join(line + "\n" for line in dump_lines),
-                                   encoding="utf-8")
+    write_outputs(report, json_path, dump_path, dump_lines, indent=1, default=str)
     return report
 
 
