@@ -74,3 +74,11 @@ def week_as_told(start: datetime, end: datetime, told: datetime) -> tuple[dateti
         return start, end
     shift = day - monday
     return start + shift, end + shift
+
+
+def span_as_told(span: Span, told: datetime) -> tuple[datetime, datetime]:
+    """A time span found in a message, dated as the teller means it: a week-granular span
+    through `week_as_told`, any other as it is. Both extractors date what they read so."""
+    if span.granularity == "week":
+        return week_as_told(span.start, span.end, told)
+    return span.start, span.end

@@ -56,7 +56,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from chalicelib.domain import textrules as rules
-from chalicelib.domain.dates import prompt_label, week_as_told
+from chalicelib.domain.dates import prompt_label, span_as_told
 from chalicelib.domain.models import Event, EventDraft, Message, Source, When
 from chalicelib.domain.textproc import query_terms
 from chalicelib.domain.timeparse import TimeSpan, find_times
@@ -286,18 +286,17 @@ span_label = prompt_label  # the label prompts use for a time span
 
 def message_times(msg: Message) -> list[TimeSpan]:
     """The time expressions of a message, resolved against the message's own time (a past
-    week as the teller means it, dates.week_as_told, as the offline extractor dates it)."""
+    week as the teller means it, dates.span_as_told, as the offline extractor dates it)."""
     try:
         spans = find_times(msg.content, msg.at)
     except Exception:  # a parser bug must not lose the batch; the message day still works
         log.exception("timeparse failed on %s", msg.ref)
         return []
-    return [_as_told(s, msg.at) if s.granularity == "week" else s for s in spans]
-
-
-def _as_told(span: TimeSpan, at: datetime) -> TimeSpan:
-    start, end = week_as_told(span.start, span.end, at)
-    return replace(span, start=start, end=end)
+    dated = []
+    for span in spans:
+        start, end = span_as_told(span, msg.at)
+        dated.append(replace(span, start=start, end=end))
+    return dated
 
 
 def _stamp(at: datetime) -> str:

@@ -37,7 +37,7 @@ from datetime import datetime, timedelta
 import numpy as np
 
 from chalicelib.domain import textrules as rules
-from chalicelib.domain.dates import week_as_told
+from chalicelib.domain.dates import span_as_told
 from chalicelib.domain.models import EventDraft, Message, Source, When
 from chalicelib.domain.names import is_placeholder, mentioned_names
 from chalicelib.domain.salience import content_words, statements
@@ -70,8 +70,7 @@ def resolve_when(sentence: str, msg: Message) -> tuple[When, bool, str | None]:
     span = parse_time(sentence, msg.at)
     if span is None:
         return message_day(msg.at), False, None
-    start, end = (week_as_told(span.start, span.end, msg.at) if span.granularity == "week"
-                  else (span.start, span.end))
+    start, end = span_as_told(span, msg.at)
     when = When(start=start, end=end, granularity=span.granularity)
     relative = None if _YEAR.search(span.matched) else span.matched
     return when, span.start > msg.at, relative
