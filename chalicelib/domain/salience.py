@@ -285,8 +285,8 @@ _ZH_SPEAKER_OR_TIME = re.compile(
 
 # Advice sounds like advice: a suggesting word or a softening particle at the end. Without one
 # "先去医院复查了" is a report with its subject dropped, as Chinese chat often does.
-_ZH_SUGGESTING = re.compile(r"(?:别(?![人的处墅])|不要|不用|不必|记得|可以|不如|要不|试试|试着|允许"
-                            r"|[吧呀哦啦哈嘛～~!！])[\s。！!～~…]*$|别(?![人的处墅])|不要|记得|可以|不如|试试")
+_ZH_SUGGESTING = re.compile(r"(?:不用|不必|要不|试着|允许|[吧呀哦啦哈嘛～~!！])[\s。！!～~…]*$"
+                            r"|别(?![人的处墅])|不要|记得|可以|不如|试试")
 
 
 def _zh_preaches(s: str) -> bool:
