@@ -274,7 +274,8 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
     asked = intents(services, request, recipe, named)
     per_intent, total = [], 0
     links, linked = Links(services, space, recipe), []
-    updates = Updates(services, space)  # a fact a later event changed: the new one shown
+    # a fact a later event changed: the new one shown (the relations read once, with links)
+    updates = Updates(services, space, links.relation_records)
     listed = []
     for intent in asked:
         listing = bool(recipe.list_pool) and asks_for_list(intent.text)

@@ -68,6 +68,14 @@ class Links:
     of_event: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     threads: dict[str, Thread] = field(default_factory=dict)  # event id → its thread
     records: int = 0
+    _relations: list[Relation] | None = None
+
+    def relation_records(self) -> list[Relation]:
+        """The space's Relation records, read once per recall: the links and the updates
+        (recall/updates.py) both read them."""
+        if self._relations is None:
+            self._relations = self.services.store.list_records(Relation, self.space)
+        return self._relations
 
     def load(self) -> Links:
         if self._loaded:
@@ -77,8 +85,7 @@ class Links:
         following = r.graph_seeds > 0  # else only threads are read, for their materials
         entities = store.list_records(Entity, space) if following else []
         threads = store.list_records(Thread, space)
-        relations = (store.list_records(Relation, space)
-                     if following and r.graph_relation_weight else [])
+        relations = self.relation_records() if following and r.graph_relation_weight else []
         self.records = len(entities) + len(threads) + len(relations)
         for ent in entities:
             self._group(f"entity:{ent.key}", r.graph_entity_weight, ent.events)

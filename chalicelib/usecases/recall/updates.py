@@ -22,7 +22,7 @@ by a named time keeps old facts: it asks what was told then.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from chalicelib.domain.changes import old_turns, says_only_the_old_fact
@@ -60,6 +60,8 @@ class Updates:
 
     services: Services
     space: str
+    # the space's Relation records, when the recall has read them already (Links)
+    relations: Callable[[], list[Relation]] | None = None
     _loaded: bool = False
     by_old: dict[str, Update] = field(default_factory=dict)  # old event ref → newest update
     by_turn: dict[str, Update] = field(default_factory=dict)  # message ref → its update
@@ -70,8 +72,9 @@ class Updates:
         if self._loaded:
             return self
         self._loaded = True
-        rels = [r for r in self.services.store.list_records(Relation, self.space)
-                if r.kind == "updates"]
+        records = (self.relations() if self.relations is not None
+                   else self.services.store.list_records(Relation, self.space))
+        rels = [r for r in records if r.kind == "updates"]
         if not rels:
             return self
         active = {e.id for e in self.services.store.load_events(
