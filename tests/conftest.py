@@ -3,6 +3,7 @@ tests that need real meaning ask for `e5_services`."""
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from datetime import datetime
@@ -19,6 +20,15 @@ from chalicelib.wiring import build_services, set_services
 
 API_KEY = "test-key"
 AUTH = {"Authorization": f"Bearer {API_KEY}", "Content-Type": "application/json"}
+
+
+def call(client, method: str, path: str, body=None, status: int = 200):
+    """One authorised request through Chalice's test client: the JSON answer (None when the
+    body is empty), after checking its status. `body`: a dict sent as JSON, or a raw str."""
+    raw = body if isinstance(body, str) else json.dumps(body) if body is not None else None
+    resp = getattr(client.http, method)(path, headers=AUTH, body=raw)
+    assert resp.status_code == status, resp.body
+    return json.loads(resp.body) if resp.body else None
 
 
 class FixedClock:

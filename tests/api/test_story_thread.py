@@ -6,12 +6,10 @@ the old booking leaves recall."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from chalicelib.domain.entities import normalise
-from tests.conftest import AUTH
+from tests.conftest import call
 
 STORIES = {
     "trip-en": ("Mel", "hotel", "Hotel Okura", [
@@ -45,13 +43,6 @@ STORIES = {
     ]),
 }
 PET = {"trip-en": "Luna", "trip-zh": "奶糖"}
-
-
-def call(client, method: str, path: str, body=None, status: int = 200):
-    resp = getattr(client.http, method)(path, headers=AUTH,
-                                        body=json.dumps(body) if body is not None else None)
-    assert resp.status_code == status, resp.body
-    return json.loads(resp.body) if resp.body else None
 
 
 def tell(client, space: str) -> list[dict]:

@@ -4,11 +4,9 @@ thread (optimistic versions, merge_into), bad ids and bodies answered 4xx with t
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from tests.conftest import AUTH
+from tests.conftest import call
 
 SP = "/v1/spaces/demo"
 MESSAGES = [
@@ -22,13 +20,6 @@ MESSAGES = [
      "content": "My cat Luna had her vet checkup today.",
      "at": "2026-06-03T20:00:00+08:00"},
 ]
-
-
-def call(client, method: str, path: str, body=None, status: int = 200):
-    raw = body if isinstance(body, str) else json.dumps(body) if body is not None else None
-    resp = getattr(client.http, method)(path, headers=AUTH, body=raw)
-    assert resp.status_code == status, resp.body
-    return json.loads(resp.body) if resp.body else None
 
 
 @pytest.fixture

@@ -13,12 +13,11 @@ the trip taken and remembered, one session a day apart each.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 import pytest
 
-from tests.conftest import AUTH
+from tests.conftest import call
 
 
 @dataclass(frozen=True)
@@ -51,13 +50,6 @@ STORIES = {
                          "我还记得和小明的京都旅行，菊屋旅馆的庭院很美。")),
 }
 DAYS = ("2026-03-01", "2026-03-10", "2026-04-02", "2026-05-03", "2026-06-01")
-
-
-def call(client, method: str, path: str, body=None, status: int = 200):
-    resp = getattr(client.http, method)(path, headers=AUTH,
-                                        body=json.dumps(body) if body is not None else None)
-    assert resp.status_code == status, resp.body
-    return json.loads(resp.body) if resp.body else None
 
 
 def tell(client, space: str) -> list[dict]:
