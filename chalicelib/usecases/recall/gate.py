@@ -39,6 +39,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -162,6 +163,14 @@ class Gate:
                    terms=query_terms(content or query), baselines=baselines, bound=bound,
                    lang=language(query), cross_coverage=cross_coverage)
 
+    @cached_property
+    def terms_by_language(self) -> dict[str, list[str]]:
+        """The query's terms by the language of their script, in order (once per gate)."""
+        out: dict[str, list[str]] = {}
+        for term in self.terms:
+            out.setdefault(language(term), []).append(term)
+        return out
+
     @property
     def baseline(self) -> float:
         """The query's cosine to small talk in its own language."""
@@ -184,7 +193,7 @@ class Gate:
         """A card in another language: the share of the query terms in its script it holds,
         or, when the query has none in its script, `cross_coverage` if its meaning is closer
         to the query than small talk is (nothing stands in for words the meaning lacks)."""
-        mine = [t for t in self.terms if language(t) == lang]
+        mine = self.terms_by_language.get(lang, [])
         if mine:
             return share([t for t in held if t in mine], mine)
         return self.cross_coverage if lift > 0 else 0.0
