@@ -110,8 +110,8 @@ def embedded_texts(doc: IndexDoc) -> list[str]:
     return [f"{doc.context_text[:CONTEXT_CHARS]}\n{doc.text}"]
 
 
-def doc_vector(doc: IndexDoc, vectors: dict[str, np.ndarray]) -> np.ndarray:
-    texts = embedded_texts(doc)
+def doc_vector(texts: Sequence[str], vectors: dict[str, np.ndarray]) -> np.ndarray:
+    """A document's vector from the vectors of its `embedded_texts`."""
     if len(texts) == 2:
         return mix_context(vectors[texts[0]], vectors[texts[1]])
     return vectors[texts[0]]
@@ -181,10 +181,11 @@ class Indexer:
         of it, so its vector serves both."""
         if not docs:
             return []
-        needed = [t for d in docs for t in embedded_texts(d)]
-        texts = list(dict.fromkeys(needed))
+        read = [embedded_texts(d) for d in docs]
+        texts = list(dict.fromkeys(t for each in read for t in each))
         vectors = dict(zip(texts, self.services.embedder.embed_passages(texts), strict=True))
-        return [d.model_copy(update={"vector": doc_vector(d, vectors).tolist()}) for d in docs]
+        return [d.model_copy(update={"vector": doc_vector(each, vectors).tolist()})
+                for d, each in zip(docs, read, strict=True)]
 
     def write(self, docs: Sequence[IndexDoc]) -> None:
         if not docs:
