@@ -8,6 +8,11 @@ Context (from `cdk … -c key=value`, or CDK_CONTEXT_JSON when run as `python in
   opensearch_service   es | aoss (default: from the endpoint's host name)
   source_dir           the Chalice project to package (default: the repo root)
   lambda_memory        MB (default 1024)
+  api_rate_limit, api_burst_limit, import_rate_limit, import_burst_limit,
+  queue_concurrency, stream_concurrency, schedule_concurrency, api_concurrency
+                       the limits (annals_infra.settings.Limits; docs/aws.md "Limits and
+                       throttling"); each also read from ANNALS_STACK_<NAME> in the
+                       environment, so `annals deploy` passes them through
 
 The cloud assembly goes to CDK_OUTDIR (set by the cdk CLI, or by `annals deploy
 --synth-only`), else a new temp directory; Chalice's packaging scratch (`chalice.out/`) goes
@@ -65,6 +70,10 @@ def build(app, ctx, cwd: Path | None = None) -> object:
     elif ctx("opensearch_service") not in (None, "", "es"):
         raise ConfigError("a created domain is a managed domain (es); pass "
                           "--opensearch-endpoint to use a Serverless collection")
+    try:  # before the ANNALS_* variables are dropped below
+        limits = S.limits_from(ctx, os.environ)
+    except ValueError as err:
+        raise ConfigError(str(err)) from None
     source_dir = ((cwd or Path.cwd()) / (ctx("source_dir") or REPO)).resolve()
     if not (source_dir / "app.py").is_file() or not (source_dir / ".chalice").is_dir():
         raise ConfigError(f"{source_dir} is not a Chalice project (app.py, .chalice/)")
@@ -79,7 +88,8 @@ def build(app, ctx, cwd: Path | None = None) -> object:
     os.environ["AWS_EC2_METADATA_DISABLED"] = "true"
     env = cdk.Environment(account=os.environ.get("CDK_DEFAULT_ACCOUNT"), region=region)
     config = StackConfig(user=user, source_dir=source_dir, search=search,
-                         lambda_memory_mb=int(ctx("lambda_memory") or S.LAMBDA_MEMORY_MB))
+                         lambda_memory_mb=int(ctx("lambda_memory") or S.LAMBDA_MEMORY_MB),
+                         limits=limits)
     return AnnalsStack(app, config, env=env)
 
 

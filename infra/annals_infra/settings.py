@@ -5,9 +5,11 @@ Plain Python on purpose: no aws-cdk-lib import, so it is cheap to test and reuse
 
 from __future__ import annotations
 
+import math
 import re
-from dataclasses import dataclass
-from typing import Literal
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 # Lowercase letters, digits and hyphens; 1-20 characters; starts and ends with a letter or
@@ -100,3 +102,96 @@ def parse_endpoint(endpoint: str, service: Service | None = None) -> SearchTarge
     name = match.group("name") if service == "es" else match.group("id")
     return SearchTarget(endpoint=f"https://{host}", service=service,
                         region=match.group("region"), resource_name=name)
+
+
+# ---------------------------------------------------------------------- limits (issue 23)
+#
+# What one user's stack admits (docs/aws.md "Limits and throttling"). API Gateway cannot tell
+# Annals keys apart (they are bearer tokens the app checks, not API Gateway API keys), and a
+# stack serves one user: these are that user's limits, over all their keys and spaces.
+
+# The routes a bulk importer leans on, each throttled to the `import_*` limits: (method,
+# path as Chalice names it). A route the app does not have is skipped.
+IMPORT_ROUTES = (
+    ("PUT", "/v1/spaces/{space}/sessions/{session}/messages"),
+    ("POST", "/v1/spaces/{space}/extract"),
+    ("POST", "/v1/spaces/{space}/graph"),
+    ("POST", "/v1/spaces/{space}/consolidate"),
+)
+SQS_MAX_CONCURRENCY = (2, 1000)  # the range AWS allows for ScalingConfig.MaximumConcurrency
+ENV_PREFIX = "ANNALS_STACK_"  # ANNALS_STACK_API_RATE_LIMIT=… overrides api_rate_limit
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Throttling and reserved concurrency of one user's stack; every field is a CDK context
+    key of the same name (`-c api_rate_limit=20`), else ANNALS_STACK_<NAME> in the
+    environment, else the default here. A concurrency of 0 reserves nothing."""
+
+    # API Gateway stage default, for every route: requests per second, and at once
+    api_rate_limit: float = 50
+    api_burst_limit: int = 100
+    # the IMPORT_ROUTES, each: PUT …/messages, POST …/extract, …/graph, …/consolidate
+    import_rate_limit: float = 2
+    import_burst_limit: int = 5
+    # ExtractWorker: the SQS event source's MaximumConcurrency and the reserved concurrency
+    queue_concurrency: int = 3
+    # IndexStream (DynamoDB stream indexer): reserved concurrency
+    stream_concurrency: int = 3
+    # each scheduled job (quiet-window, merge, cooldown): reserved concurrency; 1 = no overlap
+    schedule_concurrency: int = 1
+    # APIHandler: none by default. A reservation is also a cap, and a request over it is a
+    # Lambda throttle, which API Gateway answers with a 5xx, not a 429 with Retry-After.
+    api_concurrency: int = 0
+
+    def problems(self) -> list[str]:
+        out = []
+        if not 0 < self.api_rate_limit <= 10_000:
+            out.append("api_rate_limit must be above 0 and at most 10000 (the account's "
+                       "API Gateway limit per region)")
+        if not 1 <= self.api_burst_limit <= 5_000:
+            out.append("api_burst_limit must be 1 to 5000")
+        if not 0 < self.import_rate_limit <= self.api_rate_limit:
+            out.append("import_rate_limit must be above 0 and at most api_rate_limit")
+        if not 1 <= self.import_burst_limit <= self.api_burst_limit:
+            out.append("import_burst_limit must be 1 to api_burst_limit")
+        low, high = SQS_MAX_CONCURRENCY
+        if self.queue_concurrency != 0 and not low <= self.queue_concurrency <= high:
+            out.append(f"queue_concurrency must be 0 (no limit) or {low} to {high} (the "
+                       "SQS event source's MaximumConcurrency)")
+        for name in ("stream_concurrency", "schedule_concurrency", "api_concurrency"):
+            if not 0 <= getattr(self, name) <= 1000:
+                out.append(f"{name} must be 0 (no reservation) to 1000")
+        return out
+
+    @property
+    def retry_after_s(self) -> int:
+        """Retry-After of API Gateway's 429: one gateway response serves every route, so the
+        time the slowest bucket (the import routes') takes to give back a request."""
+        return max(1, math.ceil(1 / self.import_rate_limit))
+
+
+def limits_from(ctx: Callable[[str], Any], environ: Mapping[str, str]) -> Limits:
+    """Limits from CDK context (`ctx(key)`), then ANNALS_STACK_* variables, then defaults.
+    Raises ValueError naming the setting that is not a number or out of range."""
+    values: dict[str, Any] = {}
+    for field in fields(Limits):
+        raw = ctx(field.name)
+        if raw is None or raw == "":
+            raw = environ.get(ENV_PREFIX + field.name.upper()) or None
+        if raw is None:
+            continue
+        kind = float if field.type in (float, "float") else int
+        try:
+            value = kind(raw)
+            if kind is int and isinstance(raw, float) and raw != value:
+                raise ValueError
+        except (TypeError, ValueError):
+            kind_name = "a number" if kind is float else "a whole number"
+            raise ValueError(f"{field.name} must be {kind_name}, not {raw!r}") from None
+        values[field.name] = value
+    limits = Limits(**values)
+    problems = limits.problems()
+    if problems:
+        raise ValueError("; ".join(problems))
+    return limits

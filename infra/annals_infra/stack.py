@@ -9,7 +9,7 @@ not to manage IAM (`manage_iam_role: false`, `autogen_policy: false`).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,22 +26,30 @@ from constructs import Construct
 
 from . import nag
 from . import settings as S
-from .wiring import Override, Targets, function_ids, plan_overrides
+from .wiring import (
+    REST_API,
+    Override,
+    Targets,
+    function_ids,
+    method_settings,
+    plan_limits,
+    plan_overrides,
+)
 
 GSIS = ("gsi1", "gsi2")  # gsi1: events by time; gsi2: every session (quiet-window job)
 DOMAIN_ENGINE = "OpenSearch_2_19"
 DOMAIN_INSTANCE = "t3.small.search"
 DOMAIN_VOLUME_GB = 10
-API_RATE_LIMIT = 50  # requests per second, steady
-API_BURST_LIMIT = 100
 OPENSEARCH_HTTP = ["es:ESHttpGet", "es:ESHttpHead", "es:ESHttpPost", "es:ESHttpPut",
                    "es:ESHttpDelete", "es:ESHttpPatch"]  # = es:ESHttp*, spelled out
 
 
 # (API Gateway response type, status, code, message) for what API Gateway answers itself.
+# THROTTLED is the stage / route throttling (settings.Limits): the app's own 429 code.
 GATEWAY_RESPONSES = [
     ("MISSING_AUTHENTICATION_TOKEN", "404", "not_found", "no such route"),
-    ("THROTTLED", "429", "throttled", "too many requests; retry later"),
+    ("THROTTLED", "429", "rate_limited",
+     "too many requests to this API; retry after Retry-After seconds"),
     ("REQUEST_TOO_LARGE", "413", "payload_too_large", "request too large"),
     ("DEFAULT_4XX", None, "bad_request", "the request was refused by the API gateway"),
     ("DEFAULT_5XX", None, "unavailable", "the service is unavailable; retry later"),
@@ -54,6 +62,7 @@ class StackConfig:
     source_dir: Path  # the Chalice project (app.py, chalicelib/, .chalice/config.json)
     search: S.SearchTarget | None = None  # None: create a domain for this user
     lambda_memory_mb: int = S.LAMBDA_MEMORY_MB
+    limits: S.Limits = field(default_factory=S.Limits)  # throttling, reserved concurrency
 
 
 class AnnalsStack(cdk.Stack):
@@ -92,6 +101,8 @@ class AnnalsStack(cdk.Stack):
                 self.chalice.add_environment_variable(key, value, fn_id)
         self.overrides = self._wire_event_sources(sam)
         self.log_groups = self._log_groups(sam)
+        self.limits = config.limits
+        self.limit_overrides = self._limit_functions(sam)
         self._throttle_api(sam)
         self._json_gateway_responses(sam)
         if not (config.source_dir / "requirements.txt").is_file():
@@ -312,27 +323,39 @@ class AnnalsStack(cdk.Stack):
             groups.append(group)
         return groups
 
+    def _limit_functions(self, sam: dict[str, Any]) -> list[Override]:
+        """Reserved concurrency for the workers, MaximumConcurrency on the SQS event source
+        (wiring.plan_limits): a flood of stream records or queued extractions runs at most
+        that many at once and cannot take the account's concurrency from the API."""
+        overrides = plan_limits(sam, self.limits)
+        for o in overrides:
+            self.chalice.get_resource(o.function).add_property_override(o.path, o.value)
+        return overrides
+
     def _throttle_api(self, sam: dict[str, Any]) -> None:
-        """A per-stage request ceiling: one user's API should never scale into a bill."""
-        if "RestAPI" in sam.get("Resources", {}):
-            self.chalice.get_resource("RestAPI").add_property_override("MethodSettings", [{
-                "ResourcePath": "/*", "HttpMethod": "*",
-                "ThrottlingRateLimit": API_RATE_LIMIT, "ThrottlingBurstLimit": API_BURST_LIMIT,
-            }])
+        """The stage's request ceiling for every route, and a lower one for the import
+        routes (wiring.method_settings): one user's API should never scale into a bill."""
+        if REST_API in sam.get("Resources", {}):
+            self.chalice.get_resource(REST_API).add_property_override(
+                "MethodSettings", method_settings(sam, self.limits))
 
     def _json_gateway_responses(self, sam: dict[str, Any]) -> None:
         """What API Gateway answers itself (an unknown route, throttling, …) speaks the app's
         error shape. An unknown route is API Gateway's MISSING_AUTHENTICATION_TOKEN, a 403
-        whose SigV4 message tells a client nothing: here it is a 404."""
-        if "RestAPI" not in sam.get("Resources", {}):
+        whose SigV4 message tells a client nothing: here it is a 404. Its throttling 429
+        carries Retry-After, as the app's own 429 does."""
+        if REST_API not in sam.get("Resources", {}):
             return
-        api_id = self.chalice.get_resource("RestAPI").ref
-        cors = {"gatewayresponse.header.Content-Type": "'application/json'"}
+        api_id = self.chalice.get_resource(REST_API).ref
+        json_type = {"gatewayresponse.header.Content-Type": "'application/json'"}
+        extra = {"THROTTLED": {
+            "gatewayresponse.header.Retry-After": f"'{self.limits.retry_after_s}'"}}
         for kind, status, code, message in GATEWAY_RESPONSES:
             body = json.dumps({"error": {"code": code, "message": message}})
             apigw.CfnGatewayResponse(
                 self, f"Gateway{kind.title().replace('_', '')}", rest_api_id=api_id,
-                response_type=kind, status_code=status, response_parameters=cors,
+                response_type=kind, status_code=status,
+                response_parameters={**json_type, **extra.get(kind, {})},
                 response_templates={"application/json": body})
 
     def _outputs(self, endpoint: str, user: str) -> None:

@@ -31,7 +31,20 @@ def check(path: str) -> None:
         "Events": Match.object_like({"ExtractWorkerSqsEventSource": Match.object_like({
             "Type": "SQS",
             "Properties": Match.object_like({
-                "FunctionResponseTypes": ["ReportBatchItemFailures"]})})})}))
+                "FunctionResponseTypes": ["ReportBatchItemFailures"],
+                "ScalingConfig": {"MaximumConcurrency": 3}})})}),
+        "ReservedConcurrentExecutions": 3}))
+    t.has_resource_properties("AWS::Serverless::Api", Match.object_like({
+        "MethodSettings": Match.array_with([{
+            "ResourcePath": "/*", "HttpMethod": "*",
+            "ThrottlingRateLimit": 50, "ThrottlingBurstLimit": 100}])}))
+    t.has_resource_properties("AWS::ApiGateway::GatewayResponse", {
+        "ResponseType": "THROTTLED", "StatusCode": "429",
+        "RestApiId": Match.any_value(),
+        "ResponseParameters": Match.object_like({
+            "gatewayresponse.header.Retry-After": "'1'"}),
+        "ResponseTemplates": {"application/json": Match.string_like_regexp('"rate_limited"')},
+    })
     print("ok")
 
 

@@ -92,9 +92,10 @@ class Synth:
         return ids[0]
 
 
-def synthesize(work: Path, context: dict[str, str]) -> Synth:
+def synthesize(work: Path, context: dict[str, str], **env_extra: str) -> Synth:
+    """`env_extra`: more environment for app.py (e.g. ANNALS_STACK_* limits)."""
     out = work / "cdk.out"
-    env = offline_env(CDK_OUTDIR=str(out), CDK_CONTEXT_JSON=json.dumps(context))
+    env = offline_env(CDK_OUTDIR=str(out), CDK_CONTEXT_JSON=json.dumps(context), **env_extra)
     proc = subprocess.run([sys.executable, str(INFRA_APP)], cwd=work, env=env,
                           capture_output=True, text=True, timeout=SYNTH_TIMEOUT_S)
     log = proc.stdout + proc.stderr

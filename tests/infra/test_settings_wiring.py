@@ -1,8 +1,9 @@
-"""The plain-Python parts of infra/: user names, endpoint parsing, event-source overrides.
-No aws-cdk-lib needed."""
+"""The plain-Python parts of infra/: user names, endpoint parsing, event-source overrides,
+the limits (throttling, reserved concurrency). No aws-cdk-lib needed."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -11,7 +12,15 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "infra"))
 
 from annals_infra import settings as S
-from annals_infra.wiring import Targets, function_ids, plan_overrides
+from annals_infra.wiring import (
+    Targets,
+    function_ids,
+    function_kinds,
+    method_settings,
+    plan_limits,
+    plan_overrides,
+    resource_path,
+)
 
 
 @pytest.mark.parametrize("user", ["alice", "a", "bob-2", "x" * 20, "0day", "a-b-c"])
@@ -103,3 +112,119 @@ def test_unknown_queue_is_an_error():
         "Queue": {"Fn::Sub": "arn:${AWS::Partition}:sqs:${AWS::Region}:${AWS::AccountId}:other"}}}})
     with pytest.raises(ValueError, match="'other'"):
         plan_overrides(sam, TARGETS)
+
+
+# ---------------------------------------------------------------------- limits
+
+
+def _ctx(values: dict):
+    return values.get
+
+
+def test_limit_defaults():
+    limits = S.limits_from(_ctx({}), {})
+    assert limits == S.Limits()
+    assert (limits.api_rate_limit, limits.api_burst_limit) == (50, 100)
+    assert (limits.import_rate_limit, limits.import_burst_limit) == (2, 5)
+    assert (limits.queue_concurrency, limits.stream_concurrency,
+            limits.schedule_concurrency, limits.api_concurrency) == (3, 3, 1, 0)
+    assert limits.retry_after_s == 1
+    assert limits.problems() == []
+
+
+def test_limits_from_context_then_environment():
+    env = {"ANNALS_STACK_API_RATE_LIMIT": "20", "ANNALS_STACK_STREAM_CONCURRENCY": "0",
+           "ANNALS_STACK_IMPORT_RATE_LIMIT": "1.5"}
+    limits = S.limits_from(_ctx({"api_rate_limit": "30", "queue_concurrency": 2,
+                                 "import_burst_limit": ""}), env)
+    assert limits.api_rate_limit == 30  # context wins over the environment
+    assert limits.import_rate_limit == 1.5 and limits.stream_concurrency == 0
+    assert limits.queue_concurrency == 2
+    assert limits.import_burst_limit == 5  # an empty value is no value
+    assert S.Limits(import_rate_limit=0.25).retry_after_s == 4
+
+
+@pytest.mark.parametrize(("values", "needle"), [
+    ({"api_rate_limit": "fast"}, "api_rate_limit must be a number"),
+    ({"api_burst_limit": "1.5"}, "api_burst_limit must be a whole number"),
+    ({"api_burst_limit": 2.5}, "api_burst_limit must be a whole number"),
+    ({"api_rate_limit": "0"}, "api_rate_limit must be above 0"),
+    ({"api_rate_limit": "nan"}, "api_rate_limit must be above 0"),
+    ({"import_rate_limit": "60"}, "at most api_rate_limit"),
+    ({"import_burst_limit": "0"}, "import_burst_limit must be 1"),
+    ({"queue_concurrency": "1"}, "queue_concurrency must be 0 (no limit) or 2 to 1000"),
+    ({"stream_concurrency": "-1"}, "stream_concurrency must be 0"),
+    ({"api_concurrency": "1001"}, "api_concurrency must be 0"),
+])
+def test_bad_limits(values, needle):
+    with pytest.raises(ValueError, match=re.escape(needle)):
+        S.limits_from(_ctx(values), {})
+
+
+def _app_sam() -> dict:
+    """Functions the way Chalice names them for the real app, and part of its swagger."""
+    def fn(events: dict) -> dict:
+        return {"Type": "AWS::Serverless::Function", "Properties": {"Events": events}}
+
+    return {"Resources": {
+        "APIHandler": fn({}),
+        "ExtractWorker": fn({"ExtractWorkerSqsEventSource": {"Type": "SQS", "Properties": {
+            "Queue": CHALICE_QUEUE, "BatchSize": 10}}}),
+        "IndexStream": fn({"IndexStreamDynamodbEventSource": {"Type": "DynamoDB"}}),
+        "QuietWindow": fn({"QuietWindowEvent": {"Type": "Schedule"}}),
+        "Merge": fn({"MergeEvent": {"Type": "Schedule"}}),
+        "Helper": fn({}),
+        "RestAPI": {"Type": "AWS::Serverless::Api", "Properties": {"DefinitionBody": {
+            "paths": {
+                "/v1/health": {"get": {}, "head": {}},
+                "/v1/spaces/{space}/sessions/{session}/messages": {"put": {}},
+                "/v1/spaces/{space}/graph": {"get": {}, "head": {}, "post": {}},
+                "/v1/spaces/{space}/extract": {"post": {}},
+            }}}},
+    }}
+
+
+def test_function_kinds_by_what_invokes_them():
+    assert function_kinds(_app_sam()) == {
+        "APIHandler": "api", "ExtractWorker": "queue", "IndexStream": "stream",
+        "QuietWindow": "schedule", "Merge": "schedule", "Helper": "other"}
+
+
+def test_workers_get_reserved_concurrency_and_the_queue_a_maximum():
+    got = {(o.function, o.path): o.value for o in plan_limits(_app_sam(), S.Limits())}
+    assert got == {
+        ("ExtractWorker", "ReservedConcurrentExecutions"): 3,
+        ("ExtractWorker", "Events.ExtractWorkerSqsEventSource.Properties.ScalingConfig"):
+            {"MaximumConcurrency": 3},
+        ("IndexStream", "ReservedConcurrentExecutions"): 3,
+        ("QuietWindow", "ReservedConcurrentExecutions"): 1,
+        ("Merge", "ReservedConcurrentExecutions"): 1,
+    }  # the API: none by default; a function nothing invokes: none
+
+
+def test_zero_reserves_nothing_and_the_api_can_have_a_reservation():
+    limits = S.Limits(queue_concurrency=0, stream_concurrency=0, schedule_concurrency=0,
+                      api_concurrency=20)
+    got = {(o.function, o.path): o.value for o in plan_limits(_app_sam(), limits)}
+    assert got == {("APIHandler", "ReservedConcurrentExecutions"): 20}
+
+
+def test_resource_paths_as_stage_method_settings_name_them():
+    assert resource_path("/v1/keys") == "/~1v1~1keys"
+    assert resource_path("/v1/spaces/{space}/graph") == "/~1v1~1spaces~1{space}~1graph"
+    assert resource_path("/") == "/"
+
+
+def test_method_settings_stage_default_and_the_import_routes_the_app_has():
+    settings = method_settings(_app_sam(), S.Limits())
+    assert settings[0] == {"ResourcePath": "/*", "HttpMethod": "*",
+                           "ThrottlingRateLimit": 50, "ThrottlingBurstLimit": 100}
+    routes = {(m["HttpMethod"], m["ResourcePath"]): (m["ThrottlingRateLimit"],
+                                                     m["ThrottlingBurstLimit"])
+              for m in settings[1:]}
+    assert routes == {  # no …/consolidate in this app: no setting for it
+        ("PUT", "/~1v1~1spaces~1{space}~1sessions~1{session}~1messages"): (2, 5),
+        ("POST", "/~1v1~1spaces~1{space}~1extract"): (2, 5),
+        ("POST", "/~1v1~1spaces~1{space}~1graph"): (2, 5),
+    }
+    assert method_settings({"Resources": {}}, S.Limits())[1:] == []

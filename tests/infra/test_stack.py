@@ -4,10 +4,20 @@ SQS worker, the stream indexer and the three schedules the real app will have)."
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
-from .conftest import NEEDS_CDK, Synth, copy_fixture_app, synthesize
+from .conftest import (
+    INFRA_APP,
+    NEEDS_CDK,
+    SYNTH_TIMEOUT_S,
+    Synth,
+    copy_fixture_app,
+    offline_env,
+    synthesize,
+)
 
 pytestmark = [pytest.mark.infra, NEEDS_CDK]
 
@@ -24,6 +34,19 @@ def synth(tmp_path_factory) -> Synth:
     work = tmp_path_factory.mktemp("created-domain")
     app = copy_fixture_app(work / "app")
     return synthesize(work, {"user": "alice", "region": "us-east-1", "source_dir": str(app)})
+
+
+@pytest.fixture(scope="module")
+def limited(tmp_path_factory) -> Synth:
+    """Limits changed by context and, as `annals deploy` passes them, by environment."""
+    work = tmp_path_factory.mktemp("limited")
+    app = copy_fixture_app(work / "app")
+    return synthesize(work, {"user": "dave", "region": "us-east-1", "source_dir": str(app),
+                             "api_rate_limit": "20", "queue_concurrency": "0",
+                             "api_concurrency": "10"},
+                      ANNALS_STACK_API_RATE_LIMIT="99", ANNALS_STACK_API_BURST_LIMIT="40",
+                      ANNALS_STACK_STREAM_CONCURRENCY="2",
+                      ANNALS_STACK_IMPORT_RATE_LIMIT="0.5")
 
 
 @pytest.fixture(scope="module")
@@ -189,7 +212,6 @@ def test_schedules_and_api(synth):
         assert event["Type"] == "Schedule"
     api = synth.resources["RestAPI"]["Properties"]
     assert api["EndpointConfiguration"] == "REGIONAL"
-    assert api["MethodSettings"][0]["ThrottlingRateLimit"] > 0
     assert synth.template["Transform"] == "AWS::Serverless-2016-10-31"
     outputs = synth.template["Outputs"]
     assert {"ApiUrl", "ApiKeySecretArn", "ApiKeySecretName", "TableName", "QueueUrl"} <= set(
@@ -202,6 +224,75 @@ def test_schedules_and_api(synth):
     body = json.loads(unknown_route["ResponseTemplates"]["application/json"])
     assert body["error"]["code"] == "not_found"
     assert {"DEFAULT_4XX", "DEFAULT_5XX", "THROTTLED"} <= set(responses)
+
+
+# ---------------------------------------------------------------------- limits
+
+
+def gateway_responses(synth: Synth) -> dict[str, dict]:
+    return {r["Properties"]["ResponseType"]: r["Properties"]
+            for r in synth.of_type("AWS::ApiGateway::GatewayResponse").values()}
+
+
+def reserved(synth: Synth) -> dict[str, int | None]:
+    return {name: fn["Properties"].get("ReservedConcurrentExecutions")
+            for name, fn in synth.of_type("AWS::Serverless::Function").items()}
+
+
+def test_stage_throttling(synth):
+    # the fixture app has none of the import routes, so only the stage default (the real
+    # app's import routes: test_stack_real_app)
+    assert synth.resources["RestAPI"]["Properties"]["MethodSettings"] == [{
+        "ResourcePath": "/*", "HttpMethod": "*",
+        "ThrottlingRateLimit": 50, "ThrottlingBurstLimit": 100}]
+
+
+def test_throttled_is_a_429_rate_limited_with_retry_after(synth):
+    throttled = gateway_responses(synth)["THROTTLED"]
+    assert throttled["StatusCode"] == "429"
+    assert throttled["RestApiId"] == {"Ref": "RestAPI"}
+    assert throttled["ResponseParameters"] == {
+        "gatewayresponse.header.Content-Type": "'application/json'",
+        "gatewayresponse.header.Retry-After": "'1'"}
+    body = json.loads(throttled["ResponseTemplates"]["application/json"])
+    assert set(body) == {"error"} and set(body["error"]) == {"code", "message"}
+    assert body["error"]["code"] == "rate_limited"
+    for kind, response in gateway_responses(synth).items():  # Retry-After only on the 429
+        if kind != "THROTTLED":
+            assert "gatewayresponse.header.Retry-After" not in response["ResponseParameters"]
+
+
+def test_workers_have_reserved_concurrency_the_api_none(synth):
+    assert reserved(synth) == {"ExtractWorker": 3, "IndexStream": 3, "QuietWindowJob": 1,
+                               "MergeJob": 1, "CooldownJob": 1, "APIHandler": None}
+    event = synth.resources["ExtractWorker"]["Properties"]["Events"][
+        "ExtractWorkerSqsEventSource"]
+    # polls no faster than it may run: no message is throttled back towards the DLQ
+    assert event["Properties"]["ScalingConfig"] == {"MaximumConcurrency": 3}
+
+
+def test_limits_from_context_and_environment(limited):
+    (stage,) = limited.resources["RestAPI"]["Properties"]["MethodSettings"]
+    assert (stage["ThrottlingRateLimit"], stage["ThrottlingBurstLimit"]) == (20, 40)
+    assert reserved(limited) == {"ExtractWorker": None, "IndexStream": 2, "QuietWindowJob": 1,
+                                 "MergeJob": 1, "CooldownJob": 1, "APIHandler": 10}
+    event = limited.resources["ExtractWorker"]["Properties"]["Events"][
+        "ExtractWorkerSqsEventSource"]
+    assert "ScalingConfig" not in event["Properties"]
+    throttled = gateway_responses(limited)["THROTTLED"]
+    assert throttled["ResponseParameters"]["gatewayresponse.header.Retry-After"] == "'2'"
+    assert limited.report["pluginReports"][0]["conclusion"] == "success"
+
+
+def test_bad_limit_is_a_config_error(tmp_path):
+    app = copy_fixture_app(tmp_path / "app")
+    env = offline_env(CDK_OUTDIR=str(tmp_path / "out"), CDK_CONTEXT_JSON=json.dumps(
+        {"user": "erin", "source_dir": str(app), "queue_concurrency": "1"}))
+    proc = subprocess.run([sys.executable, str(INFRA_APP)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=SYNTH_TIMEOUT_S)
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    assert "queue_concurrency must be 0 (no limit) or 2 to 1000" in proc.stderr
+    assert "Traceback" not in proc.stderr
 
 
 # ---------------------------------------------------------------------- IAM

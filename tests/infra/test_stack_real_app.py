@@ -91,3 +91,28 @@ def test_one_function_per_schedule_and_the_workers(synth):
         assert [e["Type"] for e in events.values()] == ["Schedule"], name
     assert {"ExtractWorker", "IndexStream", "APIHandler"} <= set(functions)
     synth.one("AWS::Serverless::Api")
+
+
+def test_import_routes_are_throttled_below_the_stage(synth):
+    settings = {(m["HttpMethod"], m["ResourcePath"]): (m["ThrottlingRateLimit"],
+                                                       m["ThrottlingBurstLimit"])
+                for m in synth.resources["RestAPI"]["Properties"]["MethodSettings"]}
+    assert settings == {
+        ("*", "/*"): (50, 100),
+        ("PUT", "/~1v1~1spaces~1{space}~1sessions~1{session}~1messages"): (2, 5),
+        ("POST", "/~1v1~1spaces~1{space}~1extract"): (2, 5),
+        ("POST", "/~1v1~1spaces~1{space}~1graph"): (2, 5),
+        ("POST", "/~1v1~1spaces~1{space}~1consolidate"): (2, 5),
+    }
+    # every setting names a route the API has (API Gateway refuses others)
+    paths = synth.resources["RestAPI"]["Properties"]["DefinitionBody"]["paths"]
+    for method, path in settings:
+        if method != "*":
+            assert method.lower() in paths[path[1:].replace("~1", "/")], (method, path)
+
+
+def test_real_app_workers_have_reserved_concurrency(synth):
+    got = {name: fn["Properties"].get("ReservedConcurrentExecutions")
+           for name, fn in synth.of_type("AWS::Serverless::Function").items()}
+    assert got == {"ExtractWorker": 3, "IndexStream": 3, "QuietWindow": 1, "Merge": 1,
+                   "Cooldown": 1, "APIHandler": None}
