@@ -125,6 +125,10 @@ class Store(Protocol):
     def bump_recall_count(self, space: str, window: str) -> int:
         """Count one recall in a window; returns the new count."""
         ...
+    def recall_count(self, space: str, window: str) -> int:
+        """The recalls counted in a window so far (0 for a window never counted); a read:
+        nothing is created, nothing is counted."""
+        ...
     def purge_deliveries(self, before: datetime) -> int:
         """Delete deliveries made before `before`; returns how many (0 where TTL does it)."""
         ...

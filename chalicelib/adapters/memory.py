@@ -225,6 +225,10 @@ class MemoryStore:
             count = self._recalls[(space, window)] = self._recalls.get((space, window), 0) + 1
         return count
 
+    def recall_count(self, space: str, window: str) -> int:
+        with self._lock:
+            return self._recalls.get((space, window), 0)
+
     def purge_deliveries(self, before: datetime) -> int:
         ts = before.timestamp()
         with self._lock:

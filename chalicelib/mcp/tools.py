@@ -366,7 +366,8 @@ def recall_memory(query: Query, time_hint: TimeHint = None, window: Window = Non
                   max_cards: MaxCards = None) -> RecallResult:
     caller = reader()
     result = recall_hook_sized(caller.services, caller.space, RecallRequest(
-        query=query, time_hint=time_hint, window=window, max_cards=max_cards))
+        query=query, time_hint=time_hint, window=window, max_cards=max_cards),
+        may_write=caller.may_write)  # a read key's recall is not counted in the window
     return RecallResult(verdict=result.verdict, cards=[card(c) for c in result.cards],
                         context=result.context, recalled_ids=result.recalled_ids)
 

@@ -242,6 +242,9 @@ def recall_into(services: Services, turn: Turn, messages: list[dict[str, Any]],
     query = text.strip()[-QUERY_CHARS:]
     try:
         with services.traffic.reading():
+            # Counted in the window's cooldown (recall's may_write default): the gateway
+            # needs a write key (api.auth.required_access), it stores the turn and records
+            # the delivery.
             result = recall_hook_sized(services, turn.space,
                                        recall_request(query, messages, turn))
     except Exception as exc:  # a bad recipe, a failing index: the reply comes without memory

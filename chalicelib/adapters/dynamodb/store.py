@@ -229,6 +229,10 @@ class DynamoDBStore(MessageOps):
             ReturnValues="UPDATED_NEW")
         return int(resp["Attributes"]["recalls"]["N"])
 
+    def recall_count(self, space: str, window: str) -> int:
+        counter = self._get(keys.window_pk(space, window), keys.WINDOW_COUNTER)
+        return int(counter["recalls"]["N"]) if counter else 0
+
     # ------------------------------------------------------------ typed records
     def put_record(self, record: Record) -> None:
         self.client.put_item(TableName=self.table_name, Item=codec.record_item(record))

@@ -346,6 +346,12 @@ class SQLiteStore:
                               (space, window)).fetchone()
         return int(row["recalls"])
 
+    def recall_count(self, space: str, window: str) -> int:
+        row = self.db.connect().execute(
+            "SELECT recalls FROM window_counters WHERE space=? AND window=?",
+            (space, window)).fetchone()
+        return int(row["recalls"]) if row else 0
+
     def purge_deliveries(self, before: datetime) -> int:
         with self.db.tx() as con:
             return con.execute("DELETE FROM deliveries WHERE delivered_ts < ?",

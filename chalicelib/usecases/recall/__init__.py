@@ -161,8 +161,11 @@ def resolve_recipe(services: Services, request: RecallRequest) -> RecallRecipe:
         raise BadRequest(str(exc.args[0]), code="unknown_recipe") from None
 
 
-def recall(services: Services, space: str, request: RecallRequest) -> RecallResponse:
-    """Recall by time when a time is named, otherwise by meaning and keywords."""
+def recall(services: Services, space: str, request: RecallRequest, *,
+           may_write: bool = True) -> RecallResponse:
+    """Recall by time when a time is named, otherwise by meaning and keywords. `may_write`:
+    may the caller write the space? A reader's recall writes nothing: it sees the window's
+    cooldown but is not counted there (cooldown.py). Entry points pass their key's right."""
     # The query read as memories are (chalicelib.domain.cleaning): no <think>, no status panel.
     # The recent turns too: a reasoning model's last reply carries its <think> block.
     recent = [(t, services.clean(t.content)) for t in request.recent]
@@ -184,7 +187,7 @@ def recall(services: Services, space: str, request: RecallRequest) -> RecallResp
                   f"[recall] could not read the time {request.time_hint!r}; "
                   "retry with a date like 2026-10-20")
         return respond(request, "unparsed", [], [], trace)
-    cooled = cooled_refs(services, space, request.window, now, recipe)
+    cooled = cooled_refs(services, space, request.window, now, recipe, counted=may_write)
     named = asked_about(request.query, *space_people(services, space))  # one read per recall
     if anchor is None:
         result = recall_plain(services, space, request, recipe, named, trace)
@@ -200,7 +203,8 @@ def recall(services: Services, space: str, request: RecallRequest) -> RecallResp
     return result
 
 
-def recall_hook_sized(services: Services, space: str, request: RecallRequest) -> RecallResponse:
+def recall_hook_sized(services: Services, space: str, request: RecallRequest, *,
+                      may_write: bool = True) -> RecallResponse:
     """A door's recall — the chat gateway, POST …/hook/recall, MCP's recall_memory: one card
     limit whatever the path, the request's max_cards (or limit), else the recipe's max_cards
     (ANNALS_MAX_CARDS, 2), on the time path too. (A plain POST …/recall without one returns
@@ -208,7 +212,7 @@ def recall_hook_sized(services: Services, space: str, request: RecallRequest) ->
     if request.card_limit is None:
         request = request.model_copy(update={"max_cards": resolve_recipe(services,
                                                                          request).max_cards})
-    return recall(services, space, request)
+    return recall(services, space, request, may_write=may_write)
 
 
 def fill_by_meaning(services: Services, space: str, request: RecallRequest,
