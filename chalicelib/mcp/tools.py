@@ -4,6 +4,16 @@ each input schema from the signature (and the output schema from the return mode
 Every tool acts on the caller's space (chalicelib.mcp.caller). A failure the model can act on
 (an unknown id, a stale version, a bad date, a key that may only read) is raised as the SDK's
 ToolError: the call answers `isError: true` with a message that says what to do next.
+
+Containment: what a tool answers is read by a model, so every stored text in it (titles,
+summaries, card and message texts, speakers, tags, participants, locations, thread titles and
+aliases, source previews) goes through recall's context containment
+(chalicelib.usecases.recall.context, "Containment"): `clean_text` for texts that may hold lines,
+`clean_line` for the one-line fields. No invisible or bidi character, square bracket, tag
+opener (`</system>`, `<|im_start|>`) or fence reaches the model; recall_memory's `context` is
+the recall context itself, and the resource annals://{space}/timeline.md is the Markdown export
+(chalicelib.usecases.export), contained the same way. What is stored stays verbatim (the REST
+API's JSON answers it as it is); ids, refs and dates are the service's own.
 """
 
 from __future__ import annotations
@@ -44,6 +54,7 @@ from chalicelib.usecases import events as events_uc
 from chalicelib.usecases import export as export_uc
 from chalicelib.usecases.graph import threads as threads_uc
 from chalicelib.usecases.recall import recall_hook_sized
+from chalicelib.usecases.recall.context import clean_line, clean_text
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -299,27 +310,44 @@ def event_id(value: str) -> str:
     return ref.id
 
 
+def labels(values: list[str]) -> list[str]:
+    """One-line stored labels (tags, participants, aliases) contained; empty ones dropped."""
+    return [v for v in map(clean_line, values) if v]
+
+
+def optional_line(value: str | None) -> str | None:
+    return None if value is None else clean_line(value)
+
+
 def memory(event: Event, evidence: list[Message] | None = None,
            clean: Callable[[str], str] | None = None) -> Memory:
     data = event.model_dump(include=set(Memory.model_fields))
+    data.update(title=clean_line(event.title), summary=clean_text(event.summary),
+                participants=labels(event.participants), tags=labels(event.tags),
+                location=optional_line(event.location),
+                sources=[s.model_copy(update={"preview": clean_line(s.preview)})
+                         for s in event.sources])
     cited = None if evidence is None else [evidence_message(m, clean) for m in evidence]
     return Memory(**data, ref=event.ref, date=when_label(event.when), evidence=cited)
 
 
 def evidence_message(msg: Message, clean: Callable[[str], str] | None = None) -> EvidenceMessage:
     """A stored message as the model reads it: cleaned (`services.clean`: no <think> block,
-    no status panel) when `clean` is given; the stored message keeps its text."""
+    no status panel) when `clean` is given, then contained; the stored message keeps its
+    text."""
+    content = clean(msg.content) if clean else msg.content
     return EvidenceMessage(ref=msg.ref, session=msg.session, seq=msg.seq, role=msg.role,
-                           speaker=msg.speaker, content=clean(msg.content) if clean
-                           else msg.content, at=msg.at)
+                           speaker=clean_line(msg.speaker), content=clean_text(content),
+                           at=msg.at)
 
 
 def card(c: Card) -> RecalledCard:
     ref = parse_ref(c.ref)
     return RecalledCard(ref=c.ref, id=ref.id if isinstance(ref, EventRef) else None,
                         kind=c.kind, date=when_label(c.when) if c.when else None,
-                        title=c.title, text=c.text, importance=c.importance,
-                        speaker=c.speaker, tags=c.tags, score=round(c.score, 4))
+                        title=clean_line(c.title), text=clean_text(c.text),
+                        importance=c.importance, speaker=optional_line(c.speaker),
+                        tags=labels(c.tags), score=round(c.score, 4))
 
 
 def timeline_uri(space: str) -> str:
@@ -432,9 +460,10 @@ def timeline(
                                  limit=limit, cursor=cursor,
                                  kinds=event_kinds(kind) if kind else TIMELINE_KINDS)
     return TimelineResult(memories=[TimelineEntry(
-        id=e.id, ref=e.ref, version=e.version, date=when_label(e.when), title=e.title,
-        summary=e.summary, importance=e.importance, tags=e.tags, kind=e.kind, plan=e.plan,
-        status=e.status) for e in page.events], next_cursor=page.next_cursor)
+        id=e.id, ref=e.ref, version=e.version, date=when_label(e.when),
+        title=clean_line(e.title), summary=clean_text(e.summary), importance=e.importance,
+        tags=labels(e.tags), kind=e.kind, plan=e.plan, status=e.status)
+        for e in page.events], next_cursor=page.next_cursor)
 
 
 @tool_errors
@@ -517,7 +546,8 @@ def find_thread(query: Annotated[str, Field(min_length=1, max_length=400, descri
         events = threads_uc.ordered(caller.services.store.load_events(caller.space,
                                                                       thread.events))
         out.append(ThreadFound(
-            id=thread.key, title=thread.title, aliases=thread.aliases, events=len(events),
+            id=thread.key, title=clean_line(thread.title), aliases=labels(thread.aliases),
+            events=len(events),
             first=when_label(events[0].when) if events else None,
             last=when_label(events[-1].when) if events else None))
     return FindThreadResult(threads=out)
@@ -529,17 +559,20 @@ def read_thread_materials(id: Annotated[str, Field(pattern=ID_PATTERN, descripti
     caller = reader()
     detail = threads_uc.get_thread(caller.services, caller.space, id)
     return ThreadMaterials(
-        id=detail.id, title=detail.title, aliases=detail.aliases, summaries=detail.summaries,
-        materials=[Material(id=e.id, ref=e.ref, date=when_label(e.when), title=e.title,
-                            summary=e.summary, kind=e.kind, status=e.status,
+        id=detail.id, title=clean_line(detail.title), aliases=labels(detail.aliases),
+        summaries=detail.summaries,
+        materials=[Material(id=e.id, ref=e.ref, date=when_label(e.when),
+                            title=clean_line(e.title), summary=clean_text(e.summary),
+                            kind=e.kind, status=e.status,
                             sources=[f"message:{s.session}:{q}" for s in e.sources
                                      for q in range(s.seq_start, s.seq_end + 1)][:50])
                    for e in detail.materials])
 
 
 def timeline_markdown(space: str) -> str:
-    """The resource annals://{space}/timeline.md: the space's chronicle as Markdown (the SDK
-    has percent-decoded `space`)."""
+    """The resource annals://{space}/timeline.md: the space's chronicle as Markdown, its
+    stored text contained like recall's context (chalicelib.usecases.export; the SDK has
+    percent-decoded `space`)."""
     caller = current_caller()
     if space != caller.space or not caller.may_read:
         raise ResourceError(f"this server serves space {caller.space!r}, not {space!r}: "

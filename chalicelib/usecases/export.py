@@ -1,4 +1,12 @@
-"""Export the chronicle: a Markdown timeline for prompts (seed 000) or raw JSON."""
+"""Export the chronicle: a Markdown timeline for prompts (seed 000) or raw JSON.
+
+The Markdown is text for a model (pasted into a prompt, or read as the MCP resource
+annals://{space}/timeline.md), so stored text in it is contained like recall's context
+(chalicelib.usecases.recall.context, "Containment"): every title and summary goes through
+`clean_line` — on one line after its `├─ `/`- ` and date, without invisible or bidi
+characters, square brackets (no `[/typed_memory]`), tag openers (`</system>`, `<|im_start|>`)
+or fences. The JSON export is data: verbatim.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +16,7 @@ from chalicelib.domain.dates import when_label
 from chalicelib.domain.models import Event
 from chalicelib.domain.textproc import is_cjk
 from chalicelib.ports import Services, iter_events
-from chalicelib.usecases.recall.context import one_line
+from chalicelib.usecases.recall.context import clean_line
 
 
 def all_events(services: Services, space: str,
@@ -46,7 +54,7 @@ def export_markdown(services: Services, space: str, highlight_threshold: int = 7
     if key:
         lines += ["", f"## 关键事件（重要度 ≥ {highlight_threshold}）" if zh
                   else f"## Key events (importance ≥ {highlight_threshold})"]
-        lines += [f"- {when_label(e.when)} {one_line(e.summary)}" for e in key]
+        lines += [f"- {when_label(e.when)} {clean_line(e.summary)}" for e in key]
     lines += ["", "## 时间线" if zh else "## Timeline"]
     month = None
     for event in events:
@@ -57,7 +65,7 @@ def export_markdown(services: Services, space: str, highlight_threshold: int = 7
         star = " ★" if event.importance >= highlight_threshold else ""
         plan = (" （计划）" if zh else " (plan)") if event.plan else ""
         faded = (" （已归档）" if zh else " (archived)") if event.status == "archived" else ""
-        lines.append(f"├─ {when_label(event.when)} {one_line(event.summary)}{plan}{star}{faded}")
+        lines.append(f"├─ {when_label(event.when)} {clean_line(event.summary)}{plan}{star}{faded}")
     lines += summary_section(summaries, zh)
     return "\n".join(lines) + "\n"
 
@@ -68,7 +76,7 @@ def summary_section(summaries: list[Event], zh: bool) -> list[str]:
         return []
     lines = ["", "## 摘要" if zh else "## Summaries"]
     for event in sorted(summaries, key=lambda e: (-_level(e), e.when.start, e.id)):
-        lines.append(f"- {one_line(event.title)} — {one_line(event.summary)}")
+        lines.append(f"- {clean_line(event.title)} — {clean_line(event.summary)}")
     return lines
 
 
