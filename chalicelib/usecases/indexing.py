@@ -255,7 +255,18 @@ class InlineIndexWriter:
 
 class StreamIndexWriter:
     """AWS: the DynamoDB stream delivers every change to `apply_changes`, so a request never
-    waits for embeddings or OpenSearch."""
+    waits for embeddings or OpenSearch.
+
+    Fairness across spaces is the stream's, not ours: a message's partition key is its
+    (space, session) (adapters.dynamodb.keys.messages_pk), and the stream keeps each key's
+    changes in order within a shard, which carries the keys of one or more table partitions.
+    The indexer reads each shard in batches of 100, one batch per shard at a time (the event
+    source's default ParallelizationFactor, 1), in stream order. So spaces on different
+    shards never wait for each other, but within a shard it is first in, first out: a
+    6,000-message import in space A ahead of space B's new message on the same shard delays
+    it by 60 batches, and a small table has a single partition, so a single shard. A
+    ParallelizationFactor up to 10 (the stack's event source) would let up to 10 batches of a
+    shard run at once, each partition key still in order."""
 
     name = "stream"
 
@@ -305,6 +316,9 @@ class OutboxIndexWriter:
         # Set on every queued write; each background lane waits on its own.
         self.queued = {"keyword": threading.Event(), "vector": threading.Event()}
         self._lanes = {"keyword": threading.Lock(), "vector": threading.Lock()}
+        # The space each lane served last: its next batch starts with the space after it
+        # (IndexOutbox.take), so the lane goes round the spaces with entries.
+        self._served: dict[Lane, str | None] = {"keyword": None, "vector": None}
         self._failures: dict[int, int] = {}  # outbox entry id → failed attempts (isolate)
 
     def put_messages(self, space: str, session: str, messages: Sequence[Message],
@@ -340,10 +354,20 @@ class OutboxIndexWriter:
 
     def drain(self, lane: Lane, limit: int | None = None, space: str | None = None) -> int:
         """Index one batch of a lane (one thread per lane at a time); returns how many entries
-        it consumed."""
+        it consumed. Without a space, a vector batch is shared round-robin by the spaces
+        with entries, starting after the one the last batch served (IndexOutbox.take): a
+        space's 6,000-message backlog leaves room for another's new message in the very
+        next batch. The lane moves on only once a batch is indexed, so after a failure
+        `isolate` takes the same one."""
         limit = limit or (self.keyword_batch if lane == "keyword" else self.vector_batch)
         with self._lanes[lane]:
-            return self._index(lane, self.outbox.take(lane, limit, space))
+            if space is not None:
+                return self._index(lane, self.outbox.take(lane, limit, space))
+            entries = self.outbox.take(lane, limit, after=self._served[lane])
+            consumed = self._index(lane, entries)
+            if entries:
+                self._served[lane] = list(dict.fromkeys(e.space for e in entries))[-1]
+            return consumed
 
     def _index(self, lane: Lane, entries: Sequence[OutboxEntry]) -> int:
         """Write the entries' documents, then take them off the queue (so a failure leaves
@@ -363,11 +387,11 @@ class OutboxIndexWriter:
         """After a batch failed: index its entries one by one, so one bad message does not
         hold up the queue. An entry that fails `attempts` times is quarantined: taken off
         the queue and kept as a JobFailure record (job "index"), shown by /stats. Returns
-        the entries quarantined."""
+        the entries quarantined. It takes the batch `drain` took (the lane has not moved on)."""
         quarantined = 0
         with self._lanes[lane]:
             for entry in self.outbox.take(lane, self.keyword_batch if lane == "keyword"
-                                          else self.vector_batch):
+                                          else self.vector_batch, after=self._served[lane]):
                 try:
                     self._index(lane, [entry])
                     self._failures.pop(entry.id, None)
