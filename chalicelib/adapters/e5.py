@@ -9,32 +9,56 @@ lock around them: a query never waits behind another space's passage batch (the 
 only guards loading the model). A query longer than the model's 512-token window is cut to it
 first: the engine would otherwise embed every window and average them, which costs seconds
 for a pasted page and says little more about what the user asks.
+
+Stored text is bounded too: the engine embeds a passage as the average of its 512-token
+windows, 0.6 s of CPU per window here, so a 20,000-character message cost 8.8 s. A passage
+is cut to its first `max_chunks` windows (ANNALS_EMBED_MAX_CHUNKS, 2 by default: the first
+~1,000 tokens say what a memory is about; the rest stays stored, shown and keyword-searched),
+and a batch is split so that no call embeds more than `batch_tokens` tokens: between calls the
+request's deadline is checked (chalicelib.domain.deadline), so a request never runs for as
+long as its input asks.
+
+Long texts take turns: an engine call over more than HEAVY_TOKENS tokens (a pasted page as a
+query, a batch of passages) holds `heavy`, one at a time in the process, while a short
+query — a chat turn, what a recall almost always is — never waits for it. Sixteen recalls
+of 4,000-character queries at once otherwise share the two cores with every small one, and
+a 20 ms recall took seconds (`annals bench attack`).
 """
 
 from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import nullcontext
 
 import numpy as np
+
+from chalicelib.domain.deadline import check_deadline
 
 # OpenMP's default is to spin waiting for more work after every parallel region, burning
 # the CPU a request needs next; passive waiting hands it back (set before the engine loads).
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 WINDOW_TOKENS = 512  # multilingual-e5-small's position limit, specials included
+MAX_CHUNKS = 2  # windows embedded per stored text
+BATCH_TOKENS = 4 * WINDOW_TOKENS  # tokens per engine call (≈ 2.5 s here): deadline checks between
+HEAVY_TOKENS = 128  # a call over this many tokens waits for the other long ones
 
 
 class E5LocalEmbedder:
     name = "e5-local"
     dim = 384
 
-    def __init__(self, batch_size: int = 64, query_tokens: int = WINDOW_TOKENS):
+    def __init__(self, batch_size: int = 64, query_tokens: int = WINDOW_TOKENS,
+                 max_chunks: int = MAX_CHUNKS, batch_tokens: int = BATCH_TOKENS):
         self.batch_size = batch_size
         self.query_tokens = query_tokens
+        self.passage_tokens = max_chunks * WINDOW_TOKENS
+        self.batch_tokens = batch_tokens
         self._model = None
         self._lock = threading.Lock()
+        self._heavy = threading.Lock()  # one long call at a time (see the module doc)
 
     def _get(self):
         if self._model is None:
@@ -49,26 +73,59 @@ class E5LocalEmbedder:
         if not texts:
             return np.zeros((0, self.dim), np.float32)
         model = self._get()
-        out = [np.asarray(model.passage(list(texts[i:i + self.batch_size])))
-               for i in range(0, len(texts), self.batch_size)]
+        out = []
+        for batch in self._batches([self.cut(t, self.passage_tokens) for t in texts]):
+            check_deadline()
+            with self._turn(sum(len(t) for t in batch)):
+                check_deadline()
+                out.append(np.asarray(model.passage(batch)))
         return _normalise(np.vstack(out).astype(np.float32).reshape(len(texts), self.dim))
+
+    def _batches(self, texts: list[str]) -> Iterator[list[str]]:
+        """Consecutive runs of at most `batch_size` texts and about `batch_tokens` tokens (a
+        text's tokens estimated from its length: no second tokenisation)."""
+        batch: list[str] = []
+        tokens = 0
+        for text in texts:
+            cost = min(len(text), self.passage_tokens)  # ≤ a token per character, about
+            if batch and (len(batch) >= self.batch_size or tokens + cost > self.batch_tokens):
+                yield batch
+                batch, tokens = [], 0
+            batch.append(text)
+            tokens += cost
+        if batch:
+            yield batch
 
     def embed_query(self, text: str) -> np.ndarray:
         model = self._get()
-        vec = np.asarray(model.query(self.cut_query(text)), np.float32).reshape(self.dim)
+        text = self.cut_query(text)
+        with self._turn(len(text)):
+            check_deadline()
+            vec = np.asarray(model.query(text), np.float32).reshape(self.dim)
         return _normalise(vec[None, :])[0]
+
+    def _turn(self, chars: int) -> threading.Lock | nullcontext:
+        """The long calls' lock for a call over `chars` characters of text (a token covers
+        at least one character, so fewer than HEAVY_TOKENS characters is surely short; a
+        longer text is counted)."""
+        return self._heavy if chars > HEAVY_TOKENS else nullcontext()
 
     def cut_query(self, text: str) -> str:
         """The longest beginning of `text` that fits the model's window (prefix and special
-        tokens included), found by bisection on the engine's own token count."""
+        tokens included)."""
+        return self.cut(text, self.query_tokens, is_query=True)
+
+    def cut(self, text: str, tokens: int, *, is_query: bool = False) -> str:
+        """The longest beginning of `text` of at most `tokens` tokens, found by bisection on
+        the engine's own token count."""
         model = self._get()
         # A character is at most 4 tokens (byte fallback), so a short text always fits.
-        if len(text) * 4 + 8 <= self.query_tokens or model.token_count(text, True) <= self.query_tokens:
+        if len(text) * 4 + 8 <= tokens or model.token_count(text, is_query) <= tokens:
             return text
-        lo, hi = 0, len(text)
+        lo, hi = 0, min(len(text), tokens * 8)  # a token covers at most a few characters
         while lo < hi:
             mid = (lo + hi + 1) // 2
-            if model.token_count(text[:mid], True) <= self.query_tokens:
+            if model.token_count(text[:mid], is_query) <= tokens:
                 lo = mid
             else:
                 hi = mid - 1

@@ -56,6 +56,24 @@ class Unavailable(AnnalsError):
         self.retry_after = retry_after
 
 
+class DeadlineExceeded(Unavailable):
+    """The request's time (ANNALS_REQUEST_SECONDS) ran out before its work was done; the work
+    stopped and nothing was half-written (chalicelib.domain.deadline)."""
+
+    code = "deadline_exceeded"
+
+
+class TooManyRequests(AnnalsError):
+    """Over a limit of the calling key or space (chalicelib.usecases.limits): the same request
+    may succeed after `retry_after` seconds."""
+
+    status, code = 429, "rate_limited"
+
+    def __init__(self, message: str, *, retry_after: int = 1, **kwargs):
+        super().__init__(message, **kwargs)
+        self.retry_after = retry_after
+
+
 def validation_error(exc) -> Unprocessable:
     """A pydantic ValidationError as a 422 with every problem listed in `details`."""
     details = [

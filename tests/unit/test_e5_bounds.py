@@ -1,0 +1,68 @@
+"""Stored text is embedded within bounds (chalicelib.adapters.e5): a passage is cut to its
+first `max_chunks` windows of the model, a batch to about `batch_tokens` tokens per engine
+call with the deadline checked between calls, and a long call waits for the other long ones
+while a short query does not."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from chalicelib.adapters.e5 import WINDOW_TOKENS, E5LocalEmbedder
+from chalicelib.domain.deadline import deadline_scope
+from chalicelib.domain.errors import DeadlineExceeded
+
+LONG = "We changed the hotel in Kyoto and booked the Ryokan Kiku for the spring trip. " * 300
+
+
+def test_a_long_passage_is_embedded_as_its_first_windows(e5_embedder):
+    model = e5_embedder._get()
+    cut = e5_embedder.cut(LONG, e5_embedder.passage_tokens)
+    assert model.token_count(LONG) > 4 * e5_embedder.passage_tokens
+    assert model.token_count(cut) <= e5_embedder.passage_tokens
+    assert model.token_count(LONG[:len(cut) + 20]) > e5_embedder.passage_tokens  # the longest
+    whole, first = e5_embedder.embed_passages([LONG, cut])
+    assert np.allclose(whole, first, atol=1e-5)
+
+
+def test_chinese_is_cut_by_tokens_too(e5_embedder):
+    text = "我们把京都的酒店换成了菊屋旅馆，春天去。" * 400
+    cut = e5_embedder.cut(text, e5_embedder.passage_tokens)
+    assert 0 < len(cut) < len(text)
+    assert e5_embedder._get().token_count(cut) <= e5_embedder.passage_tokens
+
+
+def test_batches_hold_about_batch_tokens():
+    embedder = E5LocalEmbedder(batch_size=64, batch_tokens=3 * WINDOW_TOKENS)
+    texts = ["short"] * 10 + ["x" * 2000] * 3 + ["short"] * 5
+    batches = list(embedder._batches(texts))
+    assert sum(len(b) for b in batches) == len(texts)
+    assert [t for b in batches for t in b] == texts  # order kept
+    for batch in batches:
+        assert len(batch) == 1 or sum(min(len(t), embedder.passage_tokens)
+                                      for t in batch) <= 3 * WINDOW_TOKENS
+
+
+def test_the_deadline_stops_a_long_embedding_between_calls(e5_embedder):
+    texts = [f"{i} " + LONG[:3000] for i in range(40)]  # ≈ 30 engine calls
+    started = time.monotonic()
+    with deadline_scope(0.3), pytest.raises(DeadlineExceeded):
+        e5_embedder.embed_passages(texts)
+    assert time.monotonic() - started < 5  # one call past the deadline at most
+
+
+def test_a_short_query_does_not_wait_for_a_long_call(e5_embedder):
+    e5_embedder.embed_query("warm up")
+    with e5_embedder._heavy:  # a long call under way elsewhere
+        done = threading.Event()
+        threading.Thread(target=lambda: (e5_embedder.embed_query("my cat?"), done.set()),
+                         daemon=True).start()
+        assert done.wait(5)
+        waiting = threading.Event()
+        threading.Thread(target=lambda: (e5_embedder.embed_query(LONG[:600]), waiting.set()),
+                         daemon=True).start()
+        assert not waiting.wait(0.5)  # a long one waits its turn
+    assert waiting.wait(10)
