@@ -13,7 +13,8 @@ from chalice.app import Request
 
 from chalicelib import __version__
 from chalicelib.api import web
-from chalicelib.api.auth import authorize, current_scope, request_scope
+from chalicelib.api.admission import admitted, finish
+from chalicelib.api.auth import authorize, current_scope, request_scope, request_space
 from chalicelib.api.http import (
     ACCEPTED_TYPES,
     api,
@@ -40,6 +41,7 @@ from chalicelib.usecases import background as background_uc
 from chalicelib.usecases import deliveries as deliveries_uc
 from chalicelib.usecases import events as events_uc
 from chalicelib.usecases import export as export_uc
+from chalicelib.usecases import graph_import as graph_import_uc
 from chalicelib.usecases import ingest as ingest_uc
 from chalicelib.usecases import jobs as jobs_uc
 from chalicelib.usecases import keys as keys_uc
@@ -81,21 +83,32 @@ app.register_middleware(observe, "all")
 @app.middleware("http")
 def authenticate(event: Request, get_response):
     """Who is calling, and may they (chalicelib.api.auth: 401 / 403); the key's scope is the
-    request's own (api.auth.current_scope) until the response is made."""
+    request's own (api.auth.current_scope) until the response is made. Then its limits, its
+    turn and its deadline (chalicelib.api.admission: 429, the traffic gate, 503)."""
+    return finish(_answer(event, get_response), event.method, event.path)
+
+
+def _answer(event: Request, get_response):
     if event.path in PUBLIC_PATHS:
         return normalise_chalice_error(get_response(event))
     try:
         scope = authorize(services(), event.method, event.path, event.uri_params,
                           event.headers.get("authorization"), headers=event.headers)
+        with request_scope(scope), admitted(services(), scope, event.method, event.path,
+                                            request_space(event.path, event.uri_params,
+                                                          event.headers)):
+            return normalise_chalice_error(get_response(event))
     except AnnalsError as err:
         return error_response(err)
-    with request_scope(scope):
-        return normalise_chalice_error(get_response(event))
 
 
 def route(path: str, **kwargs):
-    """app.route with the content types we accept (curl's default form type included)."""
+    """app.route with the content types we accept (curl's default form type included); a
+    GET route answers HEAD too (chalicelib.api.admission.finish drops the body)."""
     kwargs.setdefault("content_types", ACCEPTED_TYPES)
+    methods = kwargs.get("methods") or ["GET"]
+    if "GET" in methods and "HEAD" not in methods:
+        kwargs["methods"] = [*methods, "HEAD"]
     return app.route(path, **kwargs)
 
 
@@ -160,8 +173,9 @@ def extract(space: str):
 def job_location(space: str, job_id: str) -> str:
     """The job's URL path as this request reached us: under an API Gateway stage
     (/api/v1/…) the stage is part of the path the client used."""
-    path = str((req().context or {}).get("path") or "")
-    base = path[:-len("/extract")] if path.endswith("/extract") else f"/v1/spaces/{space}"
+    path = str((req().context or {}).get("path") or "").rstrip("/")
+    tail = path.rsplit("/", 1)[-1]
+    base = path[:-len(tail) - 1] if tail in ("extract", "graph") else f"/v1/spaces/{space}"
     return f"{base}/jobs/{job_id}"
 
 
@@ -256,7 +270,8 @@ def event_history(space: str, event_id: str):
 @api
 def recall(space: str):
     check_id(space, "space")
-    return json_response(recall_uc(services(), space, parse_body(req(), RecallRequest)))
+    return json_response(recall_uc(services(), space, parse_body(req(), RecallRequest),
+                                   may_write=current_scope().allows("write", space)))
 
 
 @route(SPACE + "/hook/recall", methods=["POST"])
@@ -265,7 +280,8 @@ def hook_recall(space: str):
     """A chat host's pre-model hook: the recall as additional_context (a read, like recall),
     at most the request's max_cards or ANNALS_MAX_CARDS, by time too."""
     check_id(space, "space")
-    result = recall_hook_sized(services(), space, parse_body(req(), RecallRequest))
+    result = recall_hook_sized(services(), space, parse_body(req(), RecallRequest),
+                               may_write=current_scope().allows("write", space))
     return json_response(HookRecallResponse.of(result))
 
 
@@ -379,10 +395,15 @@ def export_graph(space: str):
 @route(SPACE + "/graph", methods=["POST"])
 @api
 def import_graph(space: str):
-    """Write a graph document into this space and index its events."""
+    """Write a graph document into this space and index its events: in the request when it
+    is small (200), else as a background job (202, `job`; Location: GET …/jobs/{id})."""
     check_id(space, "space")
-    result = graph_uc.import_graph(services(), space, parse_body(req(), GraphDocument))
-    return json_response(result)
+    result = graph_import_uc.import_graph(services(), space, parse_body(req(), GraphDocument))
+    if result.job is None:
+        return json_response(result)
+    response = json_response(result, 202)
+    response.headers["Location"] = job_location(space, result.job.id)
+    return response
 
 
 # ------------------------------------------------------------------ keys and spaces

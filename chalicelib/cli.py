@@ -298,10 +298,10 @@ def _import_graph(file: Path, space: str, url: str | None, key: str | None) -> N
         with _remote(url, key) as client:
             _echo_json(client.import_graph(space, doc).model_dump(mode="json"))
         return
-    from chalicelib.usecases.graph.transfer import import_graph
+    from chalicelib.usecases.graph_import import import_graph
 
     services = _services()
-    result = import_graph(services, space, doc)
+    result = import_graph(services, space, doc, later=False)  # this process does the work
     embed_queued(services)
     _echo_json(result.model_dump(mode="json"))
 

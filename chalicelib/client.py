@@ -17,7 +17,7 @@ document's operationIds, both ways.
         annals.deliveries("me", "chat-1", hook.recalled_ids)
 
 Every error answer raises AnnalsAPIError with the status, the body's {"error": {"code",
-"message", "details"}} and, on 503, Retry-After (`retries=N` retries those by itself).
+"message", "details"}} and, on 429 and 503, Retry-After (`retries=N` retries those by itself).
 Connection failures are httpx.TransportError.
 """
 
@@ -203,7 +203,8 @@ class AnnalsClient:
                 body: BaseModel | None = None, query: BaseModel | None = None,
                 headers: Mapping[str, str] | None = None) -> httpx.Response:
         """Send the operation `operation_id` (method and path from the OpenAPI table);
-        the successful httpx.Response, else AnnalsAPIError (503s retried `retries` times)."""
+        the successful httpx.Response, else AnnalsAPIError (429s and 503s retried `retries`
+        times, after their Retry-After)."""
         op = _operation(operation_id)
         values = {k: quote(str(v), safe="") for k, v in (path_params or {}).items()}
         url = op.path.format(**values)
@@ -219,7 +220,7 @@ class AnnalsClient:
             if response.is_success:
                 return response
             error = AnnalsAPIError.from_response(response)
-            if error.status != 503 or attempt >= self.retries:
+            if error.status not in (429, 503) or attempt >= self.retries:
                 raise error
             attempt += 1
             wait = error.retry_after if error.retry_after is not None else 1.0

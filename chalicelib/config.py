@@ -35,6 +35,19 @@ class Settings(BaseSettings):
     # e5 judging statements and embedding the events; docs/api-limits.md); more becomes a
     # background job (202, GET …/jobs/{id}). 0: a job whenever anything is pending.
     extract_sync_max_messages: int = Field(default=30, ge=0)
+    # …and of at most this many characters in all (each message embeds up to 2 windows)
+    extract_sync_max_chars: int = Field(default=12_000, ge=0)
+    # Every request stops its own work after this many seconds and answers 503 with
+    # Retry-After (chalicelib.domain.deadline); API Gateway's own limit is 29 s. 0: none.
+    request_seconds: float = Field(default=20.0, ge=0, le=900)
+    # `annals serve`: limits per key and per space (chalicelib.usecases.limits; 429 over them)
+    limit_key_concurrent: int = Field(default=4, ge=1, le=1000)  # reads at once per key
+    limit_key_concurrent_writes: int = Field(default=2, ge=1, le=1000)
+    limit_space_concurrent: int = Field(default=6, ge=1, le=1000)
+    limit_key_rate: float = Field(default=50.0, gt=0, le=100_000)  # requests per second
+    limit_key_burst: int = Field(default=100, ge=1, le=1_000_000)
+    # background jobs queued or running per space before a new one is refused (429)
+    limit_space_jobs: int = Field(default=8, ge=1, le=10_000)
     # `annals serve` on SIGTERM/SIGINT: how long requests in flight may take to finish
     drain_seconds: float = Field(default=10.0, ge=0, le=3600)
 

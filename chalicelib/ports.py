@@ -513,6 +513,27 @@ class OpenTraffic:
         return nullcontext()
 
 
+@runtime_checkable
+class Limiter(Protocol):
+    """Limits per key and per space (chalicelib.usecases.limits): `admit` raises
+    TooManyRequests (429) over one, else holds a place for the request until it ends."""
+
+    refused: int
+
+    def admit(self, key: str, space: str | None,
+              write: bool = False) -> AbstractContextManager[None]: ...
+
+
+class OpenLimiter:
+    """No limits: tests, the CLI in-process, and Lambda (API Gateway throttles there)."""
+
+    refused = 0
+
+    def admit(self, key: str, space: str | None,
+              write: bool = False) -> AbstractContextManager[None]:
+        return nullcontext()
+
+
 # ------------------------------------------------------------------ services
 
 
@@ -537,6 +558,7 @@ class Services:
     llm: LLMClient | None = None  # ANNALS_LLM=openai|bedrock; None: offline extractor/merger
     chat: ChatUpstream | None = None  # the chat gateway's upstream; None: not configured
     traffic: Traffic = field(default_factory=OpenTraffic)  # local server: recall first
+    limits: Limiter = field(default_factory=OpenLimiter)  # annals serve: per key and space
     # Message text as memories, indexes and queries see it (chalicelib.domain.cleaning).
     clean: Callable[[str], str] = field(default=clean_text)
     clock: Callable[[], datetime] = field(default=utcnow)

@@ -39,8 +39,9 @@ def json_response(body: Any, status: int = 200) -> Response:
 
 def error_response(err: AnnalsError) -> Response:
     response = json_response(err.body(), err.status)
-    if isinstance(err, Unavailable):
-        response.headers["Retry-After"] = str(err.retry_after)
+    retry_after = getattr(err, "retry_after", None)  # 503 Unavailable, 429 TooManyRequests
+    if retry_after is not None:
+        response.headers["Retry-After"] = str(retry_after)
     return response
 
 

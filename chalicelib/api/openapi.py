@@ -277,7 +277,10 @@ ERROR_TEXT = {
     413: "The body is larger than the limit",
     415: "Unsupported Content-Type",
     422: "The body or query failed validation (details lists every problem)",
-    503: "A backend is failing for now; nothing was half-written: retry after Retry-After "
+    429: "Over a limit of the key or the space (requests at once, per second, queued jobs): "
+         "retry after Retry-After seconds (docs/api-limits.md)",
+    503: "A backend is failing for now, or the request ran out of time "
+         "(ANNALS_REQUEST_SECONDS); nothing was half-written: retry after Retry-After "
          "seconds",
     502: "The chat gateway's upstream could not be reached or broke off (an upstream's own "
          "error answer passes through with its status and body)",
@@ -312,7 +315,7 @@ class Operation:
     def statuses(self) -> list[int]:
         codes = set(self.errors)
         if not self.public:
-            codes |= {401, 403, 503}
+            codes |= {401, 403, 429, 503}
         codes.add(400)  # any request: malformed HTTP (a bad Content-Length) is refused too
         if self.request:
             codes |= {413, 415, 422}
@@ -412,8 +415,12 @@ OPERATIONS: tuple[Operation, ...] = (
               "The whole graph: events, entities, threads, relations", GraphDocument,
               tag="graph"),
     Operation("POST", SPACE + "/graph", "import_graph",
-              "Import a graph document (events are indexed again)", GraphImport,
-              request=GraphDocument, tag="graph"),
+              "Import a graph document (events are indexed again: a large one by a background "
+              "job, 202)", GraphImport, request=GraphDocument,
+              also=((202, GraphImport, "Accepted: written; the events are indexed by the "
+                                       "background job `job` (Location: …/jobs/{job_id})",
+                     ("Location",)),),
+              tag="graph"),
     Operation("GET", "/v1/spaces", "list_spaces", "The spaces the calling key may see",
               SpaceList, tag="keys"),
     Operation("POST", "/v1/keys", "create_key", "Create an API key (admin; shown this once)",
@@ -490,6 +497,9 @@ def _build() -> dict[str, Any]:
             "version": __version__,
             "summary": "Long-term memory for AI chat: a dated chronicle of events that cite "
                        "their messages, recalled by time, meaning and keywords.",
+            "description": "Every GET route also answers HEAD: the GET's status and headers, "
+                           "no body. Answers carry X-Content-Type-Options: nosniff, and the "
+                           "API's Cache-Control: no-store.",
         },
         "tags": [{"name": t} for t in dict.fromkeys(op.tag for op in OPERATIONS)],
         "security": [{"bearerAuth": []}],
@@ -514,7 +524,7 @@ def _error_response(code: int, text: str, refs: dict) -> dict[str, Any]:
         "description": text,
         "content": {JSON_TYPE: {"schema": refs[(ErrorResponse, "serialization")]}},
     }
-    if code == 503:
+    if code in (429, 503):
         out["headers"] = {"Retry-After": {"description": "seconds to wait before retrying",
                                           "schema": {"type": "integer", "minimum": 0}}}
     return out

@@ -26,11 +26,13 @@ from chalicelib.local.scheduler import Scheduler
 from chalicelib.local.worker import JobWorker
 from chalicelib.local.wsgi import ChaliceWSGI
 from chalicelib.usecases.indexing import OutboxIndexWriter
+from chalicelib.usecases.limits import Limits, RequestLimiter
 from chalicelib.wiring import build_services, set_services
 
 log = logging.getLogger("annals.serve")
 
 THREADS = 8  # waitress worker threads; the traffic gate keeps writes to a few of them
+RESERVED_THREADS = 2  # never held by limited requests (health, public paths: see above)
 SWITCH_INTERVAL = 0.001  # seconds a thread may hold the GIL while another waits (default 5 ms)
 
 
@@ -52,6 +54,17 @@ def json_errors() -> None:
     Error.to_response = to_response
 
 
+def request_limiter(settings: Settings) -> RequestLimiter:
+    """The limits per key and per space of this server (chalicelib.usecases.limits); two of
+    its threads are never given to limited requests: /v1/health and the next small request
+    always find one."""
+    return RequestLimiter(Limits(
+        key_concurrent=settings.limit_key_concurrent,
+        key_concurrent_writes=settings.limit_key_concurrent_writes,
+        space_concurrent=settings.limit_space_concurrent, key_rate=settings.limit_key_rate,
+        key_burst=settings.limit_key_burst, in_flight=THREADS - RESERVED_THREADS))
+
+
 def tune_for_latency() -> None:
     """A recall waiting for the interpreter gets it within 1 ms instead of 5 ms: latency is
     what this server is for (measured with `annals bench load --mixed`)."""
@@ -63,6 +76,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, settings: Settings | None =
 
     settings = settings or Settings()
     services = build_services(settings)
+    services.limits = request_limiter(settings)
     set_services(services)
     resolve_api_key(settings)  # prints a newly generated key once, before the first request
     tune_for_latency()
@@ -72,7 +86,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, settings: Settings | None =
     from app import app  # the same Chalice object that Lambda runs
 
     json_errors()
-    wsgi = ChaliceWSGI(app, services.traffic, MAX_BODY_BYTES)
+    wsgi = ChaliceWSGI(app, MAX_BODY_BYTES)
     server = create_server(wsgi, host=host, port=port, threads=THREADS,
                            # our own limit answers in JSON; waitress's only stops absurd ones
                            max_request_body_size=16 * MAX_BODY_BYTES, channel_timeout=60,

@@ -7,10 +7,9 @@ Gateway gives on AWS:
 
 - unknown routes answer 404 with the JSON error shape (LocalGateway mimics API Gateway's 403
   with a SigV4 message, which tells a client nothing useful);
-- every request passes the process's traffic gate (chalicelib.usecases.traffic): recall and
-  other reads first, at most a few writes at once — but the chat gateway's, which take their
-  turns inside the use-case (the recall as a read, storing the turn as a write) and never hold
-  a slot while the upstream model answers;
+- the limits, traffic gate and deadline every request passes are the app's own middleware
+  (chalicelib.api.admission), so they hold on Lambda too; the streamed chat, served here,
+  takes the same limits;
 - `POST /v1/chat/completions` with `"stream": true` is served here, not by Chalice (which
   buffers every response): the same key check (chalicelib.api.auth.authorize), body checks
   and use-case (chalicelib.api.gateway, chalicelib.usecases.gateway), and the upstream's
@@ -21,7 +20,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
-from contextlib import nullcontext
 from http import HTTPStatus
 from typing import Any
 from urllib.parse import quote
@@ -30,10 +28,11 @@ from chalice.config import Config
 from chalice.local import ForbiddenError, LocalGateway
 
 from chalicelib.api import gateway as chat_api
-from chalicelib.api.auth import authorize, request_scope, required_access
+from chalicelib.api.admission import admitted
+from chalicelib.api.auth import authorize, request_scope, request_space, required_access
 from chalicelib.api.http import ACCEPTED_TYPES, transient
-from chalicelib.domain.errors import AnnalsError, Unavailable
-from chalicelib.ports import Traffic, UpstreamError
+from chalicelib.domain.errors import AnnalsError
+from chalicelib.ports import UpstreamError
 from chalicelib.usecases import gateway as gateway_uc
 
 
@@ -73,10 +72,9 @@ def thread_local_requests(app: Any) -> None:
 
 
 class ChaliceWSGI:
-    def __init__(self, app: Any, traffic: Traffic, max_body_bytes: int):
+    def __init__(self, app: Any, max_body_bytes: int):
         thread_local_requests(app)
         self.gateway = LocalGateway(app, Config(chalice_stage="local"))
-        self.traffic = traffic
         self.max_body_bytes = max_body_bytes
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
@@ -92,25 +90,23 @@ class ChaliceWSGI:
             return self._reply(start_response, 413, {}, error_body(
                 413, "payload_too_large", f"body is larger than {self.max_body_bytes} bytes"))
         route = path.split("?")[0]
-        if route in chat_api.GATEWAY_PATHS:
-            if method == "POST" and route == chat_api.CHAT_PATH and chat_api.wants_stream(body):
-                return self._stream_chat(headers, body, start_response)
-            gate = nullcontext()  # the use-case takes its own turns (see the module doc)
-        else:
-            gate = self.traffic.reading() if is_read(method, route) else self.traffic.writing()
-        with gate:
-            try:
-                response = self.gateway.handle_request(method, path, headers, body)
-            except ForbiddenError:  # LocalGateway's "no such route"
-                return self._reply(start_response, 404, {}, error_body(
-                    404, "not_found", f"no route {method} {environ.get('PATH_INFO', '')}"))
+        if (method == "POST" and route == chat_api.CHAT_PATH
+                and chat_api.wants_stream(body)):
+            return self._stream_chat(headers, body, start_response)
+        try:
+            response = self.gateway.handle_request(method, path, headers, body)
+        except ForbiddenError:  # LocalGateway's "no such route"
+            return self._reply(start_response, 404, {}, error_body(
+                404, "not_found", f"no route {method} {environ.get('PATH_INFO', '')}"),
+                head=method == "HEAD")
         out = response.get("body") or b""
         if isinstance(out, str):
             out = out.encode()
         response_headers = {k: str(v) for k, v in (response.get("headers") or {}).items()}
         for key, values in (response.get("multiValueHeaders") or {}).items():
             response_headers[key] = ", ".join(str(v) for v in values)
-        return self._reply(start_response, response["statusCode"], response_headers, out)
+        return self._reply(start_response, response["statusCode"], response_headers, out,
+                           head=method == "HEAD")
 
     def _stream_chat(self, headers: dict[str, str], body: bytes,
                      start_response: Callable) -> Iterable[bytes]:
@@ -124,14 +120,19 @@ class ChaliceWSGI:
             self._check_content_type(headers)
             scope = authorize(services, "POST", chat_api.CHAT_PATH, None,
                               headers.get("authorization"), headers=headers)
-            with request_scope(scope):  # the order of checks of chat_api.chat_response
+            space = request_space(chat_api.CHAT_PATH, None, headers)
+            # the order of checks of chat_api.chat_response; the limits hold for the
+            # preparing (the recall) — the stream itself is the upstream's time
+            with request_scope(scope), admitted(services, scope, "POST", chat_api.CHAT_PATH,
+                                                space):
                 request = chat_api.parse_chat(body)
                 gateway_uc.upstream(services)
                 space, window = gateway_uc.target(headers, request)
                 turn = gateway_uc.prepare(services, space, window, request)
                 chunks = gateway_uc.stream(services, turn)
         except AnnalsError as err:
-            extra = {"Retry-After": str(err.retry_after)} if isinstance(err, Unavailable) else {}
+            retry = getattr(err, "retry_after", None)
+            extra = {"Retry-After": str(retry)} if retry is not None else {}
             return self._reply(start_response, err.status, extra,
                                json.dumps(err.body(), ensure_ascii=False).encode())
         except UpstreamError as err:
@@ -165,13 +166,17 @@ class ChaliceWSGI:
 
     @staticmethod
     def _reply(start_response: Callable, status: int, headers: dict[str, str],
-               body: bytes) -> list[bytes]:
+               body: bytes, *, head: bool = False) -> list[bytes]:
+        """`head`: the answer to a HEAD, whose Content-Length (set by
+        chalicelib.api.admission.finish) is the GET's."""
+        length = next((v for k, v in headers.items() if k.lower() == "content-length"), None)
         headers = {k: v for k, v in headers.items() if k.lower() != "content-length"}
         headers.setdefault("Content-Type", "application/json")
+        headers.setdefault("X-Content-Type-Options", "nosniff")
         reason = HTTPStatus(status).phrase if status in HTTPStatus._value2member_map_ else ""
-        start_response(f"{status} {reason}", [*headers.items(),
-                                              ("Content-Length", str(len(body)))])
-        return [body]
+        size = length if head and length is not None else str(len(body))
+        start_response(f"{status} {reason}", [*headers.items(), ("Content-Length", size)])
+        return [b""] if head else [body]
 
 
 class _UnsupportedMediaType(AnnalsError):

@@ -43,7 +43,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from chalicelib.domain.errors import NotFound
+from chalicelib.domain.errors import NotFound, TooManyRequests
 from chalicelib.domain.models import Event, ExtractRequest, SessionState
 from chalicelib.domain.records import (
     JOB_QUEUE_SCOPE,
@@ -166,6 +166,7 @@ def submit(services: Services, space: str, kind: str, params: dict[str, Any] | N
         for job in list_jobs(services, space, limit=KEEP_FINISHED, status="queued", kind=kind):
             if job.params == params and not job.state and job.started_at is None:
                 return job
+    check_room(services, space)
     now = services.clock()
     total = spec.estimate(services, space, params) if spec.estimate else 0
     job = Job(scope=space, key=new_job_id(now), kind=kind, params=params,
@@ -181,6 +182,17 @@ def submit(services: Services, space: str, kind: str, params: dict[str, Any] | N
             raise
     prune(services, space)
     return job
+
+
+def check_room(services: Services, space: str) -> None:
+    """Queued work per space is bounded (ANNALS_LIMIT_SPACE_JOBS jobs queued or running):
+    past it a new job is refused with 429, so one space cannot queue hours of work."""
+    limit = services.settings.limit_space_jobs
+    waiting = sum(1 for j in services.store.list_records(Job, space) if j.status not in FINAL)
+    if waiting >= limit:
+        raise TooManyRequests(f"space {space!r} has {waiting} background jobs queued or "
+                              f"running, its limit (ANNALS_LIMIT_SPACE_JOBS={limit}); retry "
+                              "when one has finished (GET …/jobs)", retry_after=30)
 
 
 def _dispatch(services: Services, job: Job) -> None:
@@ -430,12 +442,35 @@ def _pending_in(services: Services, state: SessionState) -> int:
 def extract_later(services: Services, space: str, session: str | None, *,
                   wait: bool = True) -> Job | None:
     """POST …/extract: None when the pending work is small enough to run in the request
-    (at most `extract_sync_max_messages` messages, and `wait`); else the job that will run
+    (at most `extract_sync_max_messages` messages of at most `extract_sync_max_chars`
+    characters in all, and `wait`); else the job that will run
     it (a queued one of the same request if there is one)."""
     limit = services.settings.extract_sync_max_messages
-    if wait and pending_messages(services, space, session, stop_after=limit) <= limit:
+    if (wait and pending_messages(services, space, session, stop_after=limit) <= limit
+            and pending_chars(services, space, session)
+            <= services.settings.extract_sync_max_chars):
         return None
     return submit(services, space, "extract", {"session": session}, reuse=True)
+
+
+def pending_chars(services: Services, space: str, session: str | None) -> int:
+    """The characters of the pending messages (asked only once they are few: at most
+    `extract_sync_max_messages`): thirty 20,000-character messages are not a small job."""
+    if session:
+        state = services.store.get_session(space, session)
+        states = [state] if state is not None else []
+    else:
+        states = pending_sessions(services, space)
+    return sum(len(m.content) for state in states for m in _pending_of(services, state))
+
+
+def _pending_of(services: Services, state: SessionState) -> list:
+    if state.dirty_from is None and state.pending_since is None:
+        return []
+    start = 0 if state.extracted_upto < 0 else state.extracted_upto + 1
+    if state.dirty_from is not None:
+        start = min(start, state.dirty_from)
+    return services.store.get_messages(state.space, state.session, seq_from=start)
 
 
 def _extract_estimate(services: Services, space: str, params: dict[str, Any]) -> int:

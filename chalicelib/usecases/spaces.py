@@ -1,7 +1,7 @@
 """Which spaces exist. A space is known from its sessions, or from a `KnownSpace` record
 (`domain.records`) that every write adding events without messages leaves: a hand save
 (`events.save_event`: POST …/events, `annals save`, MCP `save_memory`) and a graph import
-(`graph.transfer.import_graph`: POST …/graph, `annals import --format graph`). The record's
+(`graph_import.import_graph`: POST …/graph, `annals import --format graph`). The record's
 `events_at` says when such a write last added events, so the merge job sees that a space
 changed without reading its events (`jobs.merge_job`)."""
 

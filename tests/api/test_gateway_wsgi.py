@@ -13,7 +13,6 @@ import pytest
 
 from chalicelib.api.http import MAX_BODY_BYTES
 from chalicelib.local.wsgi import ChaliceWSGI
-from chalicelib.ports import OpenTraffic
 from chalicelib.usecases.traffic import PriorityGate
 from tests.api.test_gateway import (
     QUESTION,
@@ -52,7 +51,7 @@ def call(wsgi, body: dict | bytes, *, key: str = API_KEY, content_type="applicat
 def wsgi(gateway):
     from app import app
 
-    return ChaliceWSGI(app, OpenTraffic(), MAX_BODY_BYTES)
+    return ChaliceWSGI(app, MAX_BODY_BYTES)
 
 
 def events(out) -> list[str]:
@@ -135,8 +134,8 @@ def test_the_gateway_holds_no_write_slot_while_the_model_answers(gateway, double
 
     from app import app
 
-    wsgi = ChaliceWSGI(app, PriorityGate(max_writers=1), MAX_BODY_BYTES)
-    gateway.traffic = wsgi.traffic
+    wsgi = ChaliceWSGI(app, MAX_BODY_BYTES)
+    gateway.traffic = PriorityGate(max_writers=1)
     double.reply_text("one", delay=0.6).reply_text("two", delay=0.6)
     results = []
 

@@ -20,7 +20,7 @@ from chalicelib.client import AnnalsClient
 from chalicelib.domain.records import MergeState
 from chalicelib.local.scheduler import Scheduler
 from chalicelib.local.wsgi import ChaliceWSGI
-from chalicelib.ports import OpenTraffic, iter_events
+from chalicelib.ports import iter_events
 from chalicelib.wiring import set_services
 from tests.conftest import API_KEY, AUTH, FixedClock, make_services
 
@@ -125,7 +125,7 @@ def test_notes_saved_after_a_pass_move_the_fingerprint_of_a_space_with_sessions(
 def annals(services):
     from app import app
 
-    wsgi = ChaliceWSGI(app, OpenTraffic(), MAX_BODY_BYTES)
+    wsgi = ChaliceWSGI(app, MAX_BODY_BYTES)
     with AnnalsClient("http://annals.test", API_KEY,
                       transport=httpx.WSGITransport(app=wsgi)) as client:
         yield client

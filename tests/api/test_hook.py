@@ -17,7 +17,6 @@ from chalicelib.api.auth import required_access
 from chalicelib.api.http import MAX_BODY_BYTES
 from chalicelib.api.openapi import openapi_document
 from chalicelib.local.wsgi import ChaliceWSGI
-from chalicelib.ports import OpenTraffic
 from tests.conftest import API_KEY, AUTH
 from tests.llm_double import ChatDouble, Reply
 
@@ -175,7 +174,7 @@ def annals_http(seeded):
     """The app over httpx, in-process, through the local server's WSGI adapter."""
     from app import app
 
-    wsgi = ChaliceWSGI(app, OpenTraffic(), MAX_BODY_BYTES)
+    wsgi = ChaliceWSGI(app, MAX_BODY_BYTES)
     with httpx.Client(transport=httpx.WSGITransport(app=wsgi), base_url="http://annals.test",
                       headers={"Authorization": f"Bearer {API_KEY}"}) as http:
         yield http

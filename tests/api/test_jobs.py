@@ -174,7 +174,7 @@ def served(tmp_path):
     set_services(services)
     worker = JobWorker(services, services.traffic, poll_seconds=0.5)
     worker.start()
-    transport = httpx.WSGITransport(app=ChaliceWSGI(app, services.traffic, MAX_BODY_BYTES))
+    transport = httpx.WSGITransport(app=ChaliceWSGI(app, MAX_BODY_BYTES))
     with httpx.Client(transport=transport, base_url="http://annals.test", timeout=60,
                       headers={"Authorization": f"Bearer {API_KEY}"}) as http:
         yield services, http

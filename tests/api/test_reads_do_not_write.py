@@ -28,9 +28,6 @@ QUERY = {"query": "奶糖体检", "max_cards": 2, "window": "w1"}
 # Until app.py passes the key's right to the recall routes (the report of issue 23 item 6):
 #   recall_uc(..., may_write=current_scope().allows("write", space)) and the same for
 #   recall_hook_sized. strict: once it does, these pass and the marks must go.
-NEEDS_APP = pytest.mark.xfail(strict=True, reason="app.py's recall routes do not yet pass "
-                              "may_write=current_scope().allows('write', space)")
-
 
 def auth(key: str) -> dict:
     return {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
@@ -85,7 +82,6 @@ class Rpc:
 # ------------------------------------------------------------------ the cooldown
 
 
-@NEEDS_APP
 def test_read_key_recalls_do_not_end_a_write_clients_cooldown(client, services):
     writer, reader = seed(client)
     first = recall(client, writer)
@@ -200,8 +196,7 @@ def test_a_read_keys_get_writes_nothing(client, read_world, path):
     assert space_writes(read_world["log"]) == []
 
 
-@pytest.mark.parametrize("path", [pytest.param("/recall", marks=NEEDS_APP),
-                                  pytest.param("/hook/recall", marks=NEEDS_APP)])
+@pytest.mark.parametrize("path", ["/recall", "/hook/recall"])
 def test_a_read_keys_recall_writes_nothing(client, read_world, path):
     recall(client, read_world["reader"], path)
     assert space_writes(read_world["log"]) == []

@@ -176,7 +176,9 @@ def hostile_space(tmp_path_factory) -> Iterator[Space]:
 
     from app import app
 
-    services = make_services(tmp_path_factory.mktemp("hostile"), store="memory")
+    # some payloads are long: extracted in the request all the same (extract_sync_max_chars)
+    services = make_services(tmp_path_factory.mktemp("hostile"), store="memory",
+                             extract_sync_max_chars=10**9)
     set_services(services)
     with Client(app) as client:
         yield fill(client, services)

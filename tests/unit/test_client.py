@@ -25,7 +25,6 @@ from chalicelib.client import AnnalsAPIError, AnnalsClient
 from chalicelib.domain.models import Event, RecallRequest, RecallResponse
 from chalicelib.local.worker import JobWorker
 from chalicelib.local.wsgi import ChaliceWSGI
-from chalicelib.ports import OpenTraffic
 from tests.conftest import API_KEY
 
 METHODS = {"get", "put", "post", "patch", "delete", "head", "options"}
@@ -54,7 +53,7 @@ def documented() -> dict[str, dict]:
 def wsgi_transport() -> httpx.WSGITransport:
     from app import app
 
-    return httpx.WSGITransport(app=ChaliceWSGI(app, OpenTraffic(), MAX_BODY_BYTES))
+    return httpx.WSGITransport(app=ChaliceWSGI(app, MAX_BODY_BYTES))
 
 
 @pytest.fixture
@@ -390,3 +389,17 @@ def test_list_events_asks_for_kinds_as_a_comma_list():
             client.list_events(SPACE, kind="summaries")
     assert [dict(u.params) for u in seen] == [{}, {"kind": "summary"},
                                               {"kind": "event,summary"}]
+
+
+def test_429_is_retried_after_its_retry_after_too():
+    answers = iter([
+        httpx.Response(429, headers={"Retry-After": "3"},
+                       json={"error": {"code": "rate_limited", "message": "slow down"}}),
+        httpx.Response(200, json={"status": "ok", "version": "1"}),
+    ])
+    slept = []
+    with AnnalsClient("http://annals.test", "k", retries=1,
+                      transport=httpx.MockTransport(lambda request: next(answers))) as client:
+        client._sleep = slept.append
+        assert client.health().status == "ok"
+    assert slept == [3.0]

@@ -319,7 +319,10 @@ def test_post_extract_answers_200_with_the_disneyland_draft(quick, app_client):
     assert body["drafts"] == {"repaired": 1, "dropped": 0}
 
 
-def test_post_extract_answers_200_for_every_kind_of_message(app_client):
+def test_post_extract_answers_200_for_every_kind_of_message(quick, app_client):
+    # NASTY's 20,000-character replies would make it a job (extract_sync_max_chars): this
+    # checks the answer of an extraction run in the request
+    quick.settings.extract_sync_max_chars = 10**9
     assert put_http(app_client, NASTY).status_code == 200
     resp = app_client.http.post("/v1/spaces/sp/extract", headers=AUTH, body="{}")
     assert resp.status_code == 200, resp.body
@@ -337,7 +340,8 @@ def test_post_extract_answers_200_for_any_batch(messages):
     from app import app
 
     with tempfile.TemporaryDirectory() as tmp:
-        set_services(quick_services(Path(tmp)))
+        # any size runs in the request (long batches would be a job: extract_sync_max_chars)
+        set_services(quick_services(Path(tmp), extract_sync_max_chars=10**9))
         try:
             with Client(app) as client:
                 assert put_http(client, messages).status_code == 200

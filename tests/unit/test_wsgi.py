@@ -8,7 +8,6 @@ from wsgiref.util import setup_testing_defaults
 
 from chalicelib.api.http import MAX_BODY_BYTES
 from chalicelib.local.wsgi import ChaliceWSGI
-from chalicelib.ports import OpenTraffic
 from tests.conftest import AUTH
 
 
@@ -32,7 +31,7 @@ def test_an_encoded_hash_or_question_mark_stays_inside_its_segment(services):
     from chalicelib.usecases.events import save_event
 
     event = save_event(services, "sp", SaveEventRequest(summary="奶糖体检"))
-    wsgi = ChaliceWSGI(app, OpenTraffic(), MAX_BODY_BYTES)
+    wsgi = ChaliceWSGI(app, MAX_BODY_BYTES)
     assert call(wsgi, "GET", f"/v1/spaces/sp/events/{event.id}")[0] == 200
     for junk in ("%23junk", "%3Fx=1", "%3Bx", "%2Fhistory"):
         status, body = call(wsgi, "DELETE", f"/v1/spaces/sp/events/{event.id}{junk}")

@@ -4,6 +4,7 @@ whole graph as one JSON document (export and import)."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
 
@@ -150,6 +151,9 @@ class GraphImport(BaseModel):
     threads: int
     relations: int
     folds: int = 0
+    job: Any = Field(default=None, description=(
+        "a large import's indexing, as a background job (JobView; the answer is then 202 "
+        "with Location: …/jobs/{id}); null: indexed in the request"))
 
 
 __all__ = ["EntityDetail", "EntityList", "EntitySummary", "EventRelation", "GraphDocument",
