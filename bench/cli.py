@@ -201,3 +201,32 @@ def cold(runs: int, json_path: str | None, quiet: bool) -> None:
     report = run_cold(runs=runs, progress=not quiet)
     write_json(report, json_path)
     click.echo(format_cold(report))
+
+
+@bench.command("attack", help="One tenant against another on a real `annals serve`: an "
+                              "attacker key's two maximum graph imports and sixteen "
+                              "maximum recalls, while a victim PUTs and recalls every 2 s "
+                              "and /v1/health is probed (issue 23's targets, PASS/FAIL).")
+@click.option("--seconds", type=click.FloatRange(min=1), default=120, show_default=True,
+              help="how long the attack runs")
+@click.option("--idle-seconds", type=click.FloatRange(min=1), default=30, show_default=True,
+              help="the victim alone first: its idle latencies")
+@click.option("--recallers", type=click.IntRange(min=0), default=16, show_default=True)
+@click.option("--attacker-pause", type=click.FloatRange(min=0), default=0.05,
+              show_default=True, help="seconds the attacker waits after a 429")
+@click.option("--embedder", type=click.Choice(["e5-local", "hash"]), default="e5-local",
+              show_default=True)
+@click.option("--json", "json_path", type=click.Path(dir_okay=False))
+@click.option("--quiet", is_flag=True, help="no progress lines")
+def attack(seconds: float, idle_seconds: float, recallers: int, attacker_pause: float,
+           embedder: str, json_path: str | None, quiet: bool) -> None:
+    import json
+    from pathlib import Path
+
+    from .attack import format_report, run_attack
+
+    report = run_attack(seconds=seconds, idle_seconds=idle_seconds, recallers=recallers,
+                        attacker_pause=attacker_pause, embedder=embedder, progress=not quiet)
+    if json_path:
+        Path(json_path).write_text(json.dumps(report, indent=2))
+    click.echo(format_report(report))
