@@ -8,7 +8,7 @@ import pytest
 
 from chalicelib.api.http import MAX_BODY_BYTES
 from chalicelib.local.wsgi import ChaliceWSGI
-from tests.conftest import AUTH, API_KEY
+from tests.conftest import API_KEY, AUTH
 
 
 @pytest.mark.parametrize("path,status", [("/v1/spaces/a/events", 200), ("/v1/health", 200),
