@@ -99,6 +99,8 @@ def test_sigterm_lets_a_request_in_flight_finish(tmp_path):
     # drain long enough for a loaded 2-core box: the test is that the answer is not lost)
     server = AnnalsServer(data, env=server_env(data, ANNALS_EMBEDDER="hash",
                                                ANNALS_EXTRACT_SYNC_MAX_MESSAGES="100000",
+                                               ANNALS_EXTRACT_SYNC_MAX_CHARS="1000000000",
+                                               ANNALS_REQUEST_SECONDS="0",
                                                ANNALS_SALIENCE="rules",
                                                ANNALS_DRAIN_SECONDS="120"),
                           stdout=subprocess.PIPE)
