@@ -62,10 +62,13 @@ def export_markdown(services: Services, space: str, highlight_threshold: int = 7
         if label != month:
             month = label
             lines += ["", f"### {label}"]
+        # The marks go before the text, as in recall's timeline: after it, a summary ending
+        # in " ★" or " (plan)" would pass for a key or a planned event.
         star = " ★" if event.importance >= highlight_threshold else ""
         plan = (" （计划）" if zh else " (plan)") if event.plan else ""
         faded = (" （已归档）" if zh else " (archived)") if event.status == "archived" else ""
-        lines.append(f"├─ {when_label(event.when)} {clean_line(event.summary)}{plan}{star}{faded}")
+        lines.append(f"├─ {when_label(event.when)}{star}{plan}{faded} "
+                     f"{clean_line(event.summary)}")
     lines += summary_section(summaries, zh)
     return "\n".join(lines) + "\n"
 

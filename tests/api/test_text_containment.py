@@ -108,7 +108,11 @@ def check_markdown(md: str, events: list[dict], threshold: int = 7) -> None:
     assert len(tree) == len(timeline)  # one line per memory: no line forged, none swallowed
     for line, event in zip(tree, timeline, strict=True):
         label = when_label(When.model_validate(event["when"]))
-        assert line.startswith(f"├─ {label} {clean_line(event['summary'])}"), (line, event)
+        marks = (" ★" if event["importance"] >= threshold else "") + (
+            " (plan)" if event["plan"] else "") + (
+            " (archived)" if event["status"] == "archived" else "")
+        # the marks before the text: a summary ending in " ★" cannot pass for a key event
+        assert line == f"├─ {label}{marks} {clean_line(event['summary'])}", (line, event)
     key = [e for e in timeline if e["importance"] >= threshold]
     summaries = [e for e in listed if e["kind"] == "summary"]
     assert len(items) - len(tree) == len(key) + len(summaries)  # the "- " lines

@@ -56,11 +56,11 @@ class TestMarkdown:
         timeline = section(md, "## Timeline")
         assert timeline == [
             "### 2026-05",
-            "├─ 2026-05-03 Mel adopted a puppy named Luna ★",
+            "├─ 2026-05-03 ★ Mel adopted a puppy named Luna",
             "├─ 2026-05-20 Mel painted a sunrise over the lake",
             "### 2026-06",
             "├─ 2026-06-02 Mel and Caroline had coffee",
-            "├─ 2026-06-14 Luna was diagnosed with an ear infection ★",
+            "├─ 2026-06-14 ★ Luna was diagnosed with an ear infection",
         ]
 
     def test_key_events_hold_only_items_at_or_above_the_threshold(self, services, chronicle):
@@ -94,9 +94,9 @@ class TestMarkdown:
         assert "## 关键事件（重要度 ≥ 7）" in md
         assert section(md, "## 时间线") == [
             "### 2026-06",
-            "├─ 2026-06-01 小明开始养一只三个月大的橘猫，取名奶糖 ★",
+            "├─ 2026-06-01 ★ 小明开始养一只三个月大的橘猫，取名奶糖",
             "├─ 2026-06-02 Had coffee",
-            "├─ 2026-06-14 奶糖去医院做了体检，结果一切正常 ★",
+            "├─ 2026-06-14 ★ 奶糖去医院做了体检，结果一切正常",
         ]
 
     def test_empty_space(self, services):
@@ -117,7 +117,7 @@ class TestMarkdown:
             id="ev_plan", space=SPACE, title="Trip", summary="Mel will fly to Denver",
             when=When(start=start, end=start + timedelta(days=1)), plan=True,
             created_at=T0, updated_at=T0))
-        assert "├─ 2026-07-01 Mel will fly to Denver (plan)" in export.export_markdown(
+        assert "├─ 2026-07-01 (plan) Mel will fly to Denver" in export.export_markdown(
             services, SPACE)
 
     def test_every_event_is_one_tree_line(self, services, clock):
@@ -125,7 +125,7 @@ class TestMarkdown:
              details="Drops twice a day for a week")
         timeline = section(export.export_markdown(services, SPACE), "## Timeline")
         assert all(line.startswith(("├─", "#", "│")) for line in timeline)
-        assert next(line for line in timeline if line.startswith("├─")).endswith("★")
+        assert next(line for line in timeline if line.startswith("├─")).startswith("├─ 2026-06-14 ★ ")
 
 
 class TestJson:
