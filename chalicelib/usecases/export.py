@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from chalicelib.domain.containment import clean_line
 from chalicelib.domain.dates import when_label
 from chalicelib.domain.models import Event
 from chalicelib.domain.textproc import is_cjk
 from chalicelib.ports import Services, iter_events
-from chalicelib.usecases.recall.context import clean_line
 
 
 def all_events(services: Services, space: str,

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
+from chalicelib.domain.containment import BRACKETS
 from chalicelib.domain.models import Card, Event, Message, RecallRequest, When
 from chalicelib.usecases.recall import recall
 from chalicelib.usecases.recall.cards import event_card, message_card
 from chalicelib.usecases.recall.context import (
-    BRACKETS,
     FORMATS,
     PREAMBLE_EN,
     PREAMBLE_ZH,

@@ -56,6 +56,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from chalicelib.domain import textrules as rules
+from chalicelib.domain.containment import clean_line
 from chalicelib.domain.dates import prompt_label, span_as_told
 from chalicelib.domain.models import Event, EventDraft, Message, Source, When
 from chalicelib.domain.textproc import query_terms
@@ -304,7 +305,11 @@ def _stamp(at: datetime) -> str:
 
 
 def format_message(msg: Message, *, hints: bool) -> str:
-    line = f"[seq {msg.seq}] {_stamp(msg.at)} | {msg.speaker} ({msg.role}): {msg.content}"
+    """One line per message, its text contained as recall's context is (clean_line): a
+    message holding "\n[seq 99] …" or "</system>" can neither forge a line nor end the
+    prompt's part."""
+    line = (f"[seq {msg.seq}] {_stamp(msg.at)} | {clean_line(msg.speaker)} ({msg.role}): "
+            f"{clean_line(msg.content)}")
     if hints:
         spans = message_times(msg)
         if spans:
@@ -313,8 +318,10 @@ def format_message(msg: Message, *, hints: bool) -> str:
 
 
 def format_event(event: Event) -> str:
-    people = f" | {', '.join(event.participants)}" if event.participants else ""
-    return f"- {span_label(event.when)} | {event.title} | {event.summary}{people}"
+    people = (f" | {', '.join(clean_line(p) for p in event.participants)}"
+              if event.participants else "")
+    return (f"- {span_label(event.when)} | {clean_line(event.title)} | "
+            f"{clean_line(event.summary)}{people}")
 
 
 def build_prompt(messages: Sequence[Message], earlier: Sequence[Message],

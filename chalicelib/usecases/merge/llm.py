@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from chalicelib.domain.containment import clean_line
 from chalicelib.domain.dates import prompt_label
 from chalicelib.domain.merge import Action, EventChanges, MergeInstruction, hull
 from chalicelib.domain.models import Event
@@ -82,9 +83,11 @@ def format_window(window: Sequence[Event], new_ids: set[str] | frozenset[str]) -
     lines = []
     for n, e in enumerate(window, 1):
         mark = " [new]" if e.id in new_ids else ""
-        people = ", ".join(e.participants) or "-"
+        # stored text contained as recall's context is: no forged "E9 [new]" line
+        people = ", ".join(clean_line(p) for p in e.participants) or "-"
         plan = " | plan" if e.plan else ""
-        lines.append(f"E{n}{mark} | {prompt_label(e.when)} | {e.title} | {e.summary} | "
+        lines.append(f"E{n}{mark} | {prompt_label(e.when)} | {clean_line(e.title)} | "
+                     f"{clean_line(e.summary)} | "
                      f"participants: {people} | importance {e.importance}{plan}")
     return "Events (oldest first):\n" + "\n".join(lines)
 
