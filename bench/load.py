@@ -542,6 +542,7 @@ class _TimedOutbox:
         self.inner = inner
         self.batches: list[dict] = []
         self.watch: dict[str, object] = {}
+        self.served_at: dict[str, float] = {}  # when a space's part of its batch was done
         self.started = threading.Event()  # the lane took its first batch
         self._open: tuple[float, list] | None = None
 
@@ -549,22 +550,29 @@ class _TimedOutbox:
         t0 = time.perf_counter()
         entries = self.inner.take(lane, limit, space, after)
         if lane == "vector" and space is None and entries:
-            self._open = (t0, entries)
+            self._open = (t0, entries, {e.id for e in entries})
             self.started.set()
         return entries
 
     def done(self, lane, ids):
+        """A batch is done part by part (a space's part at a time, the smallest first:
+        OutboxIndexWriter.drain): a space is served once its part is."""
         self.inner.done(lane, ids)
-        if lane != "vector" or self._open is None or set(ids) != {e.id for e in self._open[1]}:
+        ids = set(ids)
+        if lane != "vector" or self._open is None or not ids <= self._open[2]:
             return
-        t0, entries = self._open
-        self._open = None
-        spaces = {e.space for e in entries}
-        self.batches.append({"start": t0, "end": time.perf_counter(), "n": len(entries),
-                             "spaces": spaces})
-        for space in spaces:
+        t0, entries, left = self._open
+        left -= ids
+        now = time.perf_counter()
+        for space in {e.space for e in entries if e.id in ids}:
+            self.served_at[space] = now
             if space in self.watch:
                 self.watch[space].set()
+        if left:
+            return
+        self._open = None
+        self.batches.append({"start": t0, "end": time.perf_counter(), "n": len(entries),
+                             "spaces": {e.space for e in entries}})
 
     def __getattr__(self, name):
         return getattr(self.inner, name)
@@ -614,6 +622,9 @@ def _probe(svc, timed: _TimedOutbox, space: str, rng: random.Random, timeout: fl
     queued = svc.index.queued["vector"].stamp
     if not served.wait(timeout):
         return {"space": space, "served": False}
+    end = time.perf_counter() + timeout  # the rest of its batch, for the batch's figures
+    while not any(space in b["spaces"] for b in timed.batches) and time.perf_counter() < end:
+        time.sleep(0.001)
     batch = next(b for b in reversed(timed.batches) if space in b["spaces"])
     # Batches begun after B was queued and before the one serving it: 0 when it was in the
     # next batch taken.
@@ -622,7 +633,8 @@ def _probe(svc, timed: _TimedOutbox, space: str, rng: random.Random, timeout: fl
     under_way = [b for b in timed.batches if b["start"] < batch["start"] and b["end"] > queued]
     hits = svc.vectors.vector_search(space, svc.embedder.embed_query(text), 5)
     return {"space": space, "served": True, "wait_s": max(0.0, batch["start"] - queued),
-            "findable_s": batch["end"] - queued, "batch_s": batch["end"] - batch["start"],
+            "findable_s": timed.served_at[space] - queued,
+            "batch_s": batch["end"] - batch["start"],
             "under_way_s": under_way[-1]["end"] - under_way[-1]["start"] if under_way else None,
             "batch_entries": batch["n"], "batches_passed": passed, "queued_ahead": ahead,
             "found_by_vector": any(h.id == "message:s0:0" for h in hits)}

@@ -364,7 +364,7 @@ class OutboxIndexWriter:
             if space is not None:
                 return self._index(lane, self.outbox.take(lane, limit, space))
             entries = self.outbox.take(lane, limit, after=self._served[lane])
-            consumed = self._index(lane, entries)
+            consumed = sum(self._index(lane, part) for part in by_space_smallest_first(entries))
             if entries:
                 self._served[lane] = list(dict.fromkeys(e.space for e in entries))[-1]
             return consumed
@@ -431,6 +431,17 @@ class OutboxIndexWriter:
         for space, keys in by_space.items():
             out += self.store.load_messages(space, sorted(keys))
         return out
+
+
+def by_space_smallest_first(entries: Sequence[OutboxEntry]) -> list[list[OutboxEntry]]:
+    """A shared batch's entries as one part per space, the space with the fewest first: each
+    part is embedded and written on its own, so a space's one new message is findable once
+    its own small part is, not after the 31 of the backlog it shares the batch with (the
+    delay a backlog causes another space stays within the batch under way)."""
+    parts: dict[str, list[OutboxEntry]] = {}
+    for entry in entries:
+        parts.setdefault(entry.space, []).append(entry)
+    return sorted(parts.values(), key=len)
 
 
 # ------------------------------------------------------------------ the AWS stream worker

@@ -53,6 +53,23 @@ def test_a_new_message_in_b_is_in_the_first_batch_beside_1000_queued_in_a(lane):
     assert vector_pending(lane, "b") == 0 and vector_pending(lane, "a") == 1000 - 31
 
 
+def test_the_small_space_of_a_shared_batch_is_embedded_and_written_first(lane):
+    """B's one message is findable once its own part is written, not after A's 31."""
+    queue(lane, "a", 1000)
+    queue(lane, "b", 1)
+    outbox, order = lane.index.outbox, []
+    done = outbox.done
+
+    def noting(lane_name, ids):
+        order.append(sorted({e.space for e in pending if e.id in set(ids)}))
+        return done(lane_name, ids)
+
+    pending = outbox.take("vector", 32)
+    outbox.done = noting
+    assert lane.index.drain("vector") == 32
+    assert order == [["b"], ["a"]]
+
+
 def test_a_batch_is_shared_evenly_and_what_a_space_lacks_goes_to_the_others(lane):
     queue(lane, "a", 100)
     queue(lane, "b", 100)
