@@ -46,6 +46,8 @@ class Settings(BaseSettings):
     limit_space_concurrent: int = Field(default=6, ge=1, le=1000)
     limit_key_rate: float = Field(default=50.0, gt=0, le=100_000)  # requests per second
     limit_key_burst: int = Field(default=100, ge=1, le=1_000_000)
+    # messages waiting to be embedded per space before a PUT is refused (429); 0: no limit
+    limit_space_backlog: int = Field(default=20_000, ge=0)
     # background jobs queued or running per space before a new one is refused (429)
     limit_space_jobs: int = Field(default=8, ge=1, le=10_000)
     # `annals serve` on SIGTERM/SIGINT: how long requests in flight may take to finish

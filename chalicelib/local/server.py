@@ -93,6 +93,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, settings: Settings | None =
                            ident="annals")
     lanes = None
     if isinstance(services.index, OutboxIndexWriter):
+        services.index.backlog_limit = settings.limit_space_backlog
         lanes = BackgroundIndexer(services.index, services.traffic)
         lanes.start()
     worker = JobWorker(services, services.traffic)  # jobs run with the scheduler off too

@@ -23,6 +23,7 @@ from datetime import datetime, timedelta
 import numpy as np
 
 from chalicelib.domain.cleaning import clean as clean_text
+from chalicelib.domain.errors import TooManyRequests
 from chalicelib.domain.models import Event, IndexDoc, Message, trusted
 from chalicelib.domain.refs import event_ref, message_ref
 from chalicelib.domain.textproc import is_cjk
@@ -243,6 +244,23 @@ class InlineIndexWriter:
         self.indexer.write([docs[m.ref] for m in messages if m.seq in written and m.ref in docs])
         return outcome
 
+    def _check_backlog(self, space: str) -> None:
+        """Queued work per space is bounded on a server (`backlog_limit`,
+        ANNALS_LIMIT_SPACE_BACKLOG, set by `annals serve`): a space with that many messages
+        waiting to be embedded takes no more until the lane has caught up a little (429,
+        Retry-After ≈ the time to embed a tenth of it at about 20 messages a second) — a
+        bulk importer slows down, nobody else's messages wait (the lane is fair besides).
+        The CLI, which embeds what it imports itself, has no such limit."""
+        limit = self.backlog_limit
+        if not limit:
+            return
+        waiting = self.outbox.pending(space).vector_pending
+        if waiting >= limit:
+            raise TooManyRequests(
+                f"space {space!r} has {waiting} messages waiting to be embedded, its limit "
+                "(ANNALS_LIMIT_SPACE_BACKLOG); send the rest when they are",
+                retry_after=max(5, min(300, limit // 200)))
+
     def index_events(self, events: Sequence[Event]) -> None:
         self.indexer.index_events(events)
 
@@ -320,15 +338,34 @@ class OutboxIndexWriter:
         # (IndexOutbox.take), so the lane goes round the spaces with entries.
         self._served: dict[Lane, str | None] = {"keyword": None, "vector": None}
         self._failures: dict[int, int] = {}  # outbox entry id → failed attempts (isolate)
+        self.backlog_limit = 0  # messages queued per space before a PUT is refused; 0: none
 
     def put_messages(self, space: str, session: str, messages: Sequence[Message],
                      now: datetime) -> UpsertOutcome:
+        self._check_backlog(space)
         clean = self.indexer.services.clean
         outcome = self.ingest.put(space, session, messages,
                                   [message_doc(m, clean) for m in messages])
         if outcome.accepted or outcome.changed:
             self.queued["vector"].set()
         return outcome
+
+    def _check_backlog(self, space: str) -> None:
+        """Queued work per space is bounded on a server (`backlog_limit`,
+        ANNALS_LIMIT_SPACE_BACKLOG, set by `annals serve`): a space with that many messages
+        waiting to be embedded takes no more until the lane has caught up a little (429,
+        Retry-After ≈ the time to embed a tenth of it at about 20 messages a second) — a
+        bulk importer slows down, nobody else's messages wait (the lane is fair besides).
+        The CLI, which embeds what it imports itself, has no such limit."""
+        limit = self.backlog_limit
+        if not limit:
+            return
+        waiting = self.outbox.pending(space).vector_pending
+        if waiting >= limit:
+            raise TooManyRequests(
+                f"space {space!r} has {waiting} messages waiting to be embedded, its limit "
+                "(ANNALS_LIMIT_SPACE_BACKLOG); send the rest when they are",
+                retry_after=max(5, min(300, limit // 200)))
 
     def index_events(self, events: Sequence[Event]) -> None:
         self.indexer.index_events(events)

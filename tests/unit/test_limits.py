@@ -112,3 +112,28 @@ def test_queued_jobs_per_space_are_bounded(tmp_path):
         background.submit(services, "a", "extract", {"session": "s"}, dispatch=False)
     assert err.value.retry_after == 30
     background.submit(services, "b", "extract", {}, dispatch=False)  # another space's own
+
+
+def test_a_spaces_embedding_backlog_is_bounded(tmp_path):
+    """Queued work per space: past ANNALS_LIMIT_SPACE_BACKLOG messages waiting to be
+    embedded, a PUT is refused (nothing written) until the lane catches up."""
+    from chalicelib.domain.models import MessageIn, PutMessagesRequest
+    from chalicelib.usecases.ingest import put_messages
+    from tests.conftest import make_services
+
+    services = make_services(tmp_path, index="background")
+    services.index.backlog_limit = 5  # as `annals serve` sets it (ANNALS_LIMIT_SPACE_BACKLOG)
+
+    def put(space: str, seq0: int, n: int):
+        return put_messages(services, space, "s", PutMessagesRequest(messages=[
+            MessageIn(seq=seq0 + i, role="user", content=f"note {seq0 + i}",
+                      at="2026-06-01T09:00:00Z") for i in range(n)]))
+
+    put("a", 0, 5)
+    with pytest.raises(TooManyRequests, match="ANNALS_LIMIT_SPACE_BACKLOG") as err:
+        put("a", 5, 1)
+    assert err.value.retry_after >= 5
+    assert len(services.store.get_messages("a", "s")) == 5  # the refused one not written
+    put("b", 0, 3)  # another space's own
+    services.index.drain_all("vector")
+    put("a", 5, 1)  # caught up
