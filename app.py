@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from datetime import datetime
+from urllib.parse import unquote
 
 from chalice import Chalice, Rate, Response
 from chalice.app import Request
@@ -41,6 +42,7 @@ from chalicelib.usecases import background as background_uc
 from chalicelib.usecases import deliveries as deliveries_uc
 from chalicelib.usecases import events as events_uc
 from chalicelib.usecases import export as export_uc
+from chalicelib.usecases import facts as facts_uc
 from chalicelib.usecases import graph_import as graph_import_uc
 from chalicelib.usecases import ingest as ingest_uc
 from chalicelib.usecases import jobs as jobs_uc
@@ -280,9 +282,11 @@ def hook_recall(space: str):
     """A chat host's pre-model hook: the recall as additional_context (a read, like recall),
     at most the request's max_cards or ANNALS_MAX_CARDS, by time too."""
     check_id(space, "space")
-    result = recall_hook_sized(services(), space, parse_body(req(), RecallRequest),
-                               may_write=current_scope().allows("write", space))
-    return json_response(HookRecallResponse.of(result))
+    request = parse_body(req(), RecallRequest)
+    may_write = current_scope().allows("write", space)
+    result = recall_hook_sized(services(), space, request, may_write=may_write)
+    core = facts_uc.hook_core(services(), space, request, may_write=may_write)
+    return json_response(HookRecallResponse.of(result, core))
 
 
 @route(SPACE + "/deliveries", methods=["POST"])
@@ -382,6 +386,21 @@ def patch_thread(space: str, thread_id: str):
     check_id(thread_id, "thread_id")
     body = parse_body(req(), PatchThreadRequest)
     return json_response(threads_uc.patch_thread(services(), space, thread_id, body))
+
+
+@route(SPACE + "/profiles", methods=["GET"])
+@api
+def list_profiles(space: str):
+    """A profile per person: the facts told about them, with the time each held."""
+    check_id(space, "space")
+    return json_response(facts_uc.profiles(services(), space))
+
+
+@route(SPACE + "/profiles/{name}", methods=["GET"])
+@api
+def get_profile(space: str, name: str):
+    check_id(space, "space")
+    return json_response(facts_uc.profile(services(), space, unquote(name)))
 
 
 @route(SPACE + "/graph", methods=["GET"])

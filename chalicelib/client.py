@@ -73,6 +73,7 @@ from chalicelib.usecases.background import (
     JobQuery,
     JobView,
 )
+from chalicelib.usecases.facts import Profile, ProfileList
 from chalicelib.usecases.gateway import ChatCompletion, ChatCompletionRequest, ModelList
 from chalicelib.usecases.graph.models import (
     CreateThreadRequest,
@@ -456,6 +457,15 @@ class AnnalsClient:
     @operation
     def export_graph(self, space: str) -> GraphDocument:
         return self._call("export_graph", {"space": space})
+
+    @operation
+    def list_profiles(self, space: str) -> ProfileList:
+        """A profile per person: facts with the time they held."""
+        return self._call("list_profiles", {"space": space})
+
+    @operation
+    def get_profile(self, space: str, name: str) -> Profile:
+        return self._call("get_profile", {"space": space, "name": name})
 
     @operation
     def import_graph(self, space: str, document: GraphDocument | Mapping[str, Any],

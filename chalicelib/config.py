@@ -50,6 +50,9 @@ class Settings(BaseSettings):
     limit_space_backlog: int = Field(default=20_000, ge=0)
     # background jobs queued or running per space before a new one is refused (429)
     limit_space_jobs: int = Field(default=8, ge=1, le=10_000)
+    # the core layer of the hook and the gateway: current facts of the chat's people, at most
+    # this many tokens (chalicelib.usecases.facts); 0: off
+    core_tokens: int = Field(default=120, ge=0, le=2000)
     # `annals serve` on SIGTERM/SIGINT: how long requests in flight may take to finish
     drain_seconds: float = Field(default=10.0, ge=0, le=3600)
 

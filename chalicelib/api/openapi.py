@@ -48,6 +48,7 @@ from chalicelib.usecases.background import (
     JobQuery,
     JobView,
 )
+from chalicelib.usecases.facts import Profile, ProfileList
 from chalicelib.usecases.gateway import ChatCompletion, ChatCompletionRequest, ModelList
 from chalicelib.usecases.graph.models import (
     CreateThreadRequest,
@@ -159,11 +160,16 @@ class HookRecallResponse(BaseModel):
         default=False, description="always false: Annals never injects, the host does")
     verdict: Verdict
     trace: list[str]
+    core_context: str | None = Field(
+        default=None, description="the current facts of the people in the chat (the "
+        "window's user, anyone the turn names), within ANNALS_CORE_TOKENS; sent when the "
+        "window has not had it for 20 recalls or a fact in it changed, else null; add it "
+        "beside additional_context")
 
     @classmethod
-    def of(cls, result: RecallResponse) -> HookRecallResponse:
+    def of(cls, result: RecallResponse, core: str | None = None) -> HookRecallResponse:
         return cls(additional_context=result.context, recalled_ids=result.recalled_ids,
-                   verdict=result.verdict, trace=result.trace)
+                   verdict=result.verdict, trace=result.trace, core_context=core)
 
 
 class MergeSummary(BaseModel):
@@ -421,6 +427,11 @@ OPERATIONS: tuple[Operation, ...] = (
                                        "background job `job` (Location: …/jobs/{job_id})",
                      ("Location",)),),
               tag="graph"),
+    Operation("GET", SPACE + "/profiles", "list_profiles",
+              "A profile per person: facts with the time they held, current ones first",
+              ProfileList, tag="graph"),
+    Operation("GET", SPACE + "/profiles/{name}", "get_profile", "One person's profile",
+              Profile, errors=(404,), tag="graph"),
     Operation("GET", "/v1/spaces", "list_spaces", "The spaces the calling key may see",
               SpaceList, tag="keys"),
     Operation("POST", "/v1/keys", "create_key", "Create an API key (admin; shown this once)",
@@ -461,6 +472,8 @@ def path_param_schemas() -> dict[str, dict]:
         "key_id": {"type": "string", "minLength": 1},
         "version": {"type": "string", "minLength": 1},
         "asset": {"type": "string", "minLength": 1},
+        "name": {"type": "string", "minLength": 1, "maxLength": 100,
+                 "description": "a person's name as the profiles list it (URL-encoded)"},
     }
 
 

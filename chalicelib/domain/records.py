@@ -240,7 +240,36 @@ class SummaryFold(Record):
     folds: list[str] = Field(default_factory=list)
 
 
+class Fact(Record):
+    """A lasting fact about a person (key = person|attribute|value|valid_from), with the time
+    it held: open (`valid_to` None) while it is current, closed by a later statement that
+    changed or ended it (`closed_by`: that statement's message ref). Nothing is deleted: a
+    changed fact stays, closed (chalicelib.usecases.facts)."""
+
+    KIND: ClassVar[str] = "fact"
+    person: str
+    attribute: str
+    value: str
+    kind: str = ""  # a pet's kind beside its name
+    valid_from: datetime | None = None  # None: held before anything said (an ended "used to")
+    valid_to: datetime | None = None
+    learned_at: datetime
+    sources: list[str] = Field(default_factory=list)  # message refs that state it
+    closed_by: str | None = None
+    version: int = 1
+
+
+class CoreDelivery(Record):
+    """The core block a chat window was last sent (scope = space, key = window): its
+    fingerprint and the window's recall count then (chalicelib.usecases.facts.core_for)."""
+
+    KIND: ClassVar[str] = "core-delivery"
+    fingerprint: str
+    recall_count: int = 0
+    at: datetime
+
+
 RECORD_KINDS: dict[str, type[Record]] = {
     cls.KIND: cls for cls in (Person, MemoryUse, JournalBatch, LLMUsageRecord, MergeState,
                               ApiKey, ApiKeyUse, KnownSpace, JobFailure, Job, JobTicket,
-                              Entity, Thread, Relation, SummaryFold)}
+                              Entity, Thread, Relation, SummaryFold, Fact, CoreDelivery)}

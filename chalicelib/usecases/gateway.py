@@ -41,6 +41,7 @@ from chalicelib.domain.models import (
 )
 from chalicelib.domain.textproc import is_cjk
 from chalicelib.ports import ChatUpstream, Services, Store, UpstreamError
+from chalicelib.usecases import facts as facts_uc
 from chalicelib.usecases.deliveries import record_deliveries
 from chalicelib.usecases.ingest import put_messages
 from chalicelib.usecases.recall import recall_hook_sized
@@ -254,14 +255,32 @@ def recall_into(services: Services, turn: Turn, messages: list[dict[str, Any]],
         return
     said = {services.clean(message_text(m.get("content"))) for m in messages}
     cards = [c for c in result.cards if not in_conversation(c, said)]
+    core = core_of_turn(services, turn, query, messages)
     if not cards:
         turn.memory = "none"
+        if core:  # the core layer alone: the current facts, no card
+            inject(messages, core)
         return
     context = result.context if len(cards) == len(result.cards) else \
         render(cards, "blocks", zh=is_cjk(query))
-    inject(messages, context)
+    inject(messages, f"{core}\n\n{context}" if core else context)
     turn.refs = [c.ref for c in cards]
     turn.memory = "hit"
+
+
+def core_of_turn(services: Services, turn: Turn, query: str,
+                 messages: list[dict[str, Any]]) -> str | None:
+    """The core layer for this turn (chalicelib.usecases.facts.core_for): the current facts
+    of the window's user and the people the turn names, when the window is due for them.
+    A failure leaves it out: the reply never waits on it."""
+    try:
+        recent = [message_text(m.get("content")) for m in messages[-3:]]
+        people = facts_uc.chat_people(services, turn.space, [query, *recent])
+        return facts_uc.core_for(services, turn.space, turn.window, people, query)
+    except Exception as exc:
+        log.warning("gateway core layer failed in %s/%s: %s", turn.space, turn.window,
+                    type(exc).__name__)
+        return None
 
 
 def in_conversation(card: Card, said: set[str]) -> bool:

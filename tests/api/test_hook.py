@@ -56,7 +56,8 @@ def test_the_hook_answers_the_recall_as_additional_context(seeded):
     hook = post(seeded, HOOK, {"query": "奶糖体检", "window": "chat-1"})
     assert hook.status_code == 200
     out = body(hook)
-    assert set(out) == {"additional_context", "recalled_ids", "injected", "verdict", "trace"}
+    assert set(out) == {"additional_context", "recalled_ids", "injected", "verdict", "trace",
+                        "core_context"}
     assert out["injected"] is False and out["verdict"] == "hit"
     assert "体检" in out["additional_context"]
     assert out["recalled_ids"] and all(ref in out["additional_context"]

@@ -185,6 +185,10 @@ def test_every_method_reaches_its_operation(annals, services, monkeypatch):
     graph = annals.export_graph(SPACE)
     assert graph.events and graph.threads and graph.entities
     assert annals.import_graph("copy", graph).events_created == len(graph.events)
+    pets = [f.value for p in annals.list_profiles(SPACE).profiles if p.name == "小明"
+            for f in p.facts if f.attribute == "pet"]
+    assert pets == ["奶糖"]
+    assert annals.get_profile(SPACE, "小明").name == "小明"  # a Chinese name in the path
 
     answer = annals.mcp_server(SPACE, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
     assert answer is not None and answer.model_dump()["result"]["tools"]

@@ -6,13 +6,12 @@ while a short query does not."""
 from __future__ import annotations
 
 import threading
-import time
 
 import numpy as np
 import pytest
 
 from chalicelib.adapters.e5 import WINDOW_TOKENS, E5LocalEmbedder
-from chalicelib.domain.deadline import deadline_scope
+from chalicelib.domain.deadline import deadline_scope, time_left
 from chalicelib.domain.errors import DeadlineExceeded
 
 LONG = "We changed the hotel in Kyoto and booked the Ryokan Kiku for the spring trip. " * 300
@@ -46,12 +45,24 @@ def test_batches_hold_about_batch_tokens():
                                       for t in batch) <= 3 * WINDOW_TOKENS
 
 
-def test_the_deadline_stops_a_long_embedding_between_calls(e5_embedder):
-    texts = [f"{i} " + LONG[:3000] for i in range(40)]  # ≈ 30 engine calls
-    started = time.monotonic()
+def test_the_deadline_stops_a_long_embedding_between_calls(e5_embedder, monkeypatch):
+    """Counted in engine calls, not seconds: the calls begun after the deadline passed."""
+    texts = [f"{i} " + LONG[:3000] for i in range(40)]  # ≈ 20 engine calls
+    model = e5_embedder._get()
+    calls, late = [], []
+    original = model.passage
+
+    def passage(batch):
+        calls.append(len(batch))
+        if time_left() is not None and time_left() <= 0:
+            late.append(len(batch))
+        return original(batch)
+
+    monkeypatch.setattr(model, "passage", passage)
     with deadline_scope(0.3), pytest.raises(DeadlineExceeded):
         e5_embedder.embed_passages(texts)
-    assert time.monotonic() - started < 5  # one call past the deadline at most
+    assert sum(calls) < len(texts)  # stopped part-way
+    assert late == []  # no call began past the deadline
 
 
 def test_a_short_query_does_not_wait_for_a_long_call(e5_embedder):

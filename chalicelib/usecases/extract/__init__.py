@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from chalicelib.domain.models import Event, EventDraft, Message, SessionState
 from chalicelib.domain.records import JournalBatch
 from chalicelib.ports import ConflictError, ExtractionContext, Services, iter_events
-from chalicelib.usecases import graph
+from chalicelib.usecases import facts, graph
 from chalicelib.usecases.extract import journal, summaries
 from chalicelib.usecases.extract.drafts import DraftCounts, check_drafts
 
@@ -131,6 +131,7 @@ def _extract_session(services: Services, space: str, session: str,
     # Entities, threads, relations (docs/graph.md): idempotent, and before marking, so a
     # failure retries them with the batch.
     graph.after_extraction(services, space, session, events, now, mentions)
+    facts.learn(services, space, messages, now)  # idempotent too: a turn read again adds nothing
     # Before marking: a failure here retries the batch, which writes the same summaries.
     summaries.summarise_session(services, space, session, now, batch)
     store.mark_extracted(space, session, max(m.seq for m in messages))

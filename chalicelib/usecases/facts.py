@@ -1,0 +1,258 @@
+"""Facts with the time they held, a profile per person, and the small core layer the doors add
+to a turn (issue 24).
+
+Learning (`learn`, after each extraction batch): every user turn of the batch is read by the
+rules of chalicelib.domain.facts; each statement about the speaker becomes a `Fact` record or
+adds its message to the one it repeats. A new value of a single-valued attribute (lives_in,
+works_at, works_as, studies, partner) closes the open one (`valid_to` = the new statement's
+time, `closed_by` = its message); an ending ("I quit Acme", 我家猫咪走了) closes the value it
+names, or all of the attribute's ("*"). A dislike closes the same like, and the other way
+round. Nothing is deleted. Only the user's turns are read: a companion's "I love jazz" is the
+character talking, and its suggestions ("you could move to Paris") are no facts of anyone's.
+
+The core layer (`core_for`): the current facts of the people in a chat — the window's user
+and anyone the turn names — as one short block, within ANNALS_CORE_TOKENS (120), contained like
+every rendering of stored text. A window gets it when it has not had it for
+`CORE_EVERY_RECALLS` recalls, or when a fact in it changed; never to fill space.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+
+from pydantic import BaseModel, Field
+
+from chalicelib.domain.containment import clean_line
+from chalicelib.domain.errors import NotFound
+from chalicelib.domain.facts import ATTRIBUTES, LABELS, SINGLE, Statement, same_value, statements
+from chalicelib.domain.models import Message
+from chalicelib.domain.names import is_placeholder
+from chalicelib.domain.records import CoreDelivery, Fact, Person
+from chalicelib.domain.refs import message_ref
+from chalicelib.domain.textproc import is_cjk
+from chalicelib.ports import Services
+
+CORE_EVERY_RECALLS = 20  # a window is sent its core block again after this many recalls
+_CONTRARY = {"likes": "dislikes", "dislikes": "likes"}
+
+
+# ------------------------------------------------------------------ learning
+
+
+def person_of(msg: Message) -> str | None:
+    """Whom a turn's "I" is: its speaker, or "user" for an unnamed user."""
+    if msg.role != "user":
+        return None
+    return msg.speaker if msg.speaker and not is_placeholder(msg.speaker) else "user"
+
+
+def learn(services: Services, space: str, messages: Sequence[Message],
+          now: datetime | None = None) -> list[Fact]:
+    """Read the user turns of `messages` (in time order) into the space's facts; the facts
+    written. Idempotent: a turn read again adds nothing."""
+    now = now or services.clock()
+    facts = {f.key: f for f in services.store.list_records(Fact, space)}
+    changed: dict[str, Fact] = {}
+    for msg in sorted(messages, key=lambda m: (m.at, m.session, m.seq)):
+        person = person_of(msg)
+        if person is None:
+            continue
+        ref = message_ref(msg.session, msg.seq)
+        for statement in statements(services.clean(msg.content)):
+            for fact in apply(facts, space, person, statement, msg.at, ref, now):
+                facts[fact.key] = changed[fact.key] = fact
+    for fact in changed.values():
+        services.store.put_record(fact)
+    return list(changed.values())
+
+
+def apply(facts: dict[str, Fact], space: str, person: str, statement: Statement, at: datetime,
+          ref: str, now: datetime) -> list[Fact]:
+    """The facts one statement creates or changes (pure over `facts`)."""
+    mine = [f for f in facts.values() if f.person == person]
+    if any(ref in f.sources or f.closed_by == ref for f in mine
+           if f.attribute == statement.attribute):
+        return []  # this turn was read before
+    if statement.ends:
+        return _end(mine, space, person, statement, at, ref, now)
+    out: list[Fact] = []
+    same = [f for f in mine if f.attribute == statement.attribute and f.valid_to is None
+            and same_value(f.value, statement.value)]
+    if same:
+        fact = same[0]
+        out.append(fact.model_copy(update={"sources": [*fact.sources, ref],
+                                           "version": fact.version + 1}))
+    else:
+        out.append(Fact(scope=space, key=fact_key(person, statement.attribute, statement.value,
+                                                   at),
+                        person=person, attribute=statement.attribute, value=statement.value,
+                        kind=statement.kind, valid_from=at, learned_at=now, sources=[ref]))
+    closes = [f for f in mine if f.valid_to is None and f.key != out[0].key and (
+        (statement.attribute in SINGLE and f.attribute == statement.attribute)
+        or (f.attribute == _CONTRARY.get(statement.attribute)
+            and same_value(f.value, statement.value)))
+        and (f.valid_from is None or f.valid_from <= at)]
+    out += [_closed(f, at, ref) for f in closes]
+    return out
+
+
+def _end(mine: list[Fact], space: str, person: str, statement: Statement, at: datetime,
+         ref: str, now: datetime) -> list[Fact]:
+    open_ = [f for f in mine if f.attribute == statement.attribute and f.valid_to is None
+             and (f.valid_from is None or f.valid_from <= at)]
+    if statement.value != "*":
+        open_ = [f for f in open_ if same_value(f.value, statement.value)
+                 or (f.kind and (same_value(f.kind, statement.value)
+                                 or same_value(f.kind, statement.kind or "\0")))]
+    if open_:
+        return [_closed(f, at, ref) for f in open_]
+    if statement.value == "*" or any(f.closed_by == ref for f in mine):
+        return []
+    # an ending of something never told ("I used to love coffee"): kept, closed
+    return [Fact(scope=space, key=fact_key(person, statement.attribute, statement.value, None),
+                 person=person, attribute=statement.attribute, value=statement.value,
+                 kind=statement.kind, valid_from=None, valid_to=at, learned_at=now,
+                 sources=[ref], closed_by=ref)]
+
+
+def _closed(fact: Fact, at: datetime, ref: str) -> Fact:
+    return fact.model_copy(update={"valid_to": at, "closed_by": ref,
+                                   "version": fact.version + 1})
+
+
+def fact_key(person: str, attribute: str, value: str, since: datetime | None) -> str:
+    stamp = since.strftime("%Y%m%dT%H%M%S") if since else "before"
+    digest = hashlib.blake2b(value.casefold().encode(), digest_size=6).hexdigest()
+    return f"{person[:100]}|{attribute}|{digest}|{stamp}"
+
+
+# ------------------------------------------------------------------ profiles
+
+
+class FactView(BaseModel):
+    attribute: str = Field(description=f"one of {', '.join(ATTRIBUTES)}")
+    value: str
+    kind: str = Field(default="", description="a pet's kind beside its name")
+    valid_from: datetime | None = Field(description="when it was first told (null: before "
+                                                    "anything said)")
+    valid_to: datetime | None = Field(description="when a later statement changed or ended "
+                                                  "it; null while current")
+    current: bool
+    sources: list[str] = Field(description="the messages that state it")
+    closed_by: str | None = Field(default=None, description="the message that ended it")
+
+
+class Profile(BaseModel):
+    name: str
+    aliases: list[str] = Field(default_factory=list)
+    facts: list[FactView] = Field(description="current facts first (in attribute order), "
+                                              "then the closed ones, latest first")
+
+
+class ProfileList(BaseModel):
+    profiles: list[Profile]
+
+
+def profiles(services: Services, space: str) -> ProfileList:
+    facts = services.store.list_records(Fact, space)
+    people = [p.key for p in services.store.list_records(Person, space)
+              if not is_placeholder(p.key)]
+    names = list(dict.fromkeys([*people, *(f.person for f in facts)]))
+    return ProfileList(profiles=[_profile(name, [f for f in facts if f.person == name])
+                                 for name in names])
+
+
+def profile(services: Services, space: str, name: str) -> Profile:
+    wanted = name.casefold()
+    for found in profiles(services, space).profiles:
+        if found.name.casefold() == wanted:
+            return found
+    raise NotFound(f"no profile {name!r} in space {space!r}")
+
+
+def _profile(name: str, facts: list[Fact]) -> Profile:
+    order = {a: i for i, a in enumerate(ATTRIBUTES)}
+    current = sorted((f for f in facts if f.valid_to is None),
+                     key=lambda f: (order.get(f.attribute, 99), f.valid_from or f.learned_at))
+    closed = sorted((f for f in facts if f.valid_to is not None),
+                    key=lambda f: f.valid_to, reverse=True)
+    return Profile(name=name, facts=[FactView(
+        attribute=f.attribute, value=f.value, kind=f.kind, valid_from=f.valid_from,
+        valid_to=f.valid_to, current=f.valid_to is None, sources=f.sources,
+        closed_by=f.closed_by) for f in [*current, *closed]])
+
+
+# ------------------------------------------------------------------ the core layer
+
+
+def core_block(services: Services, space: str, people: Iterable[str], budget_tokens: int,
+               zh: bool = False) -> str:
+    """The current facts of `people`, one line each, most telling attributes first, cut to
+    `budget_tokens` (whole facts only). Empty: nothing to say."""
+    from chalicelib.usecases.recall.context import estimate_tokens
+
+    wanted = {p.casefold() for p in people}
+    facts = [f for f in services.store.list_records(Fact, space)
+             if f.valid_to is None and f.person.casefold() in wanted]
+    if not facts or budget_tokens <= 0:
+        return ""
+    labels = LABELS["zh" if zh else "en"]
+    order = {a: i for i, a in enumerate(ATTRIBUTES)}
+    head = "关于对方（当前）：" if zh else "About them (now):"
+    lines = [head]
+    for person in dict.fromkeys(f.person for f in facts):
+        parts = []
+        for fact in sorted((f for f in facts if f.person == person),
+                           key=lambda f: (order.get(f.attribute, 99), f.valid_from or f.learned_at)):
+            value = clean_line(fact.value) + (f" ({clean_line(fact.kind)})" if fact.kind else "")
+            candidate = [*parts, f"{labels[fact.attribute]} {value}"]
+            text = "\n".join([*lines, f"- {clean_line(person)}: " + "; ".join(candidate)])
+            if estimate_tokens(text) > budget_tokens:
+                break
+            parts = candidate
+        if parts:
+            lines.append(f"- {clean_line(person)}: " + "; ".join(parts))
+    return "\n".join(lines) if len(lines) > 1 else ""
+
+
+def core_for(services: Services, space: str, window: str | None, people: Iterable[str],
+             query: str, *, may_write: bool = True) -> str | None:
+    """The core block for this turn of `window`, or None: nothing to say, or the window had
+    this very block within CORE_EVERY_RECALLS recalls. Sending is recorded (a read key's
+    recall records nothing: it sees the block as a write key's would)."""
+    budget = services.settings.core_tokens
+    block = core_block(services, space, people, budget, zh=is_cjk(query))
+    if not block:
+        return None
+    if not window:
+        return block
+    fingerprint = hashlib.blake2b(block.encode(), digest_size=8).hexdigest()
+    count = services.store.recall_count(space, window)
+    last = services.store.get_record(CoreDelivery, space, window)
+    if (last is not None and last.fingerprint == fingerprint
+            and count - last.recall_count < CORE_EVERY_RECALLS):
+        return None
+    if may_write:
+        services.store.put_record(CoreDelivery(scope=space, key=window,
+                                               fingerprint=fingerprint, recall_count=count,
+                                               at=services.clock()))
+    return block
+
+
+def chat_people(services: Services, space: str, texts: Iterable[str]) -> list[str]:
+    """Who a turn is about: the space's user, and every known person the texts name."""
+    people = [p for p in services.store.list_records(Person, space) if not is_placeholder(p.key)]
+    joined = "\n".join(texts).casefold()
+    named = [p.key for p in people if p.key.casefold() in joined]
+    users = [p.key for p in people if p.user]
+    return list(dict.fromkeys([*users, *named, "user"]))
+
+
+def hook_core(services: Services, space: str, request, *, may_write: bool = True) -> str | None:
+    """POST …/hook/recall's core_context: `core_for` the request's query, recent turns and
+    window."""
+    texts = [request.query, *(t.content for t in request.recent)]
+    return core_for(services, space, request.window, chat_people(services, space, texts),
+                    request.query, may_write=may_write)

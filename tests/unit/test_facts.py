@@ -1,0 +1,107 @@
+"""Facts with the time they held (chalicelib.domain.facts, chalicelib.usecases.facts): what a
+turn states about its speaker, in zh and en, and how a later statement closes an earlier
+fact without deleting it."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from chalicelib.domain.facts import Statement, same_value, statements
+from chalicelib.domain.models import Message
+from chalicelib.usecases import facts
+
+T0 = datetime(2026, 1, 5, 20, tzinfo=UTC)
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("We finally moved to Lisbon last week!", [("lives_in", "Lisbon", False)]),
+    ("I'm based in Oslo now.", [("lives_in", "Oslo", False)]),
+    ("I moved again, to Porto now.", [("lives_in", "Porto", False)]),
+    ("I moved to New York City in May.", [("lives_in", "New York City", False)]),
+    ("I started at Acme as a designer.", [("works_at", "Acme", False),
+                                          ("works_as", "designer", False)]),
+    ("I handed in my notice.", [("works_at", "*", True)]),
+    ("I adopted a cat named Miso!", [("pet", "Miso", False)]),
+    ("My cat Miso passed away last night.", [("pet", "Miso", True)]),
+    ("I'm allergic to peanuts.", [("allergic_to", "peanuts", False)]),
+    ("I used to love coffee but now I can't stand it.", [("likes", "coffee", True)]),
+    ("I started learning the guitar.", [("learning", "guitar", False)]),
+    ("My girlfriend is Lena.", [("partner", "Lena", False)]),
+    ("我搬到杭州了", [("lives_in", "杭州", False)]),
+    ("现在在杭州住", [("lives_in", "杭州", False)]),
+    ("我上个月入职了字节", [("works_at", "字节", False)]),
+    ("我对花生过敏", [("allergic_to", "花生", False)]),
+    ("我养了一只橘猫，叫奶糖。", [("pet", "奶糖", False)]),
+    ("我不喝咖啡了", [("likes", "咖啡", True)]),
+    ("我现在是一名护士。", [("works_as", "护士", False)]),
+])
+def test_what_a_turn_states_about_its_speaker(text, expected):
+    assert [(s.attribute, s.value, s.ends) for s in statements(text)] == expected
+
+
+@pytest.mark.parametrize("text", [
+    "I might move to Tokyo next year.", "my sister moved to Rome", "You could move to Paris!",
+    "Do you live in Berlin?", "我想养只狗", "我姐姐搬到上海了", "你住在哪里？", "如果我搬到北京呢",
+])
+def test_plans_questions_and_other_people_state_nothing(text):
+    assert statements(text) == []
+
+
+def test_same_value():
+    assert same_value("Acme", "Acme Corp") and same_value("杭州", "杭州市")
+    assert not same_value("Acme", "Acmeville") and not same_value("Rome", "Roma")
+
+
+def msg(seq: int, text: str, days: int, role: str = "user") -> Message:
+    return Message(space="s", session=f"s{days}", seq=seq, role=role,
+                   speaker="Mia" if role == "user" else "Aria", content=text,
+                   at=T0 + timedelta(days=days), content_hash=f"h{seq}")
+
+
+def test_a_new_home_closes_the_old_one_and_keeps_it(services):
+    facts.learn(services, "s", [msg(1, "I live in Munich.", 0),
+                                msg(2, "I'm allergic to peanuts.", 0)])
+    facts.learn(services, "s", [msg(3, "We finally moved to Berlin!", 10)])
+    mia = facts.profile(services, "s", "Mia")
+    homes = [(f.value, f.current, f.valid_to) for f in mia.facts if f.attribute == "lives_in"]
+    assert homes == [("Berlin", True, None), ("Munich", False, T0 + timedelta(days=10))]
+    assert [f.value for f in mia.facts if f.current] == ["Berlin", "peanuts"]
+    closed = next(f for f in mia.facts if f.value == "Munich")
+    assert closed.closed_by == "message:s10:3" and closed.sources == ["message:s0:1"]
+
+
+def test_reading_a_turn_again_adds_nothing(services):
+    turns = [msg(1, "I adopted a cat named Miso!", 0)]
+    assert facts.learn(services, "s", turns)
+    assert facts.learn(services, "s", turns) == []
+
+
+def test_an_ending_closes_the_value_it_names_or_its_kind(services):
+    facts.learn(services, "s", [msg(1, "I adopted a cat named Miso!", 0),
+                                msg(2, "I have a dog named Rex.", 0)])
+    facts.learn(services, "s", [msg(3, "My cat passed away yesterday.", 5)])
+    pets = {f.value: f.current for f in facts.profile(services, "s", "Mia").facts}
+    assert pets == {"Rex": True, "Miso": False}
+
+
+def test_the_assistants_turns_are_no_facts_of_anyone(services):
+    facts.learn(services, "s", [msg(1, "I love jazz, and you could move to Paris!", 0,
+                                    role="assistant")])
+    assert all(not p.facts for p in facts.profiles(services, "s").profiles)
+
+
+def test_the_core_block_is_current_facts_within_its_budget(services):
+    facts.learn(services, "s", [msg(1, "I live in Munich.", 0),
+                                msg(2, "I adopted a cat named Miso!", 0),
+                                msg(3, "We finally moved to Berlin!", 9)])
+    block = facts.core_block(services, "s", ["Mia"], 120)
+    assert "Berlin" in block and "Miso" in block and "Munich" not in block
+    short = facts.core_block(services, "s", ["Mia"], 12)
+    assert len(short) < len(block) and "Berlin" in short
+    assert facts.core_block(services, "s", ["Mia"], 3) == ""
+
+
+def test_statement_is_hashable():
+    assert len({Statement("pet", "Miso"), Statement("pet", "Miso")}) == 1
