@@ -230,3 +230,23 @@ def attack(seconds: float, idle_seconds: float, recallers: int, attacker_pause: 
     if json_path:
         Path(json_path).write_text(json.dumps(report, indent=2))
     click.echo(format_report(report))
+
+
+@bench.command("facts", help="Facts that change over time on the scripted story set "
+                             "(bench/data/fact_stories.json, zh and en): current values "
+                             "right, changed facts closed at the right session, the core "
+                             "block's size and cost per hook call.")
+@click.option("--data", "data_path", type=click.Path(exists=True, dir_okay=False),
+              default=None, help="a story file of the same shape")
+@click.option("--embedder", type=click.Choice(["e5-local", "hash"]), default="hash",
+              show_default=True, help="facts do not depend on it; the hook's recall does")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False))
+@click.option("--quiet", is_flag=True, help="no progress lines")
+def facts(data_path: str | None, embedder: str, json_path: str | None, quiet: bool) -> None:
+    from pathlib import Path
+
+    from .facts import DATA, format_report, run_facts
+
+    report = run_facts(Path(data_path) if data_path else DATA, embedder=embedder,
+                       progress=not quiet, json_path=json_path)
+    click.echo(format_report(report))

@@ -57,6 +57,14 @@ _END = r"(?=\s*(?:[.,;:!?)]|\band\b|\bbut\b|\bnow\b|\bnext\b|\blast\b|\bsince\b|
 _PET = r"(?:cat|kitten|dog|puppy|rabbit|bunny|hamster|parrot|bird|fish|turtle|tortoise|guinea pig|ferret|lizard|snake)"
 _KIN_PARTNER = r"(?:wife|husband|girlfriend|boyfriend|partner|fianc[ée]e?)"
 _KIN_CHILD = r"(?:son|daughter|baby|kid|child)"
+_JOB = (r"(?:designer|engineer|developer|teacher|nurse|doctor|writer|editor|manager|analyst|"
+        r"chef|cook|baker|barista|accountant|lawyer|architect|programmer|researcher|consultant|"
+        r"photographer|translator|tutor|intern|pharmacist|vet|artist|musician|marketer|"
+        r"scientist|librarian|mechanic|electrician|plumber|carpenter|officer|ranger|driver|"
+        r"paramedic|firefighter|student|waiter|waitress|cashier|illustrator|journalist)")
+_LEARNABLE = (r"(?:guitar|piano|violin|cello|drums|ukulele|pottery|painting|yoga|swimming|boxing|"
+              r"climbing|japanese|spanish|french|german|korean|chinese|italian|portuguese|coding|"
+              r"python|knitting|dancing|singing|surfing|driving|cooking|baking|photography)")
 
 _EN: list[tuple[str, bool, re.Pattern[str]]] = [(a, e, re.compile(p, re.IGNORECASE | re.M))
                                                  for a, e, p in (
@@ -66,6 +74,9 @@ _EN: list[tuple[str, bool, re.Pattern[str]]] = [(a, e, re.compile(p, re.IGNORECA
     ("lives_in", False, rf"\b{_I}\s+(?:now\s+|still\s+)?(?:live|am living|'m living|are living)"
                         rf"\s+in\s+{_V}"),
     ("lives_in", False, rf"\b{_I}\s*(?:am|'m|are|'re)\s+(?:now\s+)?(?:based|living|settled)\s+in\s+{_V}"),
+    ("lives_in", False, rf"\b{_I}\s*(?:'ve|have)\s+(?:been\s+)?(?:lived|living)\s+(?:here\s+)?in\s+{_V}"),
+    ("lives_in", False, rf"\b(?:my|our)\s+(?:\w+\s+)?(?:flat|house|home|apartment|place|kitchen|"
+                        rf"garden|street|neighbourhood|neighborhood)\s+in\s+{_V}"),
     # work
     ("works_at", False, rf"\b{_I}\s+(?:(?:just|finally|now|recently|officially)\s+)*"
                         rf"(?:started|joined|got a (?:new )?job)\s+(?:(?:a new job|work|working)\s+)?"
@@ -83,6 +94,13 @@ _EN: list[tuple[str, bool, re.Pattern[str]]] = [(a, e, re.compile(p, re.IGNORECA
                         r"photographer|translator|tutor|intern|pharmacist|vet|artist|musician|"
                         r"marketer|scientist|librarian|mechanic|baker|officer))\b"),
     ("works_as", False, r"\bmy (?:new )?job is (?:being )?an?\s+(?P<value>[\w -]{2,30}?)(?=[.,;!?]|$)"),
+    ("works_as", False, rf"\bI(?:'m| am|'ve been| have been)\s+(?:officially\s+|now\s+|still\s+)?an?\s+"
+                        rf"(?P<value>(?:[\w-]+\s+)?{_JOB})\b"),
+    ("works_as", False, rf"\byears as an?\s+(?P<value>(?:[\w-]+\s+)?{_JOB})\b"),
+    ("works_at", False, rf"\bI(?:'m| am|'ve been| have been)\s+(?:now\s+)?an?\s+(?:[\w-]+\s+)?{_JOB}\s+"
+                        rf"(?:at|with|for)\s+{_V}"),
+    ("works_at", False, rf"\b{_V}\s+(?:offered me|hired me|took me on)\b"),
+    ("works_at", False, rf"\b(?:week|day|month|first day|first week)\s+\w*\s*at\s+{_V}"),
     # study and learning
     ("studies", False, rf"\bI\s*(?:am|'m)?\s*(?:now\s+)?(?:study|studying|majoring in|major in)"
                        rf"\s+(?P<value>[\w -]{{2,40}}?){_END}"),
@@ -94,6 +112,7 @@ _EN: list[tuple[str, bool, re.Pattern[str]]] = [(a, e, re.compile(p, re.IGNORECA
                         r"(?P<value>(?:the\s+)?(?:guitar|piano|violin|cello|drums|ukulele|"
                         r"pottery|painting|yoga|swimming|boxing|climbing|japanese|spanish|french|"
                         r"german|korean|chinese|italian|coding|python|knitting|dancing|singing))"),
+    ("learning", False, rf"\b(?:my|a|the|new|first)\s+(?P<value>{_LEARNABLE})\s+(?:class|classes|lessons?|course)\b"),
     ("learning", True, r"\bI\s+(?:gave up|quit|stopped)\s+(?:learning\s+|on\s+|my\s+)?"
                        r"(?P<value>(?:the\s+)?(?:guitar|piano|violin|cello|drums|ukulele|pottery|"
                        r"painting|yoga|swimming|boxing|climbing|japanese|spanish|french|german|"
@@ -106,17 +125,20 @@ _EN: list[tuple[str, bool, re.Pattern[str]]] = [(a, e, re.compile(p, re.IGNORECA
                    rf"(?:[, ]+(?:named|called)\s+(?P<name>{_NAME}))?"),
     ("pet", False, rf"\bmy (?:new\s+)?(?P<kind>{_PET})(?:'s name is|,?\s+(?:named|called))\s+"
                    rf"(?P<name>{_NAME})"),
+    ("pet", False, rf"\b(?:my|our)\s+(?:old\s+|new\s+|little\s+)?(?P<kind>{_PET}),?\s+(?P<name>{_NAME})\b"),
+    ("pet", False, rf"\b(?P<name>{_NAME}),\s+(?:my|our)\s+(?:old\s+|new\s+|little\s+)?(?P<kind>{_PET})\b"),
     ("pet", True, rf"\bmy (?:\w+\s+)?(?P<kind>{_PET})(?:,?\s+(?P<name>{_NAME}),?)?\s+"
                   r"(?:passed away|died|is gone|ran away)"),
     ("pet", True, rf"\b(?P<name>{_NAME}),?\s+(?:my|our) (?:\w+\s+)?(?P<kind>{_PET}),?\s+"
                   r"(?:passed away|died|is gone)"),
+    ("pet", True, rf"\b(?P<name>{_NAME})\s+(?:passed away|died|was put to sleep)\b"),
     ("partner", False, rf"\bmy (?:new\s+)?{_KIN_PARTNER}(?:'s name is|\s+is\s+|,?\s+)"
                        rf"(?P<value>{_NAME})\b"),
     ("partner", False, rf"\bI\s+(?:got married to|married|am dating|'m dating|started dating)\s+"
                        rf"(?P<value>{_NAME})\b"),
-    ("partner", True, rf"\b(?P<value>{_NAME})\s+and I\s+(?:broke up|split up|divorced)"),
+    ("partner", True, rf"\b(?P<value>{_NAME})\s+and I\s+(?:have\s+|'ve\s+)?(?:broke up|broken up|split up|divorced|separated)"),
     ("partner", True, rf"\bI\s+(?:broke up with|split up with|divorced)\s+(?P<value>{_NAME})"),
-    ("child", False, rf"\bmy {_KIN_CHILD}(?:'s name is|\s+is\s+|,?\s+)(?P<value>{_NAME})\b"),
+    ("child", False, rf"\b(?:my|our) {_KIN_CHILD}(?:'s name is|\s+is\s+|,?\s+)(?P<value>{_NAME})\b"),
     ("child", False, rf"\b(?:we|I)\s+(?:had|welcomed)\s+(?:a\s+)?(?:baby\s+)?(?:boy|girl|{_KIN_CHILD})"
                      rf"(?:[, ]+(?:named|called)\s+(?P<value>{_NAME}))?"),
     # allergies, likes, things owned
@@ -125,18 +147,20 @@ _EN: list[tuple[str, bool, re.Pattern[str]]] = [(a, e, re.compile(p, re.IGNORECA
     ("allergic_to", True, r"\bI(?:'m| am)\s+(?:not|no longer)\s+allergic to\s+"
                           rf"{_THING}(?:\s+any\s?more)?{_END}"),
     ("allergic_to", True, r"\bI(?:'ve| have)?\s+outgrown my\s+(?P<value>[\w -]{2,30}?)\s+allergy"),
-    ("likes", False, rf"\bI\s+(?:really\s+|absolutely\s+|totally\s+)?(?:love|adore|enjoy|am into|'m into)\s+"
-                     rf"(?P<value>(?!you\b|it\b|that\b|this\b|him\b|her\b|them\b)[\w' -]{{2,40}}?){_END}"),
+    ("likes", False, rf"\bI\s*(?:'ve|have)?\s*(?:really\s+|absolutely\s+|totally\s+|still\s+)?(?:love|adore|enjoy|am into|'m into|gotten (?:really )?into|got (?:really )?into)\s+"
+                     rf"(?P<value>(?!you\b|it\b|that\b|this\b|him\b|her\b|them\b|my\b|your\b|our\b|the way\b)[\w' -]{{2,40}}?){_END}"),
     ("dislikes", False, rf"\bI\s+(?:really\s+)?(?:hate|can't stand|cannot stand|dislike|don't like)\s+"
                         rf"(?P<value>(?!you\b|it\b|that\b|this\b|him\b|her\b|them\b)[\w' -]{{2,40}}?){_END}"),
     ("owns", False, rf"\b{_I}\s+(?:just\s+|finally\s+)?(?:bought|own|got myself)\s+"
                     r"(?P<value>(?:a|an|my first|a new|a used|an old)\s+[\w -]{2,30}?)"
                     rf"{_END}"),
     ("owns", True, rf"\b{_I}\s+(?:just\s+|finally\s+)?sold\s+(?:my|our|the)\s+(?P<value>[\w -]{{2,30}}?){_END}"),
+    ("owns", True, rf"\b(?:stole|stolen|wrote off|crashed|lost)\s+(?:my|our)\s+(?P<value>(?:car|bike|van|"
+                   rf"motorbike|scooter|camera|laptop|guitar|piano|phone)){_END}"),
 )]
 # "I used to love coffee but now I can't stand it": a like that ended, and a dislike
-_USED_TO = re.compile(r"\bI used to (?:love|like|enjoy)\s+(?P<value>[\w' -]{2,30}?)"
-                      r"(?=\s*(?:,|but|and|$))", re.IGNORECASE)
+_USED_TO = re.compile(r"\bI used to (?P<verb>love|like|enjoy|hate|dislike|can't stand)\s+"
+                      r"(?P<value>[\w' -]{2,30}?)(?=\s*(?:,|but|and|$))", re.IGNORECASE)
 _NOT_ANYMORE = re.compile(r"\bI\s+(?:don't|do not|no longer)\s+(?:like|love|enjoy|drink|eat)\s+"
                           r"(?P<value>[\w' -]{2,30}?)\s*(?:any\s?more)?(?=[.,;!?]|$)",
                           re.IGNORECASE)
@@ -153,7 +177,8 @@ def _en(text: str) -> list[Statement]:
         if _EN_HEDGE.search(clause):
             continue
         if m := _USED_TO.search(clause):
-            out.append(Statement("likes", _tidy(m["value"]), True))
+            hated = m["verb"].lower() in ("hate", "dislike", "can't stand")
+            out.append(Statement("dislikes" if hated else "likes", _tidy(m["value"]), True))
         if m := _NOT_ANYMORE.search(clause):
             out.append(Statement("likes", _tidy(m["value"]), True))
         for attribute, ends, pattern in _EN:
@@ -174,20 +199,27 @@ _ZT = r"(?:今天|昨天|前天|上个?月|上周|上星期|最近|刚刚|刚|�
 _ZH: list[tuple[str, bool, re.Pattern[str]]] = [(a, e, re.compile(p)) for a, e, p in (
     ("lives_in", False, rf"{_ZT}(?:现在|又)?{_ZT}(?:搬|搬家)(?:到|去)了?{_ZV}{_ZEND}"),
     ("lives_in", False, rf"(?:现在|目前|如今)?(?:住在|定居在){_ZV}(?:了|啦|这边|那边)?{_ZEND}"),
-    ("lives_in", False, rf"(?:现在|目前|如今)在{_ZV}(?:住|生活|定居)"),
-    ("works_at", False, rf"我(?:现在|目前)?在{_ZV}(?:上班|工作|实习)"),
-    ("works_at", False, rf"我{_ZT}(?:入职了?|加入了?|进了){_ZV}{_ZEND}"),
-    ("works_at", True, rf"我(?:已经|刚)?(?:从{_ZV})?(?:辞职|离职)了"),
-    ("works_at", True, r"我(?:已经|刚)?(?P<any>换(?:了(?:个|份)?)?工作|辞职|离职|被裁)"),
-    ("works_as", False, r"我(?:现在|目前)?(?:是|当上了|当了|成了|做)(?:一名|一个|个|名)?"
-                        r"(?P<value>[\u4e00-\u9fff]{0,6}(?:设计师|工程师|程序员|老师|教师|医生|护士|"
+    ("lives_in", False, rf"(?:现在|目前|如今|还)?在{_ZV}(?:住|生活|定居)(?:了)?"),
+    ("lives_in", False, rf"搬(?:了|家了|走了)[，,]\s*(?:现在|如今)(?:住)?在{_ZV}{_ZEND}"),
+    ("lives_in", False, rf"来{_ZV}(?:[一二三四五六七八九十两几\d]+年|好几年|很多年|多年)了"),
+    ("lives_in", False, rf"在{_ZV}(?:土生土长|长大的?，?(?:一直)?住)"),
+    ("lives_in", False, rf"我(?:现在)?在{_ZV}(?:读|上)(?:大[一二三四]|研[一二三]|研究生|高中|大学|博士)"),
+    ("works_at", False, rf"(?:现在|目前)?在{_ZV}(?:上班|工作|实习|做|当)"),
+    ("works_at", False, rf"{_ZT}(?:入职了?|加入了?|进了){_ZV}{_ZEND}"),
+    ("works_at", False, rf"{_ZV}(?:录用|录取|聘用)了?我"),
+    ("works_at", True, rf"{_ZT}(?:就)?(?:从{_ZV})?(?:辞职|离职)了"),
+    ("works_at", True, r"(?:已经|刚)?(?P<any>换(?:了(?:个|份)?)?工作|辞职|离职|被裁)"),
+    ("works_as", False, r"(?:我|还是|开始|九月开始|现在)(?:现在|目前)?(?:是|当上了|当了|当|成了|做)(?:一名|一个|个|名)?"
+                        r"(?P<value>[\u4e00-\u9fff]{0,10}?(?:设计师|工程师|程序员|老师|教师|医生|护士|文案|"
                         r"律师|会计|厨师|作家|编辑|记者|翻译|摄影师|咖啡师|销售|产品经理|经理|"
                         r"研究员|学生|研究生|博士生|实习生|司机|画师|主播|警察|药剂师|兽医))"),
-    ("studies", False, rf"我(?:现在|目前)?(?:在)?(?:读|学|念|攻读)(?:的是)?{_ZV}(?:专业|系)"),
-    ("studies", True, r"我(?:已经|终于)?毕业了"),
-    ("learning", False, rf"我{_ZT}(?:现在)?(?:开始|在|正在)?学(?:习)?(?:起了|起)?"
+    ("studies", False, rf"(?:读|学|念|攻读)(?:的是)?{_ZV}(?:专业|系|研究生|博士|本科|硕士)"),
+    ("studies", False, rf"(?:读大[一二三四]|读研[一二三]?|上大学)[，,]\s*学{_ZV}的"),
+    ("studies", True, r"(?:我)?(?:已经|终于|可以|顺利)?毕业了"),
+    ("learning", False, rf"(?:我)?{_ZT}(?:现在)?(?:开始|在|正在)学(?:习)?(?:起了|起)?"
                         r"(?P<value>吉他|钢琴|小提琴|大提琴|架子鼓|尤克里里|日语|韩语|英语|法语|"
-                        r"德语|西班牙语|编程|游泳|瑜伽|画画|绘画|书法|陶艺|滑板|舞蹈|唱歌|做饭|烘焙|开车|驾驶)"),
+                        r"德语|西班牙语|编程|游泳|瑜伽|画画|绘画|油画|素描|水彩|书法|陶艺|滑板|滑雪|冲浪|攀岩|拳击|街舞|"
+                        r"舞蹈|唱歌|做饭|烘焙|开车|驾驶|摄影|围棋|象棋|古筝|二胡|长笛|萨克斯)"),
     ("learning", True, r"(?P<value>吉他|钢琴|小提琴|大提琴|架子鼓|尤克里里|日语|韩语|英语|法语|"
                        r"德语|西班牙语|编程|游泳|瑜伽|画画|绘画|书法|陶艺|滑板|舞蹈|唱歌|做饭|烘焙)"
                        r"(?:我)?(?:已经)?(?:不学了|放弃了|没再学|学不下去)"),
@@ -197,19 +229,26 @@ _ZH: list[tuple[str, bool, re.Pattern[str]]] = [(a, e, re.compile(p)) for a, e, 
                    rf"(?:一|两|只|条|一只|一条|个)*(?:[\u4e00-\u9fff]{{0,4}}?){_ZPET}"
                    r"(?:[，,]?(?:叫|名叫|取名(?:叫)?|名字叫)(?P<name>[\u4e00-\u9fffA-Za-z]{1,6}))?"),
     ("pet", False, rf"我(?:家|们家)?(?:的)?{_ZPET}(?:叫|名叫|名字叫)(?P<name>[\u4e00-\u9fffA-Za-z]{{1,6}}?){_ZEND}"),
+    ("pet", True, r"我(?:家|们家)(?:的)?(?P<name>[\u4e00-\u9fffA-Za-z]{1,4}?)(?:去世了|走了|死了|没了|去喵星了|去汪星了)"),
     ("pet", True, rf"我(?:家|们家)?(?:的)?{_ZPET}(?P<name>[\u4e00-\u9fffA-Za-z]{{0,6}}?)"
                   r"(?:去世了|走了|死了|没了|去喵星了|去汪星了|丢了)"),
     ("partner", False, r"我(?:的)?(?:老公|老婆|男朋友|女朋友|男友|女友|对象|未婚夫|未婚妻)"
-                       r"(?:叫|是)(?P<value>[\u4e00-\u9fffA-Za-z]{1,6}?)(?=[，。！？,.!?\s]|$)"),
+                       r"(?:叫|是)?(?P<value>[\u4e00-\u9fffA-Za-z]{1,6}?)"
+                       r"(?=[，。！？,.!?\s]|在|说|也|都|还|就|很|今天|昨天|已经|$)"),
+    ("partner", False, r"我(?:的)?(?:老公|老婆|男朋友|女朋友|男友|女友|对象|未婚夫|未婚妻)"
+                       r"(?P<value>[\u4e00-\u9fff]{2})(?=[\u4e00-\u9fff])"),
     ("partner", True, r"我(?:和|跟)(?P<value>[\u4e00-\u9fffA-Za-z]{1,6}?)(?:分手了|离婚了)"),
+    ("child", False, r"我(?:的)?(?:儿子|女儿|宝宝)(?P<value>[\u4e00-\u9fff]{2})(?=[\u4e00-\u9fff，。！？,.!?]|$)"),
     ("child", False, r"我(?:的)?(?:儿子|女儿|孩子|宝宝)(?:叫|名叫|名字叫)(?P<value>[\u4e00-\u9fffA-Za-z]{1,6}?)"
                      r"(?=[，。！？,.!?\s了]|$)"),
     ("allergic_to", False, rf"我对{_ZV}(?:严重|有点|有些)?过敏"),
-    ("allergic_to", True, rf"我对{_ZV}(?:已经)?不(?:再)?过敏了"),
+    ("allergic_to", True, rf"我(?:现在|已经)?对{_ZV}(?:已经)?不(?:再)?过敏了"),
     ("likes", False, rf"我(?:超|很|特别|最|真的|非常|也)?(?:喜欢|爱)(?:吃|喝|玩|看|听)?(?!你|他|她|它|这|那|上){_ZV}{_ZEND}"),
     ("dislikes", False, rf"我(?:很|特别|真的|最|也)?(?:讨厌|不喜欢|受不了|不爱)(?:吃|喝|玩|看|听)?(?!你|他|她|它|这|那){_ZV}{_ZEND}"),
     ("likes", True, rf"我(?:已经)?(?:不再喜欢|不喜欢)?{_ZV}?(?:不喝|不吃|不玩)(?:了)"),
     ("likes", True, rf"我(?:已经)?不(?:再)?(?:喝|吃|玩){_ZV}了"),
+    ("likes", True, rf"(?:我)?以前(?:很|特别|最|超)?(?:喜欢|爱)(?:吃|喝|玩|看|听)?{_ZV}{_ZEND}"),
+    ("dislikes", True, rf"(?:我)?以前(?:很|特别|最|超)?(?:讨厌|不喜欢|受不了)(?:吃|喝)?{_ZV}{_ZEND}"),
     ("owns", False, rf"我{_ZT}(?:买了|入手了|提了)(?:一|辆|台|个|套|部)*"
                     r"(?P<value>[\u4e00-\u9fffA-Za-z0-9]{0,10}?(?:车|房|电脑|相机|吉他|钢琴|自行车|摩托|手机|平板|房子))"),
     ("owns", True, r"我(?:已经|刚)?(?:把)?(?:我的)?(?P<value>[\u4e00-\u9fffA-Za-z0-9]{1,10}?(?:车|房|电脑|相机|吉他|钢琴|自行车|摩托|房子))"
@@ -227,12 +266,14 @@ def _zh(text: str) -> list[Statement]:
     part of the clause (since the last comma) names somebody else first is not the speaker's."""
     out: list[Statement] = []
     for clause in _ZH_CLAUSE.findall(text):
-        if _ZH_HEDGE.search(clause):
-            continue
         for attribute, ends, pattern in _ZH:
             for m in pattern.finditer(clause):
-                part = clause[max(clause.rfind("，", 0, m.start()), clause.rfind(",", 0, m.start()),
-                                  0):m.start() + 1]
+                begin = max(clause.rfind("，", 0, m.start()), clause.rfind(",", 0, m.start()), 0)
+                stops = [i for i in (clause.find("，", m.end()), clause.find(",", m.end()))
+                         if i >= 0]
+                if _ZH_HEDGE.search(clause[begin:min(stops) if stops else len(clause)]):
+                    continue  # a plan, a wish, a question: in the statement's own part
+                part = clause[begin:m.start() + 1]
                 if _ZH_OTHERS.search(part) and "我" not in part[-2:]:
                     continue
                 statement = _statement(attribute, ends, m)
@@ -272,18 +313,26 @@ def _tidy(value: str) -> str:
         value = trimmed
     if re.search(r"[\u4e00-\u9fff]", value):
         value = _ZH_TRAIL.sub("", value)
+        value = value.rsplit("的", 1)[-1] or value  # 自由职业的平面设计师 → 平面设计师
     return value.strip()
 
 
 def _dedupe(items: list[Statement]) -> list[Statement]:
-    return list(dict.fromkeys(items))
+    """One statement per (attribute, value, ends), the first (which names the kind, if any)."""
+    seen: dict[tuple[str, str, bool], Statement] = {}
+    for item in items:
+        seen.setdefault((item.attribute, item.value.casefold(), item.ends), item)
+    return list(seen.values())
 
 
 def statements(text: str) -> list[Statement]:
     """What one turn states about its speaker, in the order said (zh and en)."""
     found = _zh(text) if re.search(r"[\u4e00-\u9fff]", text) else []
     found += _en(text)
-    return _dedupe(found)
+    # "my cat Miso passed away" names Miso too: the ending is what the turn says
+    ended = {(f.attribute, f.value.casefold()) for f in found if f.ends}
+    return _dedupe([f for f in found
+                    if f.ends or (f.attribute, f.value.casefold()) not in ended])
 
 
 def same_value(a: str, b: str) -> bool:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from pydantic import BaseModel, Field
 
@@ -34,6 +34,7 @@ from chalicelib.domain.refs import message_ref
 from chalicelib.domain.textproc import is_cjk
 from chalicelib.ports import Services
 
+_SAME_TALK = timedelta(hours=6)  # an unnamed ending does not end what was just told
 CORE_EVERY_RECALLS = 20  # a window is sent its core block again after this many recalls
 _CONTRARY = {"likes": "dislikes", "dislikes": "likes"}
 
@@ -102,14 +103,17 @@ def _end(mine: list[Fact], space: str, person: str, statement: Statement, at: da
          ref: str, now: datetime) -> list[Fact]:
     open_ = [f for f in mine if f.attribute == statement.attribute and f.valid_to is None
              and (f.valid_from is None or f.valid_from <= at)]
-    if statement.value != "*":
+    if statement.value == "*":  # "I handed in my notice": the job held before this talk
+        open_ = [f for f in open_ if f.valid_from is None or at - f.valid_from > _SAME_TALK]
+    else:
         open_ = [f for f in open_ if same_value(f.value, statement.value)
                  or (f.kind and (same_value(f.kind, statement.value)
                                  or same_value(f.kind, statement.kind or "\0")))]
     if open_:
         return [_closed(f, at, ref) for f in open_]
-    if statement.value == "*" or any(f.closed_by == ref for f in mine):
-        return []
+    if (statement.value == "*" or any(f.closed_by == ref for f in mine)
+            or statement.attribute in ("pet", "partner", "child")):
+        return []  # a name that "died" or "left" is nobody's pet we knew of: nothing to keep
     # an ending of something never told ("I used to love coffee"): kept, closed
     return [Fact(scope=space, key=fact_key(person, statement.attribute, statement.value, None),
                  person=person, attribute=statement.attribute, value=statement.value,

@@ -1,0 +1,196 @@
+"""`annals bench facts`: facts that change over time, on the scripted story set
+bench/data/fact_stories.json (20 stories, zh and en; bench/data/fact_stories.md).
+
+Each story is told to its own space session by session, as a chat host would (PUT the
+session, then POST …/extract through the use-cases), and then its user's profile
+(chalicelib.usecases.facts.profile) is scored against the story's expectations:
+
+- current right: of the values the story says hold at the end, the share the profile has as
+  current facts of that attribute (values matched loosely: one names the other);
+- closed right: of the values that held and ended, the share the profile has closed, with
+  `valid_to` inside the session that told the change (at or after its start, before the next
+  session's);
+- extra current: current facts the story does not expect (a value the rules misread, or a
+  fact of somebody else taken for the user's) — reported, as the price of the recall above;
+- the core block: its size in tokens (≤ ANNALS_CORE_TOKENS) and what it adds to a hook call
+  (p50/p95 ms with the core layer on and off, same spaces, same turns).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+DATA = Path(__file__).parent / "data" / "fact_stories.json"
+
+
+def _services(root: Path, embedder: str):
+    from chalicelib.config import Settings
+    from chalicelib.wiring import build_services
+
+    settings = Settings(data_dir=root, embedder=embedder, schedule="off", salience="rules",
+                        extract_sync_max_messages=10_000, extract_sync_max_chars=10**9,
+                        _env_file=None)
+    return build_services(settings, index="inline")
+
+
+def tell(services, space: str, story: dict[str, Any]) -> None:
+    from chalicelib.domain.models import MessageIn, PutMessagesRequest
+    from chalicelib.usecases.extract import run_extraction
+    from chalicelib.usecases.ingest import put_messages
+
+    for session in story["sessions"]:
+        start = datetime.fromisoformat(session["at"])
+        messages = [MessageIn(seq=i, role=m["role"], speaker=m["speaker"], content=m["content"],
+                              at=start.replace(minute=min(59, start.minute + i)))
+                    for i, m in enumerate(session["messages"])]
+        put_messages(services, space, session["session"], PutMessagesRequest(messages=messages))
+        run_extraction(services, space, session["session"])
+
+
+def _matches(expected: str, value: str) -> bool:
+    from chalicelib.domain.facts import same_value
+
+    a, b = expected.casefold(), value.casefold()
+    return same_value(a, b) or a in b or b in a
+
+
+def score(services, space: str, story: dict[str, Any]) -> dict[str, Any]:
+    from chalicelib.domain.errors import NotFound
+    from chalicelib.usecases.facts import profile
+
+    try:
+        facts = profile(services, space, story["person"]).facts
+    except NotFound:
+        facts = []
+    starts = {s["session"]: datetime.fromisoformat(s["at"]) for s in story["sessions"]}
+    order = [s["session"] for s in story["sessions"]]
+    current = [f for f in facts if f.current]
+    cur_hits = [e for e in story["expect"]["current"]
+                if any(f.attribute == e["attribute"] and _matches(e["value"], f.value)
+                       for f in current)]
+    closed_hits = []
+    for e in story["expect"]["closed"]:
+        lo = starts[e["closed_in"]]
+        nxt = order.index(e["closed_in"]) + 1
+        hi = starts[order[nxt]] if nxt < len(order) else None
+        if any(f.attribute == e["attribute"] and _matches(e["value"], f.value)
+               and f.valid_to is not None and f.valid_to >= lo and (hi is None or f.valid_to < hi)
+               for f in facts if not f.current):
+            closed_hits.append(e)
+    extra = [f"{f.attribute}={f.value}" for f in current
+             if not any(f.attribute == e["attribute"] and _matches(e["value"], f.value)
+                        for e in story["expect"]["current"])]
+    return {"id": story["id"], "lang": story["lang"],
+            "current": len(story["expect"]["current"]), "current_right": len(cur_hits),
+            "closed": len(story["expect"]["closed"]), "closed_right": len(closed_hits),
+            "extra_current": extra,
+            "missed_current": [f"{e['attribute']}={e['value']}"
+                               for e in story["expect"]["current"] if e not in cur_hits],
+            "missed_closed": [f"{e['attribute']}={e['value']}@{e['closed_in']}"
+                              for e in story["expect"]["closed"] if e not in closed_hits]}
+
+
+def hook_costs(services, spaces: list[str], calls: int = 30) -> dict[str, Any]:
+    """A small-talk hook call in each space, with the core layer on and off (each call in a
+    window of its own, so the core block is built and sent every time: its whole cost)."""
+    from chalicelib.domain.models import RecallRequest
+    from chalicelib.usecases.facts import hook_core
+    from chalicelib.usecases.recall import recall_hook_sized
+    from chalicelib.usecases.recall.context import estimate_tokens
+
+    out: dict[str, list[float]] = {"on": [], "off": []}
+    sizes: list[int] = []
+    budget = services.settings.core_tokens
+    for mode in ("off", "on", "off", "on"):
+        services.settings.core_tokens = budget if mode == "on" else 0
+        for i in range(calls):
+            space = spaces[i % len(spaces)]
+            request = RecallRequest(query="哈哈好的，晚安～" if "zh" in space else "haha ok, night!",
+                                    window=f"bench-{mode}-{i}-{time.monotonic_ns()}")
+            t0 = time.perf_counter()
+            recall_hook_sized(services, space, request)
+            core = hook_core(services, space, request)
+            out[mode].append(time.perf_counter() - t0)
+            if mode == "on" and core:
+                sizes.append(estimate_tokens(core))
+    services.settings.core_tokens = budget
+
+    def ms(values: list[float], q: float) -> float:
+        ordered = sorted(values)
+        return round(ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))] * 1000, 2)
+
+    return {"on_p50_ms": ms(out["on"], 50), "on_p95_ms": ms(out["on"], 95),
+            "off_p50_ms": ms(out["off"], 50), "off_p95_ms": ms(out["off"], 95),
+            "added_p95_ms": round(ms(out["on"], 95) - ms(out["off"], 95), 2),
+            "core_tokens_max": max(sizes, default=0),
+            "core_tokens_median": statistics.median(sizes) if sizes else 0,
+            "budget": budget, "calls": len(out["on"])}
+
+
+def run_facts(path: Path = DATA, embedder: str = "hash", progress: bool = True,
+              json_path: str | None = None) -> dict[str, Any]:
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    with tempfile.TemporaryDirectory(prefix="annals-facts-") as tmp:
+        services = _services(Path(tmp), embedder)
+        rows, spaces = [], []
+        for story in data["stories"]:
+            space = f"story-{story['id']}"
+            if progress:
+                print(f"telling {story['id']}", file=sys.stderr, flush=True)
+            tell(services, space, story)
+            rows.append(score(services, space, story))
+            spaces.append(space)
+        costs = hook_costs(services, spaces)
+    report = {"stories": rows, "by_lang": _by_lang(rows), "hook": costs,
+              "targets": {}}
+    for lang, agg in report["by_lang"].items():
+        report["targets"][f"{lang}: current values right >= 0.90"] = agg["current_share"] >= 0.9
+        report["targets"][f"{lang}: changed facts closed at the right session >= 0.85"] = \
+            agg["closed_share"] >= 0.85
+    report["targets"]["core layer adds <= 5 ms p95 to a hook call"] = costs["added_p95_ms"] <= 5
+    report["targets"]["core block within its budget"] = costs["core_tokens_max"] <= costs["budget"]
+    if json_path:
+        Path(json_path).write_text(json.dumps(report, ensure_ascii=False, indent=2))
+    return report
+
+
+def _by_lang(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    out = {}
+    for lang in sorted({r["lang"] for r in rows}):
+        mine = [r for r in rows if r["lang"] == lang]
+        cur, cur_ok = sum(r["current"] for r in mine), sum(r["current_right"] for r in mine)
+        clo, clo_ok = sum(r["closed"] for r in mine), sum(r["closed_right"] for r in mine)
+        out[lang] = {"stories": len(mine), "current": cur, "current_right": cur_ok,
+                     "current_share": round(cur_ok / cur, 3) if cur else 0.0,
+                     "closed": clo, "closed_right": clo_ok,
+                     "closed_share": round(clo_ok / clo, 3) if clo else 0.0,
+                     "extra_current": sum(len(r["extra_current"]) for r in mine)}
+    return out
+
+
+def format_report(report: dict[str, Any]) -> str:
+    lines = ["| lang | stories | current right | closed at the right session | extra current |",
+             "|---|---|---|---|---|"]
+    for lang, a in report["by_lang"].items():
+        lines.append(f"| {lang} | {a['stories']} | {a['current_right']}/{a['current']} = "
+                     f"{a['current_share']:.3f} | {a['closed_right']}/{a['closed']} = "
+                     f"{a['closed_share']:.3f} | {a['extra_current']} |")
+    h = report["hook"]
+    lines.append(f"hook call (small talk, {h['calls']} calls each): core on p50/p95 "
+                 f"{h['on_p50_ms']}/{h['on_p95_ms']} ms, off {h['off_p50_ms']}/{h['off_p95_ms']}"
+                 f" ms → adds {h['added_p95_ms']} ms p95; core block {h['core_tokens_median']} "
+                 f"tokens median, {h['core_tokens_max']} max (budget {h['budget']})")
+    for row in report["stories"]:
+        if row["missed_current"] or row["missed_closed"] or row["extra_current"]:
+            lines.append(f"{row['id']}: missed {row['missed_current'] + row['missed_closed']}"
+                         f"; extra {row['extra_current']}")
+    for target, ok in report["targets"].items():
+        lines.append(f"{'PASS' if ok else 'FAIL'}  {target}")
+    return "\n".join(lines)
