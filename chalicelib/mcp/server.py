@@ -52,6 +52,7 @@ ANNOTATIONS = {
     "timeline": READ_ONLY,
     "find_thread": READ_ONLY,
     "read_thread_materials": READ_ONLY,
+    "read_profile": READ_ONLY,
     "save_memory": ToolAnnotations(read_only_hint=False, destructive_hint=False,
                                    idempotent_hint=False, open_world_hint=False),
     "edit_memory": ToolAnnotations(read_only_hint=False, destructive_hint=True,
@@ -64,7 +65,7 @@ ANNOTATIONS = {
 TITLES = {
     "recall_memory": "Recall memories", "read_memory": "Read memories",
     "timeline": "Timeline", "find_thread": "Find a thread",
-    "read_thread_materials": "Read a thread's materials",
+    "read_thread_materials": "Read a thread's materials", "read_profile": "Read a profile",
     "save_memory": "Save a memory", "edit_memory": "Edit a memory",
     "forget_memory": "Forget a memory", "report_delivery": "Report used memories",
 }

@@ -52,6 +52,7 @@ from chalicelib.mcp.caller import Caller, current_caller
 from chalicelib.usecases import deliveries as deliveries_uc
 from chalicelib.usecases import events as events_uc
 from chalicelib.usecases import export as export_uc
+from chalicelib.usecases import facts as facts_uc
 from chalicelib.usecases.graph import threads as threads_uc
 from chalicelib.usecases.recall import recall_hook_sized
 from chalicelib.usecases.recall.context import clean_line, clean_text
@@ -59,7 +60,7 @@ from chalicelib.usecases.recall.context import clean_line, clean_text
 F = TypeVar("F", bound=Callable[..., Any])
 
 READ_TOOLS = ("recall_memory", "read_memory", "timeline", "find_thread",
-              "read_thread_materials")
+              "read_thread_materials", "read_profile")
 WRITE_TOOLS = ("save_memory", "edit_memory", "forget_memory", "report_delivery")
 MAX_IDS = 50
 PAGE = 10  # memories per read_memory call (5 with evidence)
@@ -189,6 +190,24 @@ class ThreadMaterials(BaseModel):
     aliases: list[str] = Field(default_factory=list)
     materials: list[Material] = Field(description="its memories, oldest first")
     summaries: list[str] = Field(default_factory=list, description="ids of its summaries")
+
+
+class ProfileFact(BaseModel):
+    attribute: str = Field(description="lives_in, works_at, works_as, studies, pet, partner, "
+                                       "child, allergic_to, likes, dislikes, owns, learning")
+    value: str
+    kind: str = ""
+    since: str | None = Field(default=None, description="when it was first told (a date)")
+    until: str | None = Field(default=None, description="when it changed or ended; null: "
+                                                        "true now")
+    current: bool
+    sources: list[str] = Field(description="message refs that state it, for read_memory")
+
+
+class ProfileResult(BaseModel):
+    name: str
+    facts: list[ProfileFact] = Field(description="current facts first, then the ended ones, "
+                                                 "latest first")
 
 
 class DeliveryResult(BaseModel):
@@ -569,6 +588,18 @@ def read_thread_materials(id: Annotated[str, Field(pattern=ID_PATTERN, descripti
                    for e in detail.materials])
 
 
+@tool_errors
+def read_profile(name: Annotated[str, Field(min_length=1, max_length=100, description=(
+        "the person's name as they speak in the chat, e.g. 小明 or Mia"))]) -> ProfileResult:
+    caller = reader()
+    found = facts_uc.profile(caller.services, caller.space, name)
+    return ProfileResult(name=clean_line(found.name), facts=[ProfileFact(
+        attribute=f.attribute, value=clean_line(f.value), kind=clean_line(f.kind),
+        since=f.valid_from.date().isoformat() if f.valid_from else None,
+        until=f.valid_to.date().isoformat() if f.valid_to else None, current=f.current,
+        sources=f.sources[:20]) for f in found.facts])
+
+
 def timeline_markdown(space: str) -> str:
     """The resource annals://{space}/timeline.md: the space's chronicle as Markdown, its
     stored text contained like recall's context (chalicelib.usecases.export; the SDK has
@@ -643,6 +674,12 @@ DESCRIPTIONS = {
         "whole story (\"京都那次旅行从计划到回来是怎样的\", \"how did the move go?\"). "
         "Returns thread ids and titles, best match first; read one with "
         "read_thread_materials. Example: {\"query\": \"京都旅行\"}."),
+    "read_profile": (
+        "Read what is true about a person now, and what was: where they live, work, what "
+        "they study or learn, their pets, partner and children, allergies, likes and "
+        "dislikes, what they own — each with when it was told and, if it changed, when it "
+        "ended. Use it before answering \"我现在住哪来着\", \"what's my cat called?\", or to "
+        "avoid suggesting what they cannot eat. Example: {\"name\": \"小明\"}."),
     "read_thread_materials": (
         "Read a thread's materials: its memories oldest first (date, title, summary, the "
         "messages each cites) and its summaries. A memory with status \"superseded\" was "
@@ -654,6 +691,7 @@ DESCRIPTIONS = {
 TOOLS: dict[str, Callable[..., Any]] = {
     "recall_memory": recall_memory, "read_memory": read_memory, "timeline": timeline,
     "find_thread": find_thread, "read_thread_materials": read_thread_materials,
+    "read_profile": read_profile,
     "save_memory": save_memory, "edit_memory": edit_memory, "forget_memory": forget_memory,
     "report_delivery": report_delivery,
 }

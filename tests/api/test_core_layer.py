@@ -74,3 +74,19 @@ def test_profiles_show_current_facts_and_their_history(client):
     missing = client.http.get(f"{SP}/profiles/nobody", headers=AUTH)
     assert missing.status_code == 404
     assert json.loads(missing.body)["error"]["code"] == "not_found"
+
+
+def test_mcp_read_profile(client):
+    from tests.api.test_mcp import Rpc
+
+    story(client)
+    rpc = Rpc(client, path=f"{SP}/mcp")
+    rpc.initialize()
+    answer = rpc("tools/call", {"name": "read_profile", "arguments": {"name": "Mia"}})
+    mia = answer["result"]["structuredContent"]
+    now = {f["attribute"]: f["value"] for f in mia["facts"] if f["current"]}
+    assert now["lives_in"] == "Berlin" and now["pet"] == "Miso"
+    munich = next(f for f in mia["facts"] if f["value"] == "Munich")
+    assert munich["until"] == "2026-02-10" and munich["current"] is False
+    missing = rpc("tools/call", {"name": "read_profile", "arguments": {"name": "Nobody"}})
+    assert missing["result"].get("isError")

@@ -18,9 +18,10 @@ from tests.extract_double import OneEventPerStatement
 SP = "/v1/spaces/me"
 MCP = SP + "/mcp"
 ALL_TOOLS = {"recall_memory", "read_memory", "timeline", "save_memory", "edit_memory",
-             "forget_memory", "report_delivery", "find_thread", "read_thread_materials"}
+             "forget_memory", "report_delivery", "find_thread", "read_thread_materials",
+             "read_profile"}
 READ_TOOLS = {"recall_memory", "read_memory", "timeline", "find_thread",
-              "read_thread_materials"}
+              "read_thread_materials", "read_profile"}
 MESSAGES = [
     {"seq": 1, "role": "user", "speaker": "小明", "content": "我今天领养了一只橘猫，取名叫奶糖",
      "at": "2026-06-01T20:00:00+08:00"},
