@@ -86,9 +86,10 @@ export async function features() {
     const doc = await resp.json();
     const paths = Object.keys(doc.paths || {});
     const has = (tail) => paths.some((p) => p.startsWith('/v1/spaces/{space}/') && p.endsWith(tail));
-    return {threads: has('/threads'), entities: has('/entities'), graph: has('/graph'), forget: has('/forget')};
+    return {threads: has('/threads'), entities: has('/entities'), graph: has('/graph'), forget: has('/forget'),
+      profiles: has('/profiles')};
   } catch {
-    return {threads: false, entities: false, graph: false, forget: false};
+    return {threads: false, entities: false, graph: false, forget: false, profiles: false};
   }
 }
 

@@ -63,6 +63,34 @@ function span(events) {
   return first === last ? first : `${first} – ${last}`;
 }
 
+/** A person's profile (GET …/profiles/{name}), or null: none yet, or a server without it. */
+async function profileOf(app, name) {
+  if (!app.features.profiles) return null;
+  try {
+    return await app.api.get(app.path('profiles', name));
+  } catch (err) {
+    if (err.status !== 404) app.fail(err);
+    return null;
+  }
+}
+
+/** The facts told about a person: the current ones, then what held before and until when. */
+function factsCard(profile) {
+  const facts = profile ? profile.facts : [];
+  const day = (iso) => (iso ? iso.slice(0, 10) : '');
+  const item = (f) => h('li', {class: 'fact'},
+    h('span', {class: 'muted'}, t(`fact.${f.attribute}`)), ' ', h('strong', {}, f.value),
+    f.kind ? h('span', {class: 'muted small'}, ` (${f.kind})`) : null, ' ',
+    h('span', {class: 'muted small'}, [f.valid_from ? t('people.since', {d: day(f.valid_from)}) : '',
+      f.valid_to ? ` ${t('people.until', {d: day(f.valid_to)})}` : ''].join('')));
+  const now = facts.filter((f) => f.current);
+  const before = facts.filter((f) => !f.current);
+  return h('div', {class: 'facts', 'data-facts': String(facts.length)},
+    now.length ? [h('h3', {}, t('people.facts')), h('ul', {class: 'plain-list'}, now.map(item))]
+      : h('p', {class: 'muted small'}, t('people.nofacts')),
+    before.length ? [h('h3', {}, t('people.was')), h('ul', {class: 'plain-list'}, before.map(item))] : null);
+}
+
 export async function renderPeople(main, [selected], app) {
   const {events: all, complete, entities, threads, relations} = await loadGraph(app);
   const events = all.filter((e) => !isSummary(e));
@@ -99,9 +127,11 @@ export async function renderPeople(main, [selected], app) {
         : h('p', {class: 'muted'}, t('people.noevents')));
   } else {
     const name = entity ? entity.name : chosen;
+    const profile = name ? await profileOf(app, name) : null;
     detail = name
       ? h('section', {class: 'card', 'aria-labelledby': 'person-h'},
         h('h2', {id: 'person-h'}, name, ' ', h('span', {class: 'muted small'}, t('people.count', {n: people.get(name).length}))),
+        factsCard(profile),
         people.get(name).length ? h('ol', {class: 'events compact'}, people.get(name).map((e) => eventItem(app, e, {thread: inThread[e.id]})))
           : h('p', {class: 'muted'}, t('people.noevents')))
       : h('section', {class: 'card'}, h('h2', {}, t('people.pick')), h('p', {class: 'muted'}, t('people.pickhint')));
