@@ -66,7 +66,41 @@ def learn(services: Services, space: str, messages: Sequence[Message],
                 facts[fact.key] = changed[fact.key] = fact
     for fact in changed.values():
         services.store.put_record(fact)
+    link_changes(services, space, [f for f in changed.values()
+                                   if f.closed_by and f.attribute in SINGLE
+                                   and f.closed_by not in f.sources])
     return list(changed.values())
+
+
+def link_changes(services: Services, space: str, closed: Sequence[Fact]) -> None:
+    """A value replaced by a new one (Munich → Berlin) is an `updates` relation between the
+    events that tell them, with the two values as its evidence: recall then shows the new
+    event and the old one only for a question about the past (usecases.recall.updates).
+    An ending with no new value ("my cat died") links nothing: the old event is still what
+    happened."""
+    if not closed:
+        return
+    from chalicelib.ports import iter_events
+    from chalicelib.usecases.graph.relations import relation, save_relations
+
+    citing: dict[str, str] = {}
+    for event in iter_events(services.store, space):
+        if event.kind == "summary":
+            continue
+        for source in event.sources:
+            for seq in range(source.seq_start, source.seq_end + 1):
+                citing.setdefault(message_ref(source.session, seq), event.id)
+    facts = services.store.list_records(Fact, space)
+    links = []
+    for old in closed:
+        new = next((f for f in facts if f.person == old.person and f.attribute == old.attribute
+                    and old.closed_by in f.sources), None)
+        src, dst = citing.get(old.closed_by or ""), citing.get(old.sources[0])
+        if new is None or not src or not dst or src == dst:
+            continue
+        note = f"{old.attribute}: {old.value} → {new.value}"
+        links.append(relation(space, src, "updates", dst, note, services.clock()))
+    save_relations(services, space, links)
 
 
 def apply(facts: dict[str, Fact], space: str, person: str, statement: Statement, at: datetime,

@@ -90,3 +90,24 @@ def test_mcp_read_profile(client):
     assert munich["until"] == "2026-02-10" and munich["current"] is False
     missing = rpc("tools/call", {"name": "read_profile", "arguments": {"name": "Nobody"}})
     assert missing["result"].get("isError")
+
+
+def test_recall_knows_now_from_then(client):
+    """The new home's event updates the old one: a question about now gets Berlin without
+    Munich, one about the past finds Munich."""
+    told(client, "s1", "01-05", [("user", "I live in Munich, in a flat near the river."),
+                                 ("assistant", "Sounds lovely!")])
+    told(client, "s2", "02-10", [("user", "Big news: we finally moved to Berlin!"),
+                                 ("assistant", "Congratulations!")])
+    relations = [r for e in call(client, "get", f"{SP}/events")["events"]
+                 for r in call(client, "get", f"{SP}/events/{e['id']}")["relations"]]
+    assert any(r["kind"] == "updates" for r in relations)
+
+    def texts(query: str) -> str:
+        cards = call(client, "post", f"{SP}/recall", {"query": query, "max_cards": 5,
+                                                      "min_relevance": 0})["cards"]
+        return " ".join(c["text"] for c in cards)
+
+    now = texts("Where does Mia live now?")
+    assert "Berlin" in now and "Munich" not in now
+    assert "Munich" in texts("Where did Mia live before Berlin?")
