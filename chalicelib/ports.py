@@ -325,6 +325,11 @@ class ExtractionContext:
     session: str
     earlier: list[Message] = field(default_factory=list)  # a few messages before, for context
     nearby_events: list[Event] = field(default_factory=list)
+    # Filled by an extractor that reads lasting facts itself (the LLM's): seq → what the
+    # message states about its speaker, for the seqs it read (`facts_read`); the others are
+    # read by the offline rules (chalicelib.usecases.facts.learn).
+    facts: dict[int, list[Any]] = field(default_factory=dict)
+    facts_read: set[int] = field(default_factory=set)
 
 
 @runtime_checkable

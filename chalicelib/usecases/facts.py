@@ -50,9 +50,12 @@ def person_of(msg: Message) -> str | None:
 
 
 def learn(services: Services, space: str, messages: Sequence[Message],
-          now: datetime | None = None) -> list[Fact]:
+          now: datetime | None = None, told: dict[int, list[Statement]] | None = None
+          ) -> list[Fact]:
     """Read the user turns of `messages` (in time order) into the space's facts; the facts
-    written. Idempotent: a turn read again adds nothing."""
+    written. `told`: what an extractor (the LLM's) read per seq; the turns it did not read go
+    through the offline rules. Idempotent: a turn read again adds nothing."""
+    told = told or {}
     now = now or services.clock()
     facts = {f.key: f for f in services.store.list_records(Fact, space)}
     changed: dict[str, Fact] = {}
@@ -61,7 +64,8 @@ def learn(services: Services, space: str, messages: Sequence[Message],
         if person is None:
             continue
         ref = message_ref(msg.session, msg.seq)
-        for statement in statements(services.clean(msg.content)):
+        said = told[msg.seq] if msg.seq in told else statements(services.clean(msg.content))
+        for statement in said:
             for fact in apply(facts, space, person, statement, msg.at, ref, now):
                 facts[fact.key] = changed[fact.key] = fact
     for fact in changed.values():

@@ -131,7 +131,9 @@ def _extract_session(services: Services, space: str, session: str,
     # Entities, threads, relations (docs/graph.md): idempotent, and before marking, so a
     # failure retries them with the batch.
     graph.after_extraction(services, space, session, events, now, mentions)
-    facts.learn(services, space, messages, now)  # idempotent too: a turn read again adds nothing
+    # idempotent too: a turn read again adds nothing; what the LLM read, else the rules
+    facts.learn(services, space, messages, now,
+                {seq: ctx.facts.get(seq, []) for seq in ctx.facts_read})
     # Before marking: a failure here retries the batch, which writes the same summaries.
     summaries.summarise_session(services, space, session, now, batch)
     store.mark_extracted(space, session, max(m.seq for m in messages))
