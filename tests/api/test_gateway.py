@@ -436,3 +436,26 @@ def test_memory_text_never_reaches_the_logs(lam, gateway, double, caplog):
     assert "gateway turn stored in tavern/w1: memory=hit cards=1" in logged
     for secret in (MEMORY, QUESTION, "橘猫", "奶糖"):
         assert secret not in logged
+
+
+def test_the_core_layer_reaches_the_model_once_per_window(lam, gateway, double):
+    """A small-talk turn gets no card, but the current facts of the chat's user are injected
+    as a system message — once per window until they change (issue 24)."""
+    from chalicelib.domain.models import Message
+    from chalicelib.usecases import facts
+
+    told = Message(space=SPACE, session="old", seq=0, role="user", speaker="小明",
+                   content="我搬到杭州了，我养了一只橘猫，叫奶糖。",
+                   at=datetime(2026, 5, 1, 20, tzinfo=UTC), content_hash="h")
+    facts.learn(gateway, SPACE, [told])
+    from chalicelib.usecases.people import remember_people
+
+    remember_people(gateway, SPACE, ["小明"], users=["小明"])
+    double.reply_text("晚安～").reply_text("晚安！")
+    for _ in range(2):
+        sdk(lam).chat.completions.create(model="m", messages=conversation("哈哈晚安"))
+    first, second = double.requests[-2], double.requests[-1]
+    injected = [m["content"] for m in first["messages"] if m["role"] == "system"][1:]
+    assert len(injected) == 1 and "杭州" in injected[0] and "奶糖" in injected[0]
+    later = " ".join(m["content"] for m in second["messages"][1:] if m["role"] == "system")
+    assert "杭州" not in later  # the window had it already
