@@ -268,7 +268,7 @@ def _jobs(url: str, key: str, wait: float) -> list[dict[str, Any]]:
 
 def run_attack(seconds: float = 120, idle_seconds: float = 30, recallers: int = 16,
                attacker_pause: float = 0.05, embedder: str = "e5-local",
-               job_wait: float = 1800, progress: bool = True) -> dict[str, Any]:
+               job_wait: float = 5400, progress: bool = True) -> dict[str, Any]:
     admin = "ak_bench_" + secrets.token_hex(16)
     with tempfile.TemporaryDirectory(prefix="annals-attack-") as tmp:
         server = Server(Path(tmp), admin, embedder)
