@@ -27,7 +27,7 @@ from pydantic import BaseModel, Field
 from chalicelib.domain.containment import clean_line
 from chalicelib.domain.errors import NotFound
 from chalicelib.domain.facts import ATTRIBUTES, LABELS, SINGLE, Statement, same_value, statements
-from chalicelib.domain.models import Message
+from chalicelib.domain.models import Message, RecallRequest
 from chalicelib.domain.names import is_placeholder
 from chalicelib.domain.records import CoreDelivery, Fact, Person
 from chalicelib.domain.refs import message_ref
@@ -292,7 +292,8 @@ def chat_people(services: Services, space: str, texts: Iterable[str]) -> list[st
     return list(dict.fromkeys([*users, *named, "user"]))
 
 
-def hook_core(services: Services, space: str, request, *, may_write: bool = True) -> str | None:
+def hook_core(services: Services, space: str, request: RecallRequest, *,
+              may_write: bool = True) -> str | None:
     """POST …/hook/recall's core_context: `core_for` the request's query, recent turns and
     window."""
     texts = [request.query, *(t.content for t in request.recent)]
