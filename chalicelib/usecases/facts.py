@@ -29,7 +29,7 @@ from chalicelib.domain.errors import NotFound
 from chalicelib.domain.facts import ATTRIBUTES, LABELS, SINGLE, Statement, same_value, statements
 from chalicelib.domain.models import Message, RecallRequest
 from chalicelib.domain.names import is_placeholder
-from chalicelib.domain.records import CoreDelivery, Fact, Person
+from chalicelib.domain.records import CoreDelivery, Entity, Fact, Person
 from chalicelib.domain.refs import message_ref
 from chalicelib.domain.textproc import is_cjk
 from chalicelib.ports import Services
@@ -188,7 +188,8 @@ class FactView(BaseModel):
 
 class Profile(BaseModel):
     name: str
-    aliases: list[str] = Field(default_factory=list)
+    aliases: list[str] = Field(default_factory=list, description="other names the memory "
+                                                               "graph knows them by")
     facts: list[FactView] = Field(description="current facts first (in attribute order), "
                                               "then the closed ones, latest first")
 
@@ -202,7 +203,10 @@ def profiles(services: Services, space: str) -> ProfileList:
     people = [p.key for p in services.store.list_records(Person, space)
               if not is_placeholder(p.key)]
     names = list(dict.fromkeys([*people, *(f.person for f in facts)]))
-    return ProfileList(profiles=[_profile(name, [f for f in facts if f.person == name])
+    aliases = {e.name: e.aliases for e in services.store.list_records(Entity, space)
+               if e.kind == "person"}
+    return ProfileList(profiles=[_profile(name, [f for f in facts if f.person == name],
+                                          aliases.get(name, []))
                                  for name in names])
 
 
@@ -214,13 +218,13 @@ def profile(services: Services, space: str, name: str) -> Profile:
     raise NotFound(f"no profile {name!r} in space {space!r}")
 
 
-def _profile(name: str, facts: list[Fact]) -> Profile:
+def _profile(name: str, facts: list[Fact], aliases: list[str] | None = None) -> Profile:
     order = {a: i for i, a in enumerate(ATTRIBUTES)}
     current = sorted((f for f in facts if f.valid_to is None),
                      key=lambda f: (order.get(f.attribute, 99), f.valid_from or f.learned_at))
     closed = sorted((f for f in facts if f.valid_to is not None),
                     key=lambda f: f.valid_to, reverse=True)
-    return Profile(name=name, facts=[FactView(
+    return Profile(name=name, aliases=list(aliases or []), facts=[FactView(
         attribute=f.attribute, value=f.value, kind=f.kind, valid_from=f.valid_from,
         valid_to=f.valid_to, current=f.valid_to is None, sources=f.sources,
         closed_by=f.closed_by) for f in [*current, *closed]])

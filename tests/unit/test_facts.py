@@ -105,3 +105,12 @@ def test_the_core_block_is_current_facts_within_its_budget(services):
 
 def test_statement_is_hashable():
     assert len({Statement("pet", "Miso"), Statement("pet", "Miso")}) == 1
+
+
+def test_a_profile_carries_the_graphs_aliases(services):
+    from chalicelib.domain.records import Entity
+
+    facts.learn(services, "s", [msg(1, "I live in Munich.", 0)])
+    services.store.put_record(Entity(scope="s", key="en_mia", name="Mia", kind="person",
+                                     aliases=["Mimi"]))
+    assert facts.profile(services, "s", "Mia").aliases == ["Mimi"]
