@@ -403,6 +403,16 @@ def get_profile(space: str, name: str):
     return json_response(facts_uc.profile(services(), space, unquote(name)))
 
 
+@route(SPACE + "/facts/{fact_id}", methods=["PATCH"])
+@api
+def patch_fact(space: str, fact_id: str):
+    """Correct a fact by hand, or say it ended (versioned: send the version you read)."""
+    check_id(space, "space")
+    check_id(fact_id, "fact_id")
+    body = parse_body(req(), facts_uc.PatchFactRequest)
+    return json_response(facts_uc.patch_fact(services(), space, fact_id, body))
+
+
 @route(SPACE + "/graph", methods=["GET"])
 @api
 def export_graph(space: str):

@@ -73,7 +73,7 @@ from chalicelib.usecases.background import (
     JobQuery,
     JobView,
 )
-from chalicelib.usecases.facts import Profile, ProfileList
+from chalicelib.usecases.facts import FactView, PatchFactRequest, Profile, ProfileList
 from chalicelib.usecases.gateway import ChatCompletion, ChatCompletionRequest, ModelList
 from chalicelib.usecases.graph.models import (
     CreateThreadRequest,
@@ -466,6 +466,12 @@ class AnnalsClient:
     @operation
     def get_profile(self, space: str, name: str) -> Profile:
         return self._call("get_profile", {"space": space, "name": name})
+
+    @operation
+    def patch_fact(self, space: str, fact_id: str, version: int, *, value: str | None = None,
+                   current: bool | None = None) -> FactView:
+        body = PatchFactRequest(version=version, value=value, current=current)
+        return self._call("patch_fact", {"space": space, "fact_id": fact_id}, body=body)
 
     @operation
     def import_graph(self, space: str, document: GraphDocument | Mapping[str, Any],

@@ -48,7 +48,7 @@ from chalicelib.usecases.background import (
     JobQuery,
     JobView,
 )
-from chalicelib.usecases.facts import Profile, ProfileList
+from chalicelib.usecases.facts import FactView, PatchFactRequest, Profile, ProfileList
 from chalicelib.usecases.gateway import ChatCompletion, ChatCompletionRequest, ModelList
 from chalicelib.usecases.graph.models import (
     CreateThreadRequest,
@@ -432,6 +432,9 @@ OPERATIONS: tuple[Operation, ...] = (
               ProfileList, tag="graph"),
     Operation("GET", SPACE + "/profiles/{name}", "get_profile", "One person's profile",
               Profile, errors=(404,), tag="graph"),
+    Operation("PATCH", SPACE + "/facts/{fact_id}", "patch_fact",
+              "Correct a fact by hand or say it ended (send the version you read)", FactView,
+              request=PatchFactRequest, errors=(404, 409), tag="graph"),
     Operation("GET", "/v1/spaces", "list_spaces", "The spaces the calling key may see",
               SpaceList, tag="keys"),
     Operation("POST", "/v1/keys", "create_key", "Create an API key (admin; shown this once)",
@@ -472,6 +475,7 @@ def path_param_schemas() -> dict[str, dict]:
         "key_id": {"type": "string", "minLength": 1},
         "version": {"type": "string", "minLength": 1},
         "asset": {"type": "string", "minLength": 1},
+        "fact_id": TypeAdapter(IdStr).json_schema(),
         "name": {"type": "string", "minLength": 1, "maxLength": 100,
                  "description": "a person's name as the profiles list it (URL-encoded)"},
     }

@@ -257,6 +257,8 @@ class Fact(Record):
     sources: list[str] = Field(default_factory=list)  # message refs that state it
     closed_by: str | None = None
     version: int = 1
+    # the versions before a hand edit: {"version", "value", "valid_to", "edited_at"}
+    history: list[dict[str, Any]] = Field(default_factory=list)
 
 
 class CoreDelivery(Record):

@@ -22,10 +22,10 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from chalicelib.domain.containment import clean_line
-from chalicelib.domain.errors import NotFound
+from chalicelib.domain.errors import BadRequest, Conflict, NotFound
 from chalicelib.domain.facts import ATTRIBUTES, LABELS, SINGLE, Statement, same_value, statements
 from chalicelib.domain.models import Message, RecallRequest
 from chalicelib.domain.names import is_placeholder
@@ -173,7 +173,14 @@ def fact_key(person: str, attribute: str, value: str, since: datetime | None) ->
 # ------------------------------------------------------------------ profiles
 
 
+def fact_id(fact: Fact) -> str:
+    """A fact's id in the API: its record key, hashed into a path-safe token."""
+    return "fa_" + hashlib.blake2b(fact.key.encode(), digest_size=8).hexdigest()
+
+
 class FactView(BaseModel):
+    id: str = Field(description="fa_…: for PATCH …/facts/{fact_id}")
+    version: int = Field(description="send it with an edit; 409 if it changed since")
     attribute: str = Field(description=f"one of {', '.join(ATTRIBUTES)}")
     value: str
     kind: str = Field(default="", description="a pet's kind beside its name")
@@ -225,7 +232,7 @@ def _profile(name: str, facts: list[Fact], aliases: list[str] | None = None) -> 
     closed = sorted((f for f in facts if f.valid_to is not None),
                     key=lambda f: f.valid_to, reverse=True)
     return Profile(name=name, aliases=list(aliases or []), facts=[FactView(
-        attribute=f.attribute, value=f.value, kind=f.kind, valid_from=f.valid_from,
+        id=fact_id(f), version=f.version, attribute=f.attribute, value=f.value, kind=f.kind, valid_from=f.valid_from,
         valid_to=f.valid_to, current=f.valid_to is None, sources=f.sources,
         closed_by=f.closed_by) for f in [*current, *closed]])
 
@@ -303,3 +310,46 @@ def hook_core(services: Services, space: str, request: RecallRequest, *,
     texts = [request.query, *(t.content for t in request.recent)]
     return core_for(services, space, request.window, chat_people(services, space, texts),
                     request.query, may_write=may_write)
+
+
+# ------------------------------------------------------------------ hand edits
+
+
+class PatchFactRequest(BaseModel):
+    """PATCH …/facts/{fact_id}: correct a value, or say it no longer holds (or holds again)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: int = Field(ge=1, description="the version you read; 409 if it changed since")
+    value: str | None = Field(default=None, min_length=1, max_length=100)
+    current: bool | None = Field(default=None, description="false: it ended now (valid_to = "
+                                 "now); true: it holds again (valid_to cleared)")
+
+
+def patch_fact(services: Services, space: str, fid: str, request: PatchFactRequest) -> FactView:
+    """A hand edit, versioned like an event's: the version before is kept in `history`."""
+    fact = next((f for f in services.store.list_records(Fact, space) if fact_id(f) == fid),
+                None)
+    if fact is None:
+        raise NotFound(f"no fact {fid!r} in space {space!r}")
+    if fact.version != request.version:
+        raise Conflict(f"fact {fid} is at version {fact.version}, not {request.version}",
+                       details={"current_version": fact.version})
+    value = clean_line(request.value) if request.value is not None else fact.value
+    if not value:
+        raise BadRequest("value: a fact needs a value", code="validation_error")
+    valid_to = fact.valid_to
+    if request.current is not None:
+        valid_to = None if request.current else (fact.valid_to or services.clock())
+    if value == fact.value and valid_to == fact.valid_to:
+        raise BadRequest("nothing to change: give value or current", code="empty_patch")
+    now = services.clock()
+    before = {"version": fact.version, "value": fact.value,
+              "valid_to": fact.valid_to.isoformat() if fact.valid_to else None,
+              "edited_at": now.isoformat()}
+    edited = fact.model_copy(update={
+        "value": value, "valid_to": valid_to, "version": fact.version + 1,
+        "closed_by": fact.closed_by if valid_to is not None else None,
+        "history": [*fact.history, before]})
+    services.store.put_record(edited)
+    return _profile(edited.person, [edited]).facts[0]

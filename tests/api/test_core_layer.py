@@ -111,3 +111,25 @@ def test_recall_knows_now_from_then(client):
     now = texts("Where does Mia live now?")
     assert "Berlin" in now and "Munich" not in now
     assert "Munich" in texts("Where did Mia live before Berlin?")
+
+
+def test_a_fact_is_edited_by_hand_with_versions(client):
+    story(client)
+    mia = call(client, "get", f"{SP}/profiles/Mia")
+    home = next(f for f in mia["facts"] if f["attribute"] == "lives_in" and f["current"])
+    path = f"{SP}/facts/{home['id']}"
+    fixed = call(client, "patch", path, {"version": home["version"], "value": "Berlin-Mitte"})
+    assert fixed["value"] == "Berlin-Mitte" and fixed["version"] == home["version"] + 1
+    stale = client.http.patch(path, headers=AUTH, body=json.dumps(
+        {"version": home["version"], "current": False}))
+    assert stale.status_code == 409
+    assert json.loads(stale.body)["error"]["details"]["current_version"] == fixed["version"]
+    ended = call(client, "patch", path, {"version": fixed["version"], "current": False})
+    assert ended["current"] is False and ended["valid_to"]
+    core = call(client, "post", f"{SP}/hook/recall", {"query": "hi", "window": "w9"})[
+        "core_context"]
+    assert "Berlin" not in (core or "")  # an ended fact leaves the core layer
+    assert client.http.patch(f"{SP}/facts/fa_0000", headers=AUTH, body=json.dumps(
+        {"version": 1, "current": False})).status_code == 404
+    bad = client.http.patch(path, headers=AUTH, body=json.dumps({"version": 3, "colour": "x"}))
+    assert bad.status_code == 422

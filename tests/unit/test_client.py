@@ -189,6 +189,9 @@ def test_every_method_reaches_its_operation(annals, services, monkeypatch):
             for f in p.facts if f.attribute == "pet"]
     assert pets == ["奶糖"]
     assert annals.get_profile(SPACE, "小明").name == "小明"  # a Chinese name in the path
+    pet = next(f for f in annals.get_profile(SPACE, "小明").facts if f.attribute == "pet")
+    ended = annals.patch_fact(SPACE, pet.id, pet.version, current=False)
+    assert not ended.current and ended.version == pet.version + 1
 
     answer = annals.mcp_server(SPACE, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
     assert answer is not None and answer.model_dump()["result"]["tools"]
