@@ -288,6 +288,11 @@ _LEAD = re.compile(r"^(?:(?:the|a|an|some|my|our|(?-i:used|new|old|second-hand))
 _TRAIL = re.compile(r"\s+(?:now|here|there|too|as well|a lot|so much|lately|recently|again|"
                     r"anymore|any more|at all|for good)$", re.IGNORECASE)
 _ZH_TRAIL = re.compile(r"(?:了|啦|呢|啊|吧|呀|哦|嘛|这边|那边|工作|上班|的)+$")
+# Values that name nothing: a pronoun, a bare verb of feeling after "learning to", an age,
+# a word about a name, a clause that goes on with somebody else
+_JUNK = re.compile(r"^(?:it|that|this|them|him|her|you|like|love|live|be|accept|deal|cope|"
+                   r"play|relax|trust)\b|^(?:it|that|this)\s|^(?:小|大)?名$|"
+                   r"^[\d一二三四五六七八九十两几]+(?:岁|个月|年)|跟着|和我|给我|帮我", re.IGNORECASE)
 _STOP = frozenset({"it", "that", "this", "you", "them", "him", "her", "there", "here",
                    "home", "work", "here now", "so", "too", "much", "a lot", "and"})
 
@@ -301,7 +306,11 @@ def _statement(attribute: str, ends: bool, m: re.Match[str]) -> Statement | None
         value = _tidy(groups.get("value") or "")
     if not value and (groups.get("any") or (ends and attribute in ("studies", "works_at"))):
         value = "*"  # ended, whatever it was
-    if not value or value.casefold() in _STOP:
+    if attribute == "works_as" and re.search(r"[\u4e00-\u9fff]", value):
+        value = value.rsplit("的", 1)[-1] or value  # 自由职业的平面设计师 → 平面设计师
+    if attribute == "learning" and value.casefold().startswith("to "):
+        value = value[3:]  # "learning to code"
+    if not value or value.casefold() in _STOP or _JUNK.search(value):
         return None
     return Statement(attribute, value, ends, kind)
 
@@ -313,7 +322,6 @@ def _tidy(value: str) -> str:
         value = trimmed
     if re.search(r"[\u4e00-\u9fff]", value):
         value = _ZH_TRAIL.sub("", value)
-        value = value.rsplit("的", 1)[-1] or value  # 自由职业的平面设计师 → 平面设计师
     return value.strip()
 
 
