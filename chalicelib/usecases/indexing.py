@@ -244,23 +244,6 @@ class InlineIndexWriter:
         self.indexer.write([docs[m.ref] for m in messages if m.seq in written and m.ref in docs])
         return outcome
 
-    def _check_backlog(self, space: str) -> None:
-        """Queued work per space is bounded on a server (`backlog_limit`,
-        ANNALS_LIMIT_SPACE_BACKLOG, set by `annals serve`): a space with that many messages
-        waiting to be embedded takes no more until the lane has caught up a little (429,
-        Retry-After ≈ the time to embed a tenth of it at about 20 messages a second) — a
-        bulk importer slows down, nobody else's messages wait (the lane is fair besides).
-        The CLI, which embeds what it imports itself, has no such limit."""
-        limit = self.backlog_limit
-        if not limit:
-            return
-        waiting = self.outbox.pending(space).vector_pending
-        if waiting >= limit:
-            raise TooManyRequests(
-                f"space {space!r} has {waiting} messages waiting to be embedded, its limit "
-                "(ANNALS_LIMIT_SPACE_BACKLOG); send the rest when they are",
-                retry_after=max(5, min(300, limit // 200)))
-
     def index_events(self, events: Sequence[Event]) -> None:
         self.indexer.index_events(events)
 
