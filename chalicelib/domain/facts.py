@@ -62,9 +62,12 @@ _JOB = (r"(?:designer|engineer|developer|teacher|nurse|doctor|writer|editor|mana
         r"photographer|translator|tutor|intern|pharmacist|vet|artist|musician|marketer|"
         r"scientist|librarian|mechanic|electrician|plumber|carpenter|officer|ranger|driver|"
         r"paramedic|firefighter|student|waiter|waitress|cashier|illustrator|journalist)")
-_LEARNABLE = (r"(?:guitar|piano|violin|cello|drums|ukulele|pottery|painting|yoga|swimming|boxing|"
-              r"climbing|japanese|spanish|french|german|korean|chinese|italian|portuguese|coding|"
-              r"python|knitting|dancing|singing|surfing|driving|cooking|baking|photography)")
+# what one starts or gives up by name ("I took up pottery", "I gave up the guitar")
+_SKILL = (r"(?:guitar|piano|violin|cello|drums|ukulele|pottery|painting|yoga|swimming|boxing|"
+          r"climbing|japanese|spanish|french|german|korean|chinese|italian|coding|python|"
+          r"knitting|dancing|singing)")
+# …and what a class or course is of ("my Portuguese class")
+_LEARNABLE = rf"(?:{_SKILL}|portuguese|surfing|driving|cooking|baking|photography)"
 
 _EN: list[tuple[str, bool, re.Pattern[str]]] = [(a, e, re.compile(p, re.IGNORECASE | re.M))
                                                  for a, e, p in (
@@ -109,14 +112,10 @@ _EN: list[tuple[str, bool, re.Pattern[str]]] = [(a, e, re.compile(p, re.IGNORECA
     ("learning", False, rf"\bI\s*(?:am|'m|have|'ve)?\s*(?:just\s+|finally\s+)?(?:started\s+)?"
                         rf"(?:learning|taking (?:up\s+)?lessons in|to learn)\s+{_THING}{_END}"),
     ("learning", False, r"\bI\s+(?:just\s+|finally\s+)?(?:started|took up)\s+(?:learning\s+)?"
-                        r"(?P<value>(?:the\s+)?(?:guitar|piano|violin|cello|drums|ukulele|"
-                        r"pottery|painting|yoga|swimming|boxing|climbing|japanese|spanish|french|"
-                        r"german|korean|chinese|italian|coding|python|knitting|dancing|singing))"),
+                        rf"(?P<value>(?:the\s+)?{_SKILL})"),
     ("learning", False, rf"\b(?:my|a|the|new|first)\s+(?P<value>{_LEARNABLE})\s+(?:class|classes|lessons?|course)\b"),
     ("learning", True, r"\bI\s+(?:gave up|quit|stopped)\s+(?:learning\s+|on\s+|my\s+)?"
-                       r"(?P<value>(?:the\s+)?(?:guitar|piano|violin|cello|drums|ukulele|pottery|"
-                       r"painting|yoga|swimming|boxing|climbing|japanese|spanish|french|german|"
-                       r"korean|chinese|italian|coding|python|knitting|dancing|singing))"),
+                       rf"(?P<value>(?:the\s+)?{_SKILL})"),
     ("learning", True, r"\bI\s+(?:gave up|quit|stopped)\s+(?:learning|taking)\s+"
                        r"(?P<value>[\w -]{2,30}?)(?:\s+lessons)?(?=[.,;!?]|$)"),
     # pets, partner, children
