@@ -163,13 +163,18 @@ def extract(space: str):
     body = parse_body(req(), background_uc.ExtractJobRequest, optional=True)
     job = background_uc.extract_later(services(), space, body.session, wait=body.wait)
     if job is not None:
-        view = background_uc.JobView.of(job).model_dump(mode="json")
-        response = json_response({"job": view}, 202)
-        response.headers["Location"] = job_location(space, job.id)
-        return response
+        return accepted({"job": background_uc.JobView.of(job).model_dump(mode="json")},
+                        space, job.id)
     result = run_extraction_result(services(), space, body.session)
     return json_response({"events": [e.model_dump(mode="json") for e in result.events],
                           "drafts": result.drafts.as_dict()})
+
+
+def accepted(body, space: str, job_id: str) -> Response:
+    """202: the work goes on as a background job, followed at the Location."""
+    response = json_response(body, 202)
+    response.headers["Location"] = job_location(space, job_id)
+    return response
 
 
 def job_location(space: str, job_id: str) -> str:
@@ -430,9 +435,7 @@ def import_graph(space: str):
     result = graph_import_uc.import_graph(services(), space, parse_body(req(), GraphDocument))
     if result.job is None:
         return json_response(result)
-    response = json_response(result, 202)
-    response.headers["Location"] = job_location(space, result.job.id)
-    return response
+    return accepted(result, space, result.job.id)
 
 
 # ------------------------------------------------------------------ keys and spaces
