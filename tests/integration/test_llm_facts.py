@@ -9,23 +9,8 @@ import pytest
 
 from chalicelib.usecases.extract import extract_session
 from chalicelib.usecases.facts import profile, profiles
-from tests.conftest import make_services
 from tests.integration.test_llm_flow import SESSION, ev, put_batch
-from tests.llm_double import ChatDouble
 from tests.unit.conftest import SPACE
-
-
-@pytest.fixture
-def double():
-    with ChatDouble(model_check=lambda m: m == "flow-model") as d:
-        yield d
-
-
-@pytest.fixture
-def llm_services(tmp_path, double):
-    return make_services(tmp_path, llm="openai", llm_base_url=double.url, llm_api_key="sk-flow",
-                         llm_model="flow-model", llm_timeout_seconds=5, llm_max_retries=0,
-                         summary_llm=False)
 
 ITEMS = [(0, "user", "小明", "我上个月搬到杭州了，对了我对花生过敏。"),
          (1, "assistant", "Aki", "我也喜欢杭州！"),

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-import pytest
-
 from chalicelib.ports import ExtractionContext
 from chalicelib.usecases import events as events_uc
 from chalicelib.usecases import jobs
@@ -17,23 +15,10 @@ from chalicelib.usecases.extract.llm import LLMExtractor
 from chalicelib.usecases.merge import merge_space
 from chalicelib.usecases.stats import space_stats
 from tests.conftest import make_services
-from tests.llm_double import ChatDouble, Reply
+from tests.llm_double import Reply
 from tests.unit.conftest import SPACE, T0
 
 SESSION = "chat"
-
-
-@pytest.fixture
-def double():
-    with ChatDouble(model_check=lambda m: m == "flow-model") as d:
-        yield d
-
-
-@pytest.fixture
-def llm_services(tmp_path, double):
-    return make_services(tmp_path, llm="openai", llm_base_url=double.url, llm_api_key="sk-flow",
-                         llm_model="flow-model", llm_timeout_seconds=5, llm_max_retries=0,
-                         merge_every=5, summary_llm=False)  # LLM summaries: test_summaries
 
 
 def put_batch(services, day: int, items):
