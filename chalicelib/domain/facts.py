@@ -43,6 +43,32 @@ class Statement:
     value: str  # "*": whatever the value was ("I handed in my notice", 我毕业了)
     ends: bool = False  # the value no longer holds ("I quit Acme", 我不喝咖啡了)
     kind: str = ""  # a pet's kind beside its name ("cat"): "my cat passed away" ends Miso
+    # told in passing ("Bristol traffic is murder", 我们广州这几天回南天): it stands when
+    # nothing firmer is known of the attribute, and never closes a value told plainly
+    weak: bool = False
+
+
+# "Her name is Luna", 小名叫糖糖: a name for the pet or child just told of without one
+# (chalicelib.usecases.facts gives it to the latest nameless one); not an attribute itself
+NAMING = "named"
+
+
+# ------------------------------------------------------------------ rules
+
+
+@dataclass(frozen=True)
+class Rule:
+    attribute: str
+    ends: bool
+    pattern: re.Pattern[str]
+    # "": a plain statement; "weak": told in passing (Statement.weak); "given": a noun phrase
+    # that takes the fact for granted ("my wife Hannah", 我老婆小梅), true under a hedge too
+    # ("I don't want my wife Hannah to worry", 不想让我老婆小梅担心)
+    mode: str = ""
+
+
+def _table(flags: int, rows: tuple[tuple[str, ...], ...]) -> list[Rule]:
+    return [Rule(row[0], bool(row[1]), re.compile(row[2], flags), *(row[3:])) for row in rows]
 
 
 # ------------------------------------------------------------------ English
@@ -50,11 +76,13 @@ class Statement:
 _WHO = r"(?:^|(?<=[.!?;,]\s)|(?<=^\s)|(?<=\b(?:and|so|but|now|finally|well|yes|yeah|oh)\s))"
 _I = r"(?:I|I've|I'm|we|we've|we're)"
 _CAP = r"(?-i:[A-Z])"  # a capital letter, whatever the pattern's flags
-_V = rf"(?P<value>{_CAP}[\w'&.-]*(?:\s+(?:{_CAP}[\w'&.-]*|(?-i:of|de|la|le|du|am|upon)\b))*)"  # a name
+_V = rf"(?P<value>{_CAP}[\w'&.-]*(?:\s+(?:{_CAP}[\w'&.-]*|&(?=\s+{_CAP})|(?-i:of|de|la|le|du|am|upon)\b))*)"  # a name
 _NAME = rf"{_CAP}[\w-]*"
 _THING = r"(?P<value>(?:an?\s+|the\s+|some\s+)?[\w' -]{2,40}?)"
 _END = r"(?=\s*(?:[.,;:!?)]|\band\b|\bbut\b|\bnow\b|\bnext\b|\blast\b|\bsince\b|\bfor\b|\bthis\b|\btoday\b|\byesterday\b|\bagain\b|\bwith\b|\bbecause\b|$))"
-_PET = r"(?:cat|kitten|dog|puppy|rabbit|bunny|hamster|parrot|bird|fish|turtle|tortoise|guinea pig|ferret|lizard|snake)"
+_PET = (r"(?:cat|kitten|kitty|dog|puppy|pup|rabbit|bunny|hamster|parrot|bird|fish|turtle|tortoise|"
+        r"guinea pig|ferret|lizard|snake|collie|spaniel|labrador|retriever|terrier|poodle|corgi|"
+        r"husky|beagle|dachshund|pug|greyhound|whippet|tabby|siamese)")
 _KIN_PARTNER = r"(?:wife|husband|girlfriend|boyfriend|partner|fianc[ée]e?)"
 _KIN_CHILD = r"(?:son|daughter|baby|kid|child)"
 _JOB = (r"(?:designer|engineer|developer|teacher|nurse|doctor|writer|editor|manager|analyst|"
@@ -69,8 +97,7 @@ _SKILL = (r"(?:guitar|piano|violin|cello|drums|ukulele|pottery|painting|yoga|swi
 # …and what a class or course is of ("my Portuguese class")
 _LEARNABLE = rf"(?:{_SKILL}|portuguese|surfing|driving|cooking|baking|photography)"
 
-_EN: list[tuple[str, bool, re.Pattern[str]]] = [(a, e, re.compile(p, re.IGNORECASE | re.M))
-                                                 for a, e, p in (
+_EN: list[Rule] = _table(re.IGNORECASE | re.M, (
     # where they live
     ("lives_in", False, rf"\b{_I}\s+(?:(?:have|has|just|finally|now|recently|officially)\s+)*"
                         rf"(?:moved|relocated)\s+(?:\w+,?\s+)?(?:to|into)\s+{_V}"),
@@ -83,10 +110,14 @@ _EN: list[tuple[str, bool, re.Pattern[str]]] = [(a, e, re.compile(p, re.IGNORECA
     # work
     ("works_at", False, rf"\b{_I}\s+(?:(?:just|finally|now|recently|officially)\s+)*"
                         rf"(?:started|joined|got a (?:new )?job)\s+(?:(?:a new job|work|working)\s+)?"
-                        rf"(?:at|with)\s+{_V}"),
+                        rf"(?:at|with)\s+(?:the\s+)?{_V}"),
     ("works_at", False, rf"\b(?:I|I(?:\s+[\w']+){{1,4}}\s+and)\s+(?:now\s+)?(?:work|am working|'m working)\s+"
                         rf"(?:at|for)\s+{_V}"),
     ("works_at", False, rf"\bI\s+joined\s+{_V}"),
+    ("works_at", False, rf"^\s*(?:(?:just|finally)\s+)?(?:started|joined)\s+(?:work\s+|working\s+)?at\s+"
+                        rf"(?:the\s+)?{_V}"),
+    ("works_at", False, rf"\b(?:shift|meeting|meetings|reports?|office|desk|team|colleagues?)\s+"
+                        rf"(?:[\w-]+\s+){{0,2}}?at\s+(?:the\s+)?{_V}", "weak"),
     ("works_at", True, rf"\bI\s+(?:(?:just|finally)\s+)?(?:quit|left)\s+(?:my job at\s+|my job with\s+)?{_V}"),
     ("works_at", True, r"\bI\s+(?:(?:just|finally)\s+)?(?P<any>handed in my notice|resigned|quit my job|"
                        r"left my job|got laid off|was laid off|lost my job)"),
@@ -124,20 +155,20 @@ _EN: list[tuple[str, bool, re.Pattern[str]]] = [(a, e, re.compile(p, re.IGNORECA
                    rf"(?:[, ]+(?:named|called)\s+(?P<name>{_NAME}))?"),
     ("pet", False, rf"\bmy (?:new\s+)?(?P<kind>{_PET})(?:'s name is|,?\s+(?:named|called))\s+"
                    rf"(?P<name>{_NAME})"),
-    ("pet", False, rf"\b(?:my|our)\s+(?:old\s+|new\s+|little\s+)?(?P<kind>{_PET}),?\s+(?P<name>{_NAME})\b"),
-    ("pet", False, rf"\b(?P<name>{_NAME}),\s+(?:my|our)\s+(?:old\s+|new\s+|little\s+)?(?P<kind>{_PET})\b"),
+    ("pet", False, rf"\b(?:my|our)\s+(?:old\s+|new\s+|little\s+)?(?P<kind>{_PET}),?\s+(?P<name>{_NAME})\b", "given"),
+    ("pet", False, rf"\b(?P<name>{_NAME}),\s+(?:my|our)\s+(?:old\s+|new\s+|little\s+)?(?P<kind>{_PET})\b", "given"),
     ("pet", True, rf"\bmy (?:\w+\s+)?(?P<kind>{_PET})(?:,?\s+(?P<name>{_NAME}),?)?\s+"
                   r"(?:passed away|died|is gone|ran away)"),
     ("pet", True, rf"\b(?P<name>{_NAME}),?\s+(?:my|our) (?:\w+\s+)?(?P<kind>{_PET}),?\s+"
                   r"(?:passed away|died|is gone)"),
     ("pet", True, rf"\b(?P<name>{_NAME})\s+(?:passed away|died|was put to sleep)\b"),
     ("partner", False, rf"\bmy (?:new\s+)?{_KIN_PARTNER}(?:'s name is|\s+is\s+|,?\s+)"
-                       rf"(?P<value>{_NAME})\b"),
+                       rf"(?P<value>{_NAME})\b", "given"),
     ("partner", False, rf"\bI\s+(?:got married to|married|am dating|'m dating|started dating)\s+"
                        rf"(?P<value>{_NAME})\b"),
     ("partner", True, rf"\b(?P<value>{_NAME})\s+and I\s+(?:have\s+|'ve\s+)?(?:broke up|broken up|split up|divorced|separated)"),
     ("partner", True, rf"\bI\s+(?:broke up with|split up with|divorced)\s+(?P<value>{_NAME})"),
-    ("child", False, rf"\b(?:my|our) {_KIN_CHILD}(?:'s name is|\s+is\s+|,?\s+)(?P<value>{_NAME})\b"),
+    ("child", False, rf"\b(?:my|our) {_KIN_CHILD}(?:'s name is|\s+is\s+|,?\s+)(?P<value>{_NAME})\b", "given"),
     ("child", False, rf"\b(?:we|I)\s+(?:had|welcomed)\s+(?:a\s+)?(?:baby\s+)?(?:boy|girl|{_KIN_CHILD})"
                      rf"(?:[, ]+(?:named|called)\s+(?P<value>{_NAME}))?"),
     # allergies, likes, things owned
@@ -156,10 +187,41 @@ _EN: list[tuple[str, bool, re.Pattern[str]]] = [(a, e, re.compile(p, re.IGNORECA
     ("owns", True, rf"\b{_I}\s+(?:just\s+|finally\s+)?sold\s+(?:my|our|the)\s+(?P<value>[\w -]{{2,30}}?){_END}"),
     ("owns", True, rf"\b(?:stole|stolen|wrote off|crashed|lost)\s+(?:my|our)\s+(?P<value>(?:car|bike|van|"
                    rf"motorbike|scooter|camera|laptop|guitar|piano|phone)){_END}"),
-)]
+    # told by the work itself ("nine years teaching", "I quit teaching", "done with accountancy")
+    ("works_as", False, r"\b(?:\w+\s+)?years?\s+(?:of\s+)?(?P<field>teaching|nursing|accountancy|accounting)\b"),
+    ("works_as", True, r"\bI\s+(?:(?:just|finally)\s+)?(?:quit|left|gave up|stopped)\s+"
+                       r"(?P<field>teaching|nursing|accountancy|accounting)\b"),
+    ("works_as", True, r"\bI(?:'m| am)\s+(?:so\s+)?done with\s+(?P<field>teaching|nursing|accountancy|accounting)\b"),
+    ("works_at", False, rf"\b{_I}\s*(?:'ve|have)\s+been\s+(?:[\w-]+\s+){{0,4}}?(?:at|with|for)\s+"
+                        rf"(?:the\s+)?{_V}\s+for\s+(?:(?:about|almost|nearly|over|the last)\s+)?"
+                        r"(?:\w+\s+)?(?:years?|months?)\b"),
+    ("works_at", True, rf"\bI\s+(?:(?:just|finally)\s+)?(?:handed in my notice|resigned|quit)\s+(?:at|from)\s+"
+                       rf"(?:the\s+)?{_V}"),
+    # an allergy of one's childhood, gone ("I was allergic to cats as a kid")
+    ("allergic_to", True, rf"\bI\s+was\s+(?:\w+\s+)?allergic to\s+{_THING}(?=,?\s+(?:as a (?:kid|child|"
+                          r"baby|teenager)|when I was))"),
+    # the name of the pet or child just told of ("Her name is Luna")
+    (NAMING, False, rf"\b(?:her|his|its) name(?:'s|\s+is)\s+(?P<value>{_NAME})"),
+    (NAMING, False, rf"\b(?:we|I)\s+(?:named|called)\s+(?:her|him|it)\s+(?P<value>{_NAME})"),
+    (NAMING, False, rf"\b(?:she|he|it)(?:'s|\s+is)\s+called\s+(?P<value>{_NAME})"),
+    # where they live, told in passing (weak: it never overrides a place told plainly)
+    ("lives_in", False, rf"\bhere in {_V}", "weak"),
+    ("lives_in", False, rf"\b{_V}\s+(?:traffic|rain|rents?|weather|winters?|summers?|drizzle)\b", "weak"),
+    ("lives_in", False, rf"\b(?:snowing|raining|pouring|sunny|freezing|boiling)\s+(?:again\s+)?in\s+{_V}", "weak"),
+    ("lives_in", False, rf"\b(?:not|never)\s+leaving\s+{_V}", "weak"),
+    ("lives_in", False, rf"\b{_I}\s+(?:now\s+|still\s+)?live\s+(?:[\w']+\s+){{1,5}}?in\s+{_V}"),
+    # the vehicle one drives ("sat in my van"): owned, in passing
+    ("owns", False, r"\b(?:in|from|with|drive|drove|park|parked|wash|washed|fix|fixed)\s+(?:my|our)\s+"
+                    r"(?:old\s+|new\s+|little\s+)?(?P<value>car|van|motorbike|scooter|truck)\b", "weak"),
+))
 # "I used to love coffee but now I can't stand it": a like that ended, and a dislike
 _USED_TO = re.compile(r"\bI used to (?P<verb>love|like|enjoy|hate|dislike|can't stand)\s+"
                       r"(?P<value>[\w' -]{2,30}?)(?=\s*(?:,|but|and|$))", re.IGNORECASE)
+# …and what the rest of the turn says holds now: the contrary ("now I can't stand it"), or the
+# same feeling turned round ("now I drink it every day")
+_NOW_CONTRARY = re.compile(r"\bnow\b[^.!?]{0,30}?\b(?:(?P<neg>can't stand|cannot stand|hate|"
+                           r"dislike|don't like|can't bear)|(?P<pos>love|like|enjoy|adore|drink|"
+                           r"eat|have)\b)", re.IGNORECASE)
 _NOT_ANYMORE = re.compile(r"\bI\s+(?:don't|do not|no longer)\s+(?:like|love|enjoy|drink|eat)\s+"
                           r"(?P<value>[\w' -]{2,30}?)\s*(?:any\s?more)?(?=[.,;!?]|$)",
                           re.IGNORECASE)
@@ -168,23 +230,43 @@ _EN_HEDGE = re.compile(r"\b(?:might|(?-i:may)|maybe|perhaps|would|could|should|w
                        r"wish|hope to|thinking (?:of|about)|plan(?:ning)? to|going to|gonna|"
                        r"if|whether|someday|one day|will)\b|\?", re.IGNORECASE)
 _CLAUSE = re.compile(r"[^.!?;\n]+[.!?;]?")
+# "Sold it on Gumtree": "it" is the last thing one owns the turn named before
+_SOLD_IT = re.compile(r"\b(?:sold|got rid of)\s+it\b", re.IGNORECASE)
+_OWNABLE = re.compile(r"\b(?:car|van|bike|motorbike|scooter|truck|camera|laptop|guitar|piano|"
+                      r"keyboard|drum kit|violin|boat|flat|house)\b", re.IGNORECASE)
 
 
 def _en(text: str) -> list[Statement]:
     out: list[Statement] = []
     for clause in _CLAUSE.findall(text):
-        if _EN_HEDGE.search(clause):
-            continue
-        if m := _USED_TO.search(clause):
-            hated = m["verb"].lower() in ("hate", "dislike", "can't stand")
-            out.append(Statement("dislikes" if hated else "likes", _tidy(m["value"]), True))
-        if m := _NOT_ANYMORE.search(clause):
-            out.append(Statement("likes", _tidy(m["value"]), True))
-        for attribute, ends, pattern in _EN:
-            for m in pattern.finditer(clause):
-                statement = _statement(attribute, ends, m)
+        hedged = bool(_EN_HEDGE.search(clause))
+        if not hedged:
+            out += _en_contrasts(clause, text)
+        for rule in _EN:
+            if hedged and rule.mode != "given":
+                continue
+            for m in rule.pattern.finditer(clause):
+                statement = _statement(rule, m)
                 if statement:
                     out.append(statement)
+        if not hedged and (m := _SOLD_IT.search(clause)):
+            owned = _OWNABLE.findall(text[:text.find(clause) + m.start()])
+            if owned:
+                out.append(Statement("owns", owned[-1].lower(), True))
+    return out
+
+
+def _en_contrasts(clause: str, text: str) -> list[Statement]:
+    out = []
+    if m := _USED_TO.search(clause):
+        hated = m["verb"].lower() in ("hate", "dislike", "can't stand")
+        value = _tidy(m["value"])
+        out.append(Statement("dislikes" if hated else "likes", value, True))
+        now = _NOW_CONTRARY.search(text, text.find(clause) + m.end())
+        if now and value and (bool(now["neg"]) != hated):
+            out.append(Statement("dislikes" if now["neg"] else "likes", value))
+    if m := _NOT_ANYMORE.search(clause):
+        out.append(Statement("likes", _tidy(m["value"]), True))
     return out
 
 
@@ -193,9 +275,25 @@ def _en(text: str) -> list[Statement]:
 _ZV = r"(?P<value>[\u4e00-\u9fffA-Za-z0-9·]{1,12}?)"
 _ZEND = r"(?=[了啦呢啊吧呀哦嘛，。！？、,.!?~～\s]|$)"
 _ZPET = r"(?P<kind>猫咪|小猫|猫|小狗|狗狗|狗|兔子|仓鼠|鹦鹉|金鱼|乌龟|柯基|柴犬|布偶猫|橘猫|英短|金毛|泰迪)"
+# Cities a Chinese speaker lives in, for the places told in passing (我们广州这几天回南天,
+# 住在西安最大的好处): Chinese writes no space or capital to end a name, so a bare place is
+# found by its name. Written by hand: the libraries that list China's divisions (cpca, jionlp)
+# bring pandas and megabytes of data for what is a list of a few hundred words. The mainland's
+# provincial capitals and larger prefecture cities, Hong Kong, Macau, Taiwan's, and the cities
+# abroad Chinese users most often live in.
+_ZH_CITIES = ["北京", "上海", "天津", "重庆", "广州", "深圳", "杭州", "成都", "武汉", "西安", "南京", "苏州", "长沙", "郑州", "青岛", "厦门", "大连", "沈阳", "哈尔滨", "长春", "昆明", "贵阳", "南宁", "福州", "合肥", "南昌", "济南", "太原", "石家庄", "兰州", "西宁", "银川", "呼和浩特", "乌鲁木齐", "拉萨", "海口", "三亚", "珠海", "佛山", "东莞", "中山", "惠州", "汕头", "江门", "湛江", "肇庆", "宁波", "温州", "绍兴", "嘉兴", "湖州", "金华", "台州", "义乌", "无锡", "常州", "南通", "扬州", "徐州", "镇江", "盐城", "泰州", "昆山", "烟台", "威海", "潍坊", "临沂", "淄博", "济宁", "洛阳", "开封", "宜昌", "襄阳", "株洲", "湘潭", "岳阳", "衡阳", "桂林", "柳州", "北海", "大理", "丽江", "泉州", "漳州", "莆田", "绵阳", "乐山", "宜宾", "南充", "遵义", "唐山", "保定", "廊坊", "秦皇岛", "邯郸", "大同", "包头", "鄂尔多斯", "吉林", "齐齐哈尔", "大庆", "鞍山", "丹东", "锦州", "芜湖", "安庆", "蚌埠", "赣州", "九江", "景德镇", "上饶", "黄山", "舟山", "香港", "澳门", "台北", "高雄", "台中", "台南", "新竹", "东京", "大阪", "京都", "横滨", "首尔", "釜山", "新加坡", "吉隆坡", "曼谷", "纽约", "波士顿", "洛杉矶", "旧金山", "西雅图", "芝加哥", "温哥华", "多伦多", "蒙特利尔", "伦敦", "曼彻斯特", "爱丁堡", "巴黎", "柏林", "慕尼黑", "阿姆斯特丹", "米兰", "罗马", "悉尼", "墨尔本", "布里斯班", "奥克兰", "迪拜"]
+_ZCITY = "(?:" + "|".join(sorted(_ZH_CITIES, key=len, reverse=True)) + ")"
+# jobs by their Chinese names (the value ends with one)
+_ZJOB = ("(?:设计师|工程师|程序员|老师|教师|医生|护士|文案|律师|会计|厨师|作家|编辑|记者|翻译|"
+         "摄影师|咖啡师|销售|客户经理|产品经理|经理|研究员|学生|研究生|博士生|实习生|司机|画师|主播|"
+         "警察|药剂师|兽医|老板|店长|行长|主管|总监|主任|合伙人|公务员|快递员|外卖员|保安|导游)")
+# a first character no Chinese given name starts with, in "我老公X…" (我老公今天…)
+_ZNOT_NAME = "(?![今昨明最已在又也还就都很说是去来要会想不没把被跟和给让做出回上下到从对一这那刚非真太好的])"
+# the kinds of pet, for the turns around a statement (chalicelib.domain.fact_context)
+PET_KINDS_EN, PET_KINDS_ZH = _PET, _ZPET
 # when it happened, between the subject and the verb (今天领养了, 上个月入职了)
 _ZT = r"(?:今天|昨天|前天|上个?月|上周|上星期|最近|刚刚|刚|终于|已经|也|还|新|前几天|这周|这个月|去年|今年)*"
-_ZH: list[tuple[str, bool, re.Pattern[str]]] = [(a, e, re.compile(p)) for a, e, p in (
+_ZH: list[Rule] = _table(0, (
     ("lives_in", False, rf"{_ZT}(?:现在|又)?{_ZT}(?:搬|搬家)(?:到|去)了?{_ZV}{_ZEND}"),
     ("lives_in", False, rf"(?:现在|目前|如今)?(?:住在|定居在){_ZV}(?:了|啦|这边|那边)?{_ZEND}"),
     ("lives_in", False, rf"(?:现在|目前|如今|还)?在{_ZV}(?:住|生活|定居)(?:了)?"),
@@ -208,10 +306,9 @@ _ZH: list[tuple[str, bool, re.Pattern[str]]] = [(a, e, re.compile(p)) for a, e, 
     ("works_at", False, rf"{_ZV}(?:录用|录取|聘用)了?我"),
     ("works_at", True, rf"{_ZT}(?:就)?(?:从{_ZV})?(?:辞职|离职)了"),
     ("works_at", True, r"(?:已经|刚)?(?P<any>换(?:了(?:个|份)?)?工作|辞职|离职|被裁)"),
-    ("works_as", False, r"(?:我|还是|开始|九月开始|现在)(?:现在|目前)?(?:是|当上了|当了|当|成了|做)(?:一名|一个|个|名)?"
-                        r"(?P<value>[\u4e00-\u9fff]{0,10}?(?:设计师|工程师|程序员|老师|教师|医生|护士|文案|"
-                        r"律师|会计|厨师|作家|编辑|记者|翻译|摄影师|咖啡师|销售|产品经理|经理|"
-                        r"研究员|学生|研究生|博士生|实习生|司机|画师|主播|警察|药剂师|兽医))"),
+    ("works_as", False, rf"(?:我|还是|开始|九月开始|现在)(?:现在|目前)?(?:是|当上了|当了|当|成了|做)(?:一名|一个|个|名)?"
+                        r"(?P<value>[\u4e00-\u9fff]{0,10}?"
+                        rf"{_ZJOB})"),
     ("studies", False, rf"(?:读|学|念|攻读)(?:的是)?{_ZV}(?:专业|系|研究生|博士|本科|硕士)"),
     ("studies", False, rf"(?:读大[一二三四]|读研[一二三]?|上大学)[，,]\s*学{_ZV}的"),
     ("studies", True, r"(?:我)?(?:已经|终于|可以|顺利)?毕业了"),
@@ -232,12 +329,12 @@ _ZH: list[tuple[str, bool, re.Pattern[str]]] = [(a, e, re.compile(p)) for a, e, 
     ("pet", True, rf"我(?:家|们家)?(?:的)?{_ZPET}(?P<name>[\u4e00-\u9fffA-Za-z]{{0,6}}?)"
                   r"(?:去世了|走了|死了|没了|去喵星了|去汪星了|丢了)"),
     ("partner", False, r"我(?:的)?(?:老公|老婆|男朋友|女朋友|男友|女友|对象|未婚夫|未婚妻)"
-                       r"(?:叫|是)?(?P<value>[\u4e00-\u9fffA-Za-z]{1,6}?)"
+                       rf"(?:叫|是)?(?P<value>{_ZNOT_NAME}[\u4e00-\u9fffA-Za-z]{{1,6}}?)"
                        r"(?=[，。！？,.!?\s]|在|说|也|都|还|就|很|今天|昨天|已经|$)"),
     ("partner", False, r"我(?:的)?(?:老公|老婆|男朋友|女朋友|男友|女友|对象|未婚夫|未婚妻)"
-                       r"(?P<value>[\u4e00-\u9fff]{2})(?=[\u4e00-\u9fff])"),
+                       rf"(?P<value>{_ZNOT_NAME}[\u4e00-\u9fff]{{2}})(?=[\u4e00-\u9fff])", "given"),
     ("partner", True, r"我(?:和|跟)(?P<value>[\u4e00-\u9fffA-Za-z]{1,6}?)(?:分手了|离婚了)"),
-    ("child", False, r"我(?:的)?(?:儿子|女儿|宝宝)(?P<value>[\u4e00-\u9fff]{2})(?=[\u4e00-\u9fff，。！？,.!?]|$)"),
+    ("child", False, rf"我(?:的)?(?:儿子|女儿|宝宝)(?P<value>{_ZNOT_NAME}[\u4e00-\u9fff]{{2}})(?=[\u4e00-\u9fff，。！？,.!?]|$)"),
     ("child", False, r"我(?:的)?(?:儿子|女儿|孩子|宝宝)(?:叫|名叫|名字叫)(?P<value>[\u4e00-\u9fffA-Za-z]{1,6}?)"
                      r"(?=[，。！？,.!?\s了]|$)"),
     ("allergic_to", False, rf"我对{_ZV}(?:严重|有点|有些)?过敏"),
@@ -252,12 +349,59 @@ _ZH: list[tuple[str, bool, re.Pattern[str]]] = [(a, e, re.compile(p)) for a, e, 
                     r"(?P<value>[\u4e00-\u9fffA-Za-z0-9]{0,10}?(?:车|房|电脑|相机|吉他|钢琴|自行车|摩托|手机|平板|房子))"),
     ("owns", True, r"我(?:已经|刚)?(?:把)?(?:我的)?(?P<value>[\u4e00-\u9fffA-Za-z0-9]{1,10}?(?:车|房|电脑|相机|吉他|钢琴|自行车|摩托|房子))"
                    r"(?:卖了|卖掉了|转手了)"),
-)]
+    # the places and things told in passing (weak) and by the noun that takes them for granted
+    ("lives_in", False, rf"住在(?P<value>{_ZCITY})"),
+    ("lives_in", False, rf"(?:留在|定居|扎根)(?P<value>{_ZCITY})", "weak"),
+    ("lives_in", False, rf"我们(?P<value>{_ZCITY})", "weak"),
+    ("lives_in", False, rf"(?:^|[，,。！!\s])(?P<value>{_ZCITY})(?:这边|这里|这点|这几天|最近|热死了|冷死了|"
+                        r"又下雨|天天下雨|的冬天|的夏天|的交通|的房租|房租|堵)", "weak"),
+    ("pet", False, rf"我家(?:的)?{_ZPET}(?P<name>{_ZNOT_NAME}(?!走|死|丢|病|生|睡|吃|跑|咬|抓|每天|天天)"
+                   r"(?:(?!了|走|死|的)[\u4e00-\u9fffA-Za-z]){2,3}?)(?=今天|昨天|最近|已经|一直|就|又|也|还|在|总|"
+                   r"老是|每天|天天|都|[，,。！!？?~～]|$)", "given"),
+    ("pet", False, rf"(?:是|来了|领养了|捡了|接回)(?:一)?只[\u4e00-\u9fff]{{0,4}}?{_ZPET}[，,]\s*"
+                   r"(?:叫|名叫|名字叫)(?P<name>[\u4e00-\u9fffA-Za-z]{1,4}?)(?=[，。！？,.!?~～]|$)"),
+    ("pet", False, rf"我家(?:的)?(?P<name>{_ZNOT_NAME}[\u4e00-\u9fff]{{2}})(?=已经|又|在|今天|昨天|最近|一直|"
+                   rf"天天|每天|总|老是|就)(?=[^。！？]*?(?:这只|那只|这条|那条){_ZPET})", "given"),
+    (NAMING, False, r"(?:^|[，,])(?:小名|大名|名字|取名)?(?:叫|取名)(?!了)"
+                    r"(?P<value>[\u4e00-\u9fffA-Za-z]{1,4}?)(?=[，。！？,.!?~～]|$)"),
+    ("child", False, r"(?:^|[，,！!])(?:是)?(?:个|一个)(?P<kind>女儿|儿子|闺女|男孩|女孩|小公主|小王子)"
+                     r"(?=[，。！？,.!?~～]|$)"),
+    ("partner", False, r"(?:^|[，,])(?:我的?)?(?:老公|老婆|男朋友|女朋友|男友|女友|对象|未婚夫|未婚妻)"
+                       rf"(?P<value>{_ZNOT_NAME}[\u4e00-\u9fff]{{2}})(?=[\u4e00-\u9fff])", "given"),
+    ("works_as", False, rf"在[\u4e00-\u9fffA-Za-z0-9]{{1,12}}?(?:做|当)(?:一名|一个|个|名)?"
+                        rf"(?P<value>[\u4e00-\u9fff]{{0,6}}?{_ZJOB})"),
+    ("works_as", True, rf"(?:以后|已经|再也)?不(?:再)?(?:做|当|干)(?P<value>[\u4e00-\u9fff]{{0,6}}?{_ZJOB})了",
+     "given"),
+    ("works_as", True, rf"(?P<value>{_ZJOB})(?:我)?(?:是)?(?:干不下去了|不干了|不做了)"),
+    ("works_at", True, r"(?:交了|交的|递了|递交了|提了)(?P<any>辞职信|辞呈|离职申请)"),
+    ("owns", False, r"我(?:的)?(?:那|这)(?:辆|台|部)(?P<value>[\u4e00-\u9fffA-Za-z0-9-]{1,10}?)"
+                    r"(?=开了|用了|骑了|跑|[，,。！!]|$)", "given"),
+    ("owns", False, r"(?:提|买)(?P<value>车)了"),
+    ("owns", False, r"换(?:了)?(?:新)?(?P<value>电脑|手机|车|相机)了"),
+    ("owns", True, r"把(?:我的)?(?:那|这)?(?:台|辆|个|部)?(?P<value>[\u4e00-\u9fffA-Za-z0-9]{1,8}?)"
+                   r"(?:在[\u4e00-\u9fff]{1,6}?)?(?:卖了|卖掉了|转手了)"),
+    ("owns", False, r"(?:我们|我)的?(?P<value>[\u4e00-\u9fff]{1,6}?(?:店|餐厅|工作室|咖啡馆))开业了"),
+    ("likes", False, r"以前(?:很|最|特别|超)?(?:讨厌|不喜欢|受不了|不爱)(?:吃|喝)?(?P<value>[\u4e00-\u9fff]{1,6}?)"
+                     r"[，,][^。]*?现在[^，。]{0,4}?(?:爱|喜欢)"),
+    ("dislikes", False, r"我(?:从小)?(?:就)?(?:很|特别|真的|最|也)?怕(?P<value>辣|冷|热|甜|酸|苦|麻|虫子|"
+                        r"狗|猫|蛇|老鼠|黑|高|水)(?![\u4e00-\u9fff])"),
+    ("allergic_to", False, r"^(?P<value>[^\s\W我你他她它对]{1,5})过敏[！!。]?$"),
+    ("allergic_to", True, rf"我小时候(?:也|还)?对{_ZV}过敏"),
+))
 _ZH_HEDGE = re.compile(r"想|打算|准备|可能|也许|如果|要是|希望|会不会|能不能|计划|考虑|梦想|以后|将来|[吗？?]")
 _ZH_CLAUSE = re.compile(r"[^。！？；\n]+[。！？；]?")
 # Somebody else as the subject of what follows ("我姐姐搬到上海了", "你住在哪", "他养了只猫")
-_ZH_OTHERS = re.compile(r"(?:姐姐|妹妹|哥哥|弟弟|妈妈|爸爸|父母|爸妈|朋友|同事|室友|闺蜜|同学|老板|邻居|"
+_ZH_OTHERS = re.compile(r"(?:我(?:弟|哥|姐|妹|爸|妈|舅|叔|姨)|姐姐|妹妹|哥哥|弟弟|妈妈|爸爸|父母|爸妈|朋友|同事|室友|闺蜜|同学|老板|邻居|"
                         r"你们?|他们?|她们?|它|大家|别人)")
+
+
+def _without_value(clause: str, m: re.Match[str], begin: int, end: int) -> str:
+    """The statement's own part of the clause, less the value it names (联想 is a brand, not
+    a wish: 想)."""
+    group = next((g for g in ("value", "name") if m.groupdict().get(g)), None)
+    if group is None or _ZH_HEDGE.match(m[group]):
+        return clause[begin:end]  # 想…: the value opens with the hedge, which is one
+    return clause[begin:m.start(group)] + "·" + clause[m.end(group):end]
 
 
 def _zh(text: str) -> list[Statement]:
@@ -265,17 +409,18 @@ def _zh(text: str) -> list[Statement]:
     part of the clause (since the last comma) names somebody else first is not the speaker's."""
     out: list[Statement] = []
     for clause in _ZH_CLAUSE.findall(text):
-        for attribute, ends, pattern in _ZH:
-            for m in pattern.finditer(clause):
+        for rule in _ZH:
+            for m in rule.pattern.finditer(clause):
                 begin = max(clause.rfind("，", 0, m.start()), clause.rfind(",", 0, m.start()), 0)
                 stops = [i for i in (clause.find("，", m.end()), clause.find(",", m.end()))
                          if i >= 0]
-                if _ZH_HEDGE.search(clause[begin:min(stops) if stops else len(clause)]):
+                own = _without_value(clause, m, begin, min(stops) if stops else len(clause))
+                if rule.mode != "given" and _ZH_HEDGE.search(own):
                     continue  # a plan, a wish, a question: in the statement's own part
                 part = clause[begin:m.start() + 1]
                 if _ZH_OTHERS.search(part) and "我" not in part[-2:]:
                     continue
-                statement = _statement(attribute, ends, m)
+                statement = _statement(rule, m)
                 if statement:
                     out.append(statement)
     return _dedupe(out)
@@ -291,16 +436,24 @@ _ZH_TRAIL = re.compile(r"(?:了|啦|呢|啊|吧|呀|哦|嘛|这边|那边|工作
 # a word about a name, a clause that goes on with somebody else
 _JUNK = re.compile(r"^(?:it|that|this|them|him|her|you|like|love|live|be|accept|deal|cope|"
                    r"play|relax|trust)\b|^(?:it|that|this)\s|^(?:小|大)?名$|"
-                   r"^[\d一二三四五六七八九十两几]+(?:岁|个月|年)|跟着|和我|给我|帮我", re.IGNORECASE)
+                   r"^[\d一二三四五六七八九十两几]+(?:岁|个月|年)|跟着|和我|给我|帮我|的家$|^(?:现在|这里|那里|这边|那边)", re.IGNORECASE)
 _STOP = frozenset({"it", "that", "this", "you", "them", "him", "her", "there", "here",
                    "home", "work", "here now", "so", "too", "much", "a lot", "and"})
 
 
-def _statement(attribute: str, ends: bool, m: re.Match[str]) -> Statement | None:
+# a line of work named by the work ("years teaching", "done with accountancy")
+_FIELD_JOB = {"teaching": "teacher", "nursing": "nurse", "accountancy": "accountant",
+              "accounting": "accountant"}
+
+
+def _statement(rule: Rule, m: re.Match[str]) -> Statement | None:
+    attribute, ends = rule.attribute, rule.ends
     groups = m.groupdict()
     kind = _tidy(groups.get("kind") or "")
-    if attribute == "pet":
-        value = _tidy(groups.get("name") or "") or kind
+    if attribute in ("pet", "child"):
+        value = _tidy(groups.get("name") or groups.get("value") or "") or kind
+    elif groups.get("field"):
+        value = _FIELD_JOB[groups["field"].lower()]
     else:
         value = _tidy(groups.get("value") or "")
     if not value and (groups.get("any") or (ends and attribute in ("studies", "works_at"))):
@@ -311,7 +464,7 @@ def _statement(attribute: str, ends: bool, m: re.Match[str]) -> Statement | None
         value = value[3:]  # "learning to code"
     if not value or value.casefold() in _STOP or _JUNK.search(value):
         return None
-    return Statement(attribute, value, ends, kind)
+    return Statement(attribute, value, ends, kind, weak=rule.mode == "weak")
 
 
 def _tidy(value: str) -> str:
@@ -337,6 +490,8 @@ def statements(text: str) -> list[Statement]:
     found = _zh(text) if re.search(r"[\u4e00-\u9fff]", text) else []
     found += _en(text)
     # "my cat Miso passed away" names Miso too: the ending is what the turn says
+    named = {f.value.casefold() for f in found if f.attribute in ("pet", "child")}
+    found = [f for f in found if f.attribute != NAMING or f.value.casefold() not in named]
     ended = {(f.attribute, f.value.casefold()) for f in found if f.ends}
     return _dedupe([f for f in found
                     if f.ends or (f.attribute, f.value.casefold()) not in ended])
@@ -353,4 +508,10 @@ def same_value(a: str, b: str) -> bool:
         return False
     if re.search(r"[\u4e00-\u9fff]", short):
         return short in long
+    if " " not in long and _stem(short) == _stem(long):
+        return True  # code / coding, cat / cats
     return re.search(rf"(?<!\w){re.escape(short)}(?!\w)", long) is not None
+
+
+def _stem(word: str) -> str:
+    return re.sub(r"(?:ing|es|s|e)$", "", word)

@@ -26,7 +26,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from chalicelib.domain.containment import clean_line
 from chalicelib.domain.errors import BadRequest, Conflict, NotFound
-from chalicelib.domain.facts import ATTRIBUTES, LABELS, SINGLE, Statement, same_value, statements
+from chalicelib.domain.fact_context import Turn, read_turns
+from chalicelib.domain.facts import ATTRIBUTES, LABELS, NAMING, SINGLE, Statement, same_value
 from chalicelib.domain.models import Message, RecallRequest
 from chalicelib.domain.names import is_placeholder
 from chalicelib.domain.records import CoreDelivery, Entity, Fact, Person
@@ -59,12 +60,15 @@ def learn(services: Services, space: str, messages: Sequence[Message],
     now = now or services.clock()
     facts = {f.key: f for f in services.store.list_records(Fact, space)}
     changed: dict[str, Fact] = {}
-    for msg in sorted(messages, key=lambda m: (m.at, m.session, m.seq)):
+    ordered = sorted(messages, key=lambda m: (m.at, m.session, m.seq))
+    speakers = [m.speaker for m in ordered if m.speaker]
+    read = read_turns([Turn(m.role, services.clean(m.content)) for m in ordered], speakers)
+    for msg, by_rules in zip(ordered, read, strict=True):
         person = person_of(msg)
         if person is None:
             continue
         ref = message_ref(msg.session, msg.seq)
-        said = told[msg.seq] if msg.seq in told else statements(services.clean(msg.content))
+        said = told.get(msg.seq, by_rules)
         for statement in said:
             for fact in apply(facts, space, person, statement, msg.at, ref, now):
                 facts[fact.key] = changed[fact.key] = fact
@@ -111,14 +115,18 @@ def apply(facts: dict[str, Fact], space: str, person: str, statement: Statement,
           ref: str, now: datetime) -> list[Fact]:
     """The facts one statement creates or changes (pure over `facts`)."""
     mine = [f for f in facts.values() if f.person == person]
-    if any(ref in f.sources or f.closed_by == ref for f in mine
-           if f.attribute == statement.attribute):
-        return []  # this turn was read before
+    if _read_before(mine, statement, ref):
+        return []
+    if statement.attribute == NAMING:
+        return _name(mine, statement, at, ref)
     if statement.ends:
         return _end(mine, space, person, statement, at, ref, now)
     out: list[Fact] = []
     same = [f for f in mine if f.attribute == statement.attribute and f.valid_to is None
             and same_value(f.value, statement.value)]
+    if statement.weak and not same and statement.attribute in SINGLE and any(
+            f.attribute == statement.attribute and f.valid_to is None for f in mine):
+        return []  # told in passing: no match for the value told plainly
     if same:
         fact = same[0]
         out.append(fact.model_copy(update={"sources": [*fact.sources, ref],
@@ -133,8 +141,42 @@ def apply(facts: dict[str, Fact], space: str, person: str, statement: Statement,
         or (f.attribute == _CONTRARY.get(statement.attribute)
             and same_value(f.value, statement.value)))
         and (f.valid_from is None or f.valid_from <= at)]
+    if statement.weak:
+        closes = []  # told in passing: it changes nothing told before
     out += [_closed(f, at, ref) for f in closes]
     return out
+
+
+# what a pet or child is called before its name is told ("I adopted a cat!", 是个女儿)
+_NAMELESS = frozenset({"baby", "girl", "boy", "son", "daughter", "kid", "child", "女儿", "儿子",
+                       "闺女", "宝宝", "男孩", "女孩", "小公主", "小王子", "孩子"})
+
+
+def _name(mine: list[Fact], statement: Statement, at: datetime, ref: str) -> list[Fact]:
+    """"Her name is Luna": the pet or child just told of without a name (the latest, told
+    the same day) takes it; nothing else does."""
+    nameless = [f for f in mine if f.attribute in ("pet", "child") and f.valid_to is None
+                and (f.value.casefold() == f.kind.casefold() or f.value.casefold() in _NAMELESS)
+                and f.valid_from is not None and timedelta(0) <= at - f.valid_from <= _SAME_TALK]
+    if not nameless:
+        return []
+    fact = max(nameless, key=lambda f: f.valid_from or at)
+    return [fact.model_copy(update={"value": statement.value, "kind": fact.kind or fact.value,
+                                    "sources": [*fact.sources, ref],
+                                    "version": fact.version + 1})]
+
+
+def _read_before(mine: list[Fact], statement: Statement, ref: str) -> bool:
+    """This statement of this turn is in the facts already (a batch read again)."""
+    if statement.attribute == NAMING:
+        return any(ref in f.sources and f.value == statement.value for f in mine)
+    same = [f for f in mine if f.attribute == statement.attribute]
+    if statement.ends:
+        return any(f.closed_by == ref and (statement.value == "*"
+                                           or same_value(f.value, statement.value)
+                                           or same_value(f.kind or "\0", statement.value))
+                   for f in same)
+    return any(ref in f.sources and same_value(f.value, statement.value) for f in same)
 
 
 def _end(mine: list[Fact], space: str, person: str, statement: Statement, at: datetime,

@@ -1,0 +1,107 @@
+"""Facts told across turns (chalicelib.domain.fact_context) and how the use case keeps them
+(weak facts, names given later): answers to the companion's questions, role nouns bound to
+the one name near them, a generic thing made specific."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from chalicelib.domain.fact_context import Turn, read_turns
+from chalicelib.domain.facts import Statement
+from chalicelib.domain.models import Message
+from chalicelib.usecases import facts
+
+T0 = datetime(2026, 3, 1, 20, tzinfo=UTC)
+
+
+def said(*turns: tuple[str, str]) -> list[list[tuple[str, str, bool]]]:
+    read = read_turns([Turn(role, text) for role, text in turns], ["Tom", "Echo"])
+    return [[(s.attribute, s.value, s.ends) for s in one] for one in read]
+
+
+def test_an_answer_to_the_companions_question_states_its_value():
+    assert said(("user", "月月，我升职了！"), ("assistant", "恭喜！升到什么职位了？"),
+                ("user", "支行副行长！下周正式任命，以后不做客户经理了"))[2] == [
+        ("works_as", "客户经理", True), ("works_as", "支行副行长", False)]
+    # a generic thing told before is made specific by the answer, in the turn that told it
+    assert said(("user", "团子！我买了台相机！"), ("assistant", "什么相机？"),
+                ("user", "富士的X-T30，二手的"))[0] == [("owns", "富士X-T30", False)]
+    assert said(("user", "I bought a car this morning."), ("assistant", "Ooh, what kind?"),
+                ("user", "An old Volvo estate, bright blue."))[0] == [("owns", "Volvo", False)]
+
+
+def test_an_answer_counts_only_for_the_question_it_answers():
+    # "Big job?" asks nothing an answer could give; "Honestly" names nothing
+    assert said(("user", "Sat in my van for an hour."), ("assistant", "Big job?"),
+                ("user", "Whole Victorian house."))[2] == []
+    assert said(("assistant", "Which one fits how you imagine him?"),
+                ("user", "Honestly, I imagine him screaming at 3am."))[1] == []
+    # 去哪儿了 is about work only after talk of work
+    assert said(("user", "周末出去玩了"), ("assistant", "去哪儿了？"), ("user", "去了杭州，人好多"))[2] == []
+    assert said(("user", "我换工作了"), ("assistant", "去哪儿了？"), ("user", "去了美团，还是写代码"))[2] == [
+        ("works_at", "美团", False)]
+
+
+def test_a_role_noun_takes_the_one_name_near_it():
+    assert said(("assistant", "Old dogs are the best. Is Sam home too?"),
+                ("user", "Not yet, my girlfriend works late on Mondays."))[1] == [
+        ("partner", "Sam", False)]
+    assert said(("user", "Biscuit's giving me the look, he wants his walk."),
+                ("assistant", "Biscuit! Remind me, how old is your boy now?"),
+                ("user", "Thirteen. He's a slow old dog these days."))[2] == [
+        ("pet", "Biscuit", False)]
+    assert said(("user", "Meet Pepper! Eight-week-old collie cross from the rescue."))[0] == [
+        ("pet", "Pepper", False)]
+    # two names near it: which one is meant is not said
+    assert said(("assistant", "Are Sam and Alex coming?"),
+                ("user", "Just my girlfriend, she loves these."))[1] == []
+    # a place or a firm is no one's name
+    assert said(("user", "I've been at Hartley & Moss for years, Bristol traffic is murder."),
+                ("assistant", "Poor you."), ("user", "My girlfriend says quit."))[2] == []
+
+
+def msg(seq: int, text: str, hours: float, role: str = "user", session: str = "s1") -> Message:
+    return Message(space="s", session=session, seq=seq, role=role,
+                   speaker="Tom" if role == "user" else "Echo", content=text,
+                   at=T0 + timedelta(hours=hours), content_hash=f"h{session}{seq}")
+
+
+def test_a_place_told_in_passing_never_overrides_one_told_plainly():
+    got: dict = {}
+    stated = [Statement("lives_in", "Bristol"), Statement("lives_in", "Paris", weak=True)]
+    for i, statement in enumerate(stated):
+        for fact in facts.apply(got, "s", "Tom", statement, T0 + timedelta(days=i),
+                                f"message:s1:{i}", T0):
+            got[fact.key] = fact
+    assert [(f.value, f.valid_to) for f in got.values()] == [("Bristol", None)]
+    # with nothing told plainly, it stands
+    alone: dict = {}
+    for fact in facts.apply(alone, "s", "Tom", Statement("lives_in", "Paris", weak=True), T0,
+                            "message:s1:0", T0):
+        alone[fact.key] = fact
+    assert [f.value for f in alone.values()] == ["Paris"]
+
+
+def test_a_name_told_after_goes_to_the_nameless_pet_of_that_talk():
+    got: dict = {}
+    steps = [(Statement("pet", "cat", kind="cat"), 0), (Statement("named", "Luna"), 0.1),
+             (Statement("named", "Ava"), 30)]  # a day later: nobody nameless is left
+    for i, (statement, hours) in enumerate(steps):
+        for fact in facts.apply(got, "s", "Tom", statement, T0 + timedelta(hours=hours),
+                                f"message:s1:{i}", T0):
+            got[fact.key] = fact
+    assert [(f.attribute, f.value, f.kind) for f in got.values()] == [("pet", "Luna", "cat")]
+
+
+def test_a_batch_read_again_adds_nothing_and_two_statements_of_one_turn_both_count():
+    got: dict = {}
+    for fact in facts.apply(got, "s", "Tom", Statement("works_as", "客户经理"), T0,
+                            "message:s1:0", T0):
+        got[fact.key] = fact
+    for _ in range(2):
+        for statement in [Statement("works_as", "客户经理", True), Statement("works_as", "副行长")]:
+            for fact in facts.apply(got, "s", "Tom", statement, T0 + timedelta(days=30),
+                                    "message:s2:3", T0):
+                got[fact.key] = fact
+    assert sorted((f.value, f.valid_to is None, f.version) for f in got.values()) == [
+        ("副行长", True, 1), ("客户经理", False, 2)]
