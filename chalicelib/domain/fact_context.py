@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from chalicelib.domain.facts import NAMING, Statement, statements
+from chalicelib.domain.facts import _ZJOB, NAMING, Statement, statements
 from chalicelib.domain.facts import PET_KINDS_EN as _PET
 from chalicelib.domain.facts import PET_KINDS_ZH as _ZPET
 
@@ -37,25 +37,32 @@ class Turn:
 
 # the companion's question → the attribute its answer gives
 _QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(a, re.compile(p, re.IGNORECASE)) for a, p in (
-    ("owns", r"\bwhat (?:car|kind of car|make|model|bike|camera|laptop|did you (?:get|buy))\b|"
+    ("owns", r"\bwhat (?:car|kind of (?:car|boat|bike|camera|truck|van)|make|model|bike|camera|laptop|"
+             r"did you (?:get|buy))\b|"
              r"\bwhich (?:car|model)\b|什么(?:车|相机|电脑|手机|牌子|型号)|买了(?:什么|啥)|"
              r"(?:哪|什么)款"),
     ("works_as", r"\bwhat (?:do you do|is your job|'s the (?:job|role)|role|position)\b|"
                  r"什么职位|什么工作|做什么的|(?:哪|什么)个?岗位|升(?:到|成)了?(?:什么|啥)"),
-    ("works_at", r"\bwhere (?:do|are) you (?:work|working)\b|\bwhich (?:company|firm)\b|"
-                 r"哪家公司|在哪(?:儿|里)?(?:上班|工作)|(?:去|跳槽到)了?哪(?:家|儿|里)"),
+    ("works_at", r"\bwhere (?:do|are) you (?:work|working)\b|\bwhich (?:company|firm|school|hospital|"
+                 r"clinic|shop|store|restaurant|bank)\b|\bwhat (?:school|hospital|company)\b|"
+                 r"哪家公司|在哪(?:儿|里)?(?:上班|工作)|(?:去|跳槽到)了?哪(?:家|儿|里)|^\W*(?:\w{0,6}[！!，,])?\s*"
+                 r"(?:哪里|哪儿|哪家|去哪)\s*[？?]"),
     ("lives_in", r"\bwhere (?:do you live|are you living|did you move|are you based)\b|"
                  r"住(?:在)?哪|搬(?:到|去)了?哪"),
     (NAMING, r"\bwhat(?:'s| is) (?:his|her|its|their|the (?:dog|cat|puppy|kitten|baby)'s) name\b|"
              r"\bwhat did you (?:name|call)\b|叫什么|(?:取|起)(?:了)?名字|名字是"),
     ("allergic_to", r"\ballergic to what\b|\bwhat are you allergic to\b|对什么过敏|查出来是什么|"
                     r"什么过敏"),
+    ("studies", r"\bwhat (?:do|are) you (?:study|studying)\b|\bwhat'?s your (?:degree|course|major)\b|"
+                r"什么专业|学的什么|学的是什么|读(?:的)?什么|哪个专业"),
     ("learning", r"\bwhat are you learning\b|学什么|(?:这次|新东西)是什么"),
 )]
 # a works_at question that may be about a trip ("去哪儿了？") counts only after talk of work
 _ABOUT_WORK = re.compile(r"工作|上班|跳槽|入职|辞职|offer|\bjob\b|\bwork\b", re.IGNORECASE)
 # a question for a thing's name or kind ("What kind?", 什么样的？): it makes a generic specific
 _WHICH = re.compile(r"\b(?:what|which)\b|什么|哪|啥", re.IGNORECASE)
+_CALLED = re.compile(r"\b(?:called|named)\s+((?-i:[A-Z])[\w&'.-]*(?:\s+(?-i:[A-Z])[\w&'.-]*)*)")
+_ZH_YES_WORDS = frozenset({"对", "嗯", "是的", "是啊", "对啊", "对呀", "没错", "哈哈", "嗯嗯"})
 _FIRST_PHRASE = re.compile(r"^\s*([^，,。.！!？?;；:：\n~～（(]+)")
 _EN_LEAD = re.compile(r"^(?:(?:it's|it is|an?|the|my|our|just|oh|well|yes|yeah|so|um|"
                       r"old|new|used|second-hand|little|tiny|big|[a-z]+-year-old)\s+)+",
@@ -81,21 +88,39 @@ def _answer(attribute: str, text: str) -> str | None:
         return None
     phrase = m.group(1).strip()
     if _CJK.search(phrase):
+        phrase = phrase.split()[-1] if phrase.split()[0] in _ZH_YES_WORDS else phrase.split()[0]
+    if called := _CALLED.search(phrase):
+        return called.group(1)
+    if _CJK.search(phrase):
         value = _ZH_TAIL.sub("", _ZH_LEAD.sub("", phrase))
         if attribute == "owns":
             value = value.replace("的", "")
         if not 1 <= len(value) <= 10 or re.search(r"[我你他她它]", value):
             return None
         return value
-    if len(phrase.split()) > 6:
+    if len(phrase.split()) > 8:
         return None
     phrase = _EN_LEAD.sub("", phrase)
+    if attribute == "owns" and (thing := re.search(
+            r"\b(?:[\w-]+\s+)?(?:boat|bike|truck|van|car|camera|guitar|drone)\b", phrase, re.IGNORECASE)):
+        return thing.group(0).lower()
     if attribute in ("owns", "works_at", "lives_in", NAMING):
         caps = _CAPS.search(phrase)
         if not caps or caps.group(0).split()[0] in _NOT_NAMES | _DISCOURSE:
             return None
         return caps.group(0).strip()
     return phrase.lower() if 1 <= len(phrase.split()) <= 3 else None
+
+
+_ZH_JOB_PHRASE = re.compile(rf"^(?P<value>[\u4e00-\u9fff]{{0,6}}{_ZJOB})$")
+
+
+def _jobs_named(text: str) -> list[Statement]:
+    """中建 结构工程师 七月入职: an answer about work that names a job in one of its phrases."""
+    m = _FIRST_PHRASE.match(text)
+    phrases = m.group(1).split() if m and _CJK.search(m.group(1)) else []
+    return [Statement("works_as", j["value"]) for p in phrases
+            for j in [_ZH_JOB_PHRASE.match(p)] if j]
 
 
 # ------------------------------------------------------------------ names bound to a role
@@ -106,9 +131,12 @@ _ROLES: list[tuple[str, re.Pattern[str]]] = [(a, re.compile(p, re.IGNORECASE)) f
     ("child", rf"\bmy\s+(?:little\s+)?(?:daughter|son|kid|little girl|little boy)\b{_NOT_NAMED}"),
     ("pet", rf"\bmy\s+(?:old\s+|little\s+|new\s+)?(?P<kind>{_PET})\b{_NOT_NAMED}"),
     ("pet", rf"\b(?:he|she)(?:'s|\s+is)\s+(?:a|an|my)\s+(?:[\w-]+\s+){{0,3}}?(?P<kind>{_PET})\b"),
-    ("partner", r"我(?:的)?(?:老公|老婆|男朋友|女朋友|男友|女友|对象)(?![\u4e00-\u9fff]{0,1}叫)"),
+    ("partner", r"(?:我的?|^|[，,\s])(?:老公|老婆|男朋友|女朋友|男友|女友|对象)(?![\u4e00-\u9fff]{0,1}叫)"),
     ("child", r"我(?:的)?(?:女儿|儿子|闺女|宝宝)"),
     ("pet", rf"(?:我的|我家的?)(?:小)?{_ZPET}"),
+    ("pet", rf"(?:^|[，,\s])(?:是)?一只(?:小)?{_ZPET}"),
+    ("partner*", r"\b(?:she|he)(?:'s|\s+is)\s+my\s+(?:wife|husband|girlfriend|boyfriend|partner|fianc[ée]e?)\b"),
+    ("child*", r"\b(?:was\s+)?born\s+(?:on|at|last|this|yesterday|today|early|late)\b|出生了|生了"),
 )]
 # a name introduced: "Meet Pepper!", "Say hi to Pepper", 这是可乐！
 _INTRO = re.compile(r"\b(?:meet|say hi to|say hello to|this is)\s+(?P<name>(?-i:[A-Z])[a-z]+)\b|"
@@ -150,18 +178,37 @@ def _after_name(before: str) -> bool:
     return bool(m) and not _SENTENCE_START.search(before[:m.start()])
 
 
-def _names_in(text: str, names: set[str]) -> list[str]:
-    found = [m.group(1) for m in _WORD.finditer(text) if m.group(1) in names]
+# 阿杰, 小雯: the way Chinese chat names people; these 小/阿 words are no one's name
+_ZH_NICK = re.compile(r"(?<![\u4e00-\u9fff])(?:阿|小)[\u4e00-\u9fff](?=[\u4e00-\u9fff]|[，,。！!？?\s]|$)")
+_ZH_NOT_NICK = frozenset(["小时", "小区", "小孩", "小心", "小说", "小狗", "小猫", "小学", "小姐", "小组", "小吃", "小电", "小朋", "小事", "小伙", "小城", "小店", "小屋", "小鸟", "小名", "小便", "小票", "小费", "小米", "小红", "小白", "小黑", "小哥", "小弟", "小妹", "小三", "小号", "小声", "小点", "小样", "小编", "小可", "小的", "小一", "小二", "小三", "阿姨", "阿婆", "阿公", "阿爸", "阿妈", "小柯", "小金", "小短", "小电", "小宝", "小家", "小日", "小长", "小半"])
+
+
+_ONE_WORD = re.compile(r"(?:^|[.!?]\s+)((?-i:[A-Z])[a-z]+)[.!](?=\s|$)")
+
+
+def _names_in(text: str, names: set[str], speakers: frozenset[str] = frozenset(),
+              lone: bool = False) -> list[str]:
+    """The names a text uses; `lone`: with a name said alone as a sentence ("Meera. She's my
+    wife"), for a role told by a pronoun in the same turn."""
+    alone = ({m.group(1) for m in _ONE_WORD.finditer(text)} - _NOT_NAMES - _DISCOURSE - _NUMBERS
+             if lone else set())
+    found = [m.group(1) for m in _WORD.finditer(text) if m.group(1) in names | alone]
+    found += [m.group(0) for m in _ZH_NICK.finditer(text)
+              if m.group(0) not in _ZH_NOT_NICK and m.group(0) not in speakers]
     return list(dict.fromkeys(found))
 
 
-def _bound(turns: Sequence[Turn], i: int, names: set[str], intros: dict[int, str]
-           ) -> list[Statement]:
+_NUMBERS = frozenset(["One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Eleven", "Twelve", "Thirteen", "Fourteen", "Fifteen", "Sixteen", "Seventeen", "Eighteen", "Nineteen", "Twenty", "Thirty", "Forty", "Fifty", "Sixty", "Seventy", "Eighty", "Ninety", "Hundred"])
+
+
+def _bound(turns: Sequence[Turn], i: int, names: set[str], intros: dict[int, str],
+           speakers: frozenset[str]) -> list[Statement]:
     """What a role noun without a name in turn i names, by the one name near it."""
     text, out = turns[i].text, []
-    for attribute, pattern in _ROLES:
+    for role, pattern in _ROLES:
+        attribute, lone = role.rstrip("*"), role.endswith("*")
         for m in pattern.finditer(text):
-            name = _near_name(turns, i, names, intros)
+            name = _near_name(turns, i, names, intros, speakers, lone)
             if name:
                 kind = (m.groupdict().get("kind") or "").lower()
                 out.append(Statement(attribute, name, kind=kind))
@@ -170,8 +217,8 @@ def _bound(turns: Sequence[Turn], i: int, names: set[str], intros: dict[int, str
     return out
 
 
-def _near_name(turns: Sequence[Turn], i: int, names: set[str], intros: dict[int, str]
-               ) -> str | None:
+def _near_name(turns: Sequence[Turn], i: int, names: set[str], intros: dict[int, str],
+               speakers: frozenset[str], lone: bool) -> str | None:
     previous_user = next((j for j in range(i - 1, max(-1, i - 4), -1)
                           if turns[j].role == "user"), None)
     for j in (i, i - 1, previous_user):
@@ -179,12 +226,69 @@ def _near_name(turns: Sequence[Turn], i: int, names: set[str], intros: dict[int,
             continue
         if j in intros:
             return intros[j]
-        found = _names_in(turns[j].text, names)
+        found = _names_in(turns[j].text, names, speakers, lone and j == i)
         if len(found) == 1:
             return found[0]
         if found:
             return None  # two names: which one is meant is not said
     return None
+
+
+# ------------------------------------------------------------------ questions the user confirms
+
+# "Is Hemi your partner?" — "Yeah, …": the companion's question about the user, in the user's
+# words ("Hemi is my partner"), is what the user says when the answer is yes; of a question
+# with alternatives ("Are you the pharmacist there, or on the tills?"), the one the answer names
+_YES = re.compile(r"^\W*(?:yes|yeah|yep|yup|ya|correct|exactly|that's right|sure|definitely|"
+                  r"of course|uh-huh|mhm|haha,? yes|对|是的|是啊|是呀|嗯|没错|对啊|对呀|当然|对的|"
+                  r"是滴|哈哈对|哈哈是)", re.IGNORECASE)
+_EN_ASKS = [(re.compile(p, re.IGNORECASE), form) for p, form in (
+    (r"^(?:so|and|oh|wait)?,?\s*(?:are|were) you\s+(?P<rest>.+?)\?$", "I am {rest}"),
+    (r"^(?:so|and|oh|wait)?,?\s*(?:do|did) you\s+(?P<rest>.+?)\?$", "I {rest}"),
+    (r"^(?:so|and|oh|wait)?,?\s*is (?P<x>(?-i:[A-Z])\w+) your (?P<rest>.+?)\?$", "{x} is my {rest}"),
+    (r"^(?:so|and|oh|wait)?,?\s*have you (?:got\s+)?(?P<rest>.+?)\?$", "I have {rest}"),
+    (r"^(?:so|and|oh|wait)?,?\s*(?P<x>(?-i:[A-Z])\w+)(?:'s|\s+is)\s+your\s+(?P<rest>.+?)\?$", "{x} is my {rest}"),
+)]
+_EN_QUESTION = re.compile(r"[^.!?]*\?")
+_ZH_QUESTION = re.compile(r"[^。！!？?]*(?:[吗呀吧啊呢]\s*[？?]?|[？?])")
+
+
+def _as_said(question: str, answer: str) -> str | None:
+    """The companion's question about the user, in the user's words, if the answer takes it."""
+    if _CJK.search(question):
+        asks = [q for q in _ZH_QUESTION.findall(question) if "你" in q or len(q.strip()) <= 10]
+        if not asks or not _YES.search(answer):
+            return None
+        said = re.sub(r"[吗呀吧啊呢]?\s*[？?]?$", "", asks[-1].strip())
+        return said.replace("是不是", "").replace("是否", "").replace("您", "我").replace("你", "我")
+    for q in reversed(_EN_QUESTION.findall(question)):
+        for pattern, form in _EN_ASKS:
+            m = pattern.match(q.strip())
+            if not m:
+                continue
+            groups = m.groupdict()
+            rest = _chosen(groups["rest"], answer)
+            if rest is None:
+                return None
+            said = form.format(x=groups.get("x") or "", rest=rest)
+            return re.sub(r"\byour\b", "my", re.sub(r"\byou\b", "me", said))
+    return None
+
+
+def _chosen(rest: str, answer: str) -> str | None:
+    alternatives = [a.strip(" ,") for a in re.split(r",?\s+\bor\b\s+", rest) if a.strip(" ,")]
+    if len(alternatives) == 1:
+        return rest if _YES.search(answer) else None
+    m = _FIRST_PHRASE.match(answer)
+    first = m.group(1).strip().casefold() if m else ""
+    picked = [a for a in alternatives if first and first in a.casefold()]
+    return picked[0] if len(picked) == 1 else None
+
+
+# the companion asks who or what a name is ("Pavlova?", "Who's Hemi?", 奶盖是？): the answer
+# says it, so the name is the one its role noun takes
+_WHO_IS = re.compile(r"(?:^|[.!]\s+)(?:who(?:'s| is)\s+)?(?P<name>(?-i:[A-Z])[a-z]+)\s*\?\s*$|"
+                     r"(?P<zname>[\u4e00-\u9fff]{1,4}?)是(?:谁|什么|哪位)?\s*[？?]\s*$", re.IGNORECASE)
 
 
 # ------------------------------------------------------------------ the whole stretch
@@ -213,17 +317,46 @@ def read_turns(turns: Sequence[Turn], speakers: Sequence[str] = ()) -> list[list
               for w in s.value.split()}
     intros = {i: (m["name"] or m["zname"]) for i, t in enumerate(turns) if t.role == "user"
               for m in [_INTRO.search(t.text)] if m}
+    for i in range(1, len(turns)):
+        m = _WHO_IS.search(turns[i - 1].text)
+        if (turns[i].role == "user" and turns[i - 1].role != "user" and m and i not in intros
+                and (m["name"] or "") not in _NOT_NAMES | _DISCOURSE):
+            intros[i] = m["name"] or m["zname"]
     out: list[list[Statement]] = []
     for i, turn in enumerate(turns):
         if turn.role != "user":
             out.append([])
             continue
-        said = told[i]
-        said += [s for s in _bound(turns, i, names, intros)
+        said = list(told[i])
+        if i and turns[i - 1].role != "user" and (asked := _as_said(turns[i - 1].text, turn.text)):
+            said += [s for s in statements(asked) if s not in said]
+        said += [s for s in _bound(turns, i, names, intros, frozenset(speakers))
                  if not any(t.attribute == s.attribute and t.value == s.value for t in said)]
         out.append([_specific(s, turn.text) for s in said])
     _answers(turns, out)
     return out
+
+
+_FEEL_Q = re.compile(r"\b(?:how do you feel about|do you like|are you a fan of|what do you think of|"
+                     r"do you eat|do you drink)\s+(?P<x>[\w' -]{2,30}?)\s*\?|你喜欢(?P<zx>[\u4e00-\u9fff]{1,6}?)吗",
+                     re.IGNORECASE)
+_FEEL_NEG = re.compile(r"\b(?:can't stand|cannot stand|hate|don't like|not a fan|gross|disgusting|no way)\b|"
+                       r"不喜欢|讨厌|受不了|不爱|不吃|不喝", re.IGNORECASE)
+_FEEL_POS = re.compile(r"\b(?:love|like|adore|obsessed|big fan)\b|喜欢|爱|超爱", re.IGNORECASE)
+
+
+def _feelings(question: str, answer: str) -> list[Statement]:
+    """"How do you feel about durian?" — "I can't stand it": a like or dislike of the thing
+    asked about."""
+    m = _FEEL_Q.search(question)
+    if not m:
+        return []
+    thing = (m["x"] or m["zx"] or "").strip()
+    if _FEEL_NEG.search(answer):
+        return [Statement("dislikes", thing)]
+    if _FEEL_POS.search(answer) or (_YES.search(answer) and not re.search(r"\bnot\b|不", answer)):
+        return [Statement("likes", thing)]
+    return []
 
 
 def _answers(turns: Sequence[Turn], out: list[list[Statement]]) -> None:
@@ -232,6 +365,9 @@ def _answers(turns: Sequence[Turn], out: list[list[Statement]]) -> None:
     for i in range(1, len(turns)):
         if turns[i].role != "user" or turns[i - 1].role == "user":
             continue
+        out[i] += [s for s in _feelings(turns[i - 1].text, turns[i].text)
+                   if not any(t.attribute in ("likes", "dislikes") and t.value == s.value
+                              for t in out[i])]
         attribute = _asked(turns[i - 1].text)
         before = next((j for j in range(i - 2, max(-1, i - 5), -1) if turns[j].role == "user"),
                       None)
@@ -243,6 +379,8 @@ def _answers(turns: Sequence[Turn], out: list[list[Statement]]) -> None:
         if attribute == "works_at" and not _ABOUT_WORK.search(
                 " ".join(t.text for t in turns[max(0, i - 3):i])):
             continue
+        if attribute in ("works_at", "works_as"):
+            out[i] += [s for s in _jobs_named(turns[i].text) if s not in out[i]]
         value = _answer(attribute, turns[i].text)
         if not value or any(s.attribute == attribute and not s.ends for s in out[i]):
             continue

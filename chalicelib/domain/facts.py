@@ -79,7 +79,9 @@ _CAP = r"(?-i:[A-Z])"  # a capital letter, whatever the pattern's flags
 _V = rf"(?P<value>{_CAP}[\w'&.-]*(?:\s+(?:{_CAP}[\w'&.-]*|&(?=\s+{_CAP})|(?-i:of|de|la|le|du|am|upon)\b))*)"  # a name
 _NAME = rf"{_CAP}[\w-]*"
 _THING = r"(?P<value>(?:an?\s+|the\s+|some\s+)?[\w' -]{2,40}?)"
-_END = r"(?=\s*(?:[.,;:!?)]|\band\b|\bbut\b|\bnow\b|\bnext\b|\blast\b|\bsince\b|\bfor\b|\bthis\b|\btoday\b|\byesterday\b|\bagain\b|\bwith\b|\bbecause\b|$))"
+_END = (r"(?=\s*(?:[.,;:!?)]|\band\b|\bbut\b|\bnow\b|\bnext\b|\blast\b|\bsince\b|\bfor\b|\bthis\b|"
+        r"\btoday\b|\byesterday\b|\bagain\b|\bwith\b|\bbecause\b|\btwice\b|\bonce\b|\bevery\b|"
+        r"\bat\b|\bon\b|\bthrough\b|\bis\b|\bwas\b|$))")
 _PET = (r"(?:cat|kitten|kitty|dog|puppy|pup|rabbit|bunny|hamster|parrot|bird|fish|turtle|tortoise|"
         r"guinea pig|ferret|lizard|snake|collie|spaniel|labrador|retriever|terrier|poodle|corgi|"
         r"husky|beagle|dachshund|pug|greyhound|whippet|tabby|siamese)")
@@ -89,13 +91,26 @@ _JOB = (r"(?:designer|engineer|developer|teacher|nurse|doctor|writer|editor|mana
         r"chef|cook|baker|barista|accountant|lawyer|architect|programmer|researcher|consultant|"
         r"photographer|translator|tutor|intern|pharmacist|vet|artist|musician|marketer|"
         r"scientist|librarian|mechanic|electrician|plumber|carpenter|officer|ranger|driver|"
-        r"paramedic|firefighter|student|waiter|waitress|cashier|illustrator|journalist)")
+        r"paramedic|firefighter|student|waiter|waitress|cashier|illustrator|journalist|"
+        r"physiotherapist|physio|therapist|counsellor|counselor|dentist|hygienist|optician|"
+        r"surgeon|midwife|carer|caregiver|social worker|receptionist|cleaner|technician|tech|"
+        r"surveyor|lecturer|professor|postdoc|coach|trainer|instructor|assistant|clerk|"
+        r"secretary|banker|trader|broker|realtor|estate agent|builder|welder|farmer|pilot|"
+        r"flight attendant|soldier|detective|solicitor|barrister|paralegal|data scientist|"
+        r"copywriter|actor|actress|dancer|singer|bartender|server|hairdresser|barber|stylist|"
+        r"florist|butcher|gardener|landscaper|courier|postman|shop assistant|sales rep|"
+        r"salesperson|recruiter|planner|coordinator|administrator|admin|buyer|auditor|"
+        r"economist|statistician|animator|filmmaker|producer|director|reporter|podcaster|"
+        r"streamer|youtuber|freelancer|contractor|roofer|decorator|painter|security guard|"
+        r"guard|bus driver|taxi driver|lorry driver|truck driver|warehouse worker|fisherman)")
 # what one starts or gives up by name ("I took up pottery", "I gave up the guitar")
 _SKILL = (r"(?:guitar|piano|violin|cello|drums|ukulele|pottery|painting|yoga|swimming|boxing|"
           r"climbing|japanese|spanish|french|german|korean|chinese|italian|coding|python|"
           r"knitting|dancing|singing)")
 # …and what a class or course is of ("my Portuguese class")
-_LEARNABLE = rf"(?:{_SKILL}|portuguese|surfing|driving|cooking|baking|photography)"
+_LEARNABLE = (rf"(?:{_SKILL}|portuguese|surfing|driving|cooking|baking|photography|arabic|russian|"
+              r"dutch|mandarin|cantonese|hindi|turkish|greek|swedish|polish|irish|welsh|"
+              r"sign language|watercolour|watercolor|chess|fiddle)")
 
 _EN: list[Rule] = _table(re.IGNORECASE | re.M, (
     # where they live
@@ -122,13 +137,9 @@ _EN: list[Rule] = _table(re.IGNORECASE | re.M, (
     ("works_at", True, r"\bI\s+(?:(?:just|finally)\s+)?(?P<any>handed in my notice|resigned|quit my job|"
                        r"left my job|got laid off|was laid off|lost my job)"),
     ("works_as", False, rf"\bI\s+(?:now\s+)?work\s+as\s+an?\s+(?P<value>[\w -]{{2,40}}?){_END}"),
-    ("works_as", False, r"\b(?:as|became)\s+an?\s+(?P<value>(?:[\w-]+\s+)?(?:designer|engineer|"
-                        r"developer|teacher|nurse|doctor|writer|editor|manager|analyst|chef|cook|"
-                        r"barista|accountant|lawyer|architect|programmer|researcher|consultant|"
-                        r"photographer|translator|tutor|intern|pharmacist|vet|artist|musician|"
-                        r"marketer|scientist|librarian|mechanic|baker|officer))\b"),
+    ("works_as", False, rf"\b(?:as|became)\s+an?\s+(?P<value>(?:[\w-]+\s+)?{_JOB})\b"),
     ("works_as", False, r"\bmy (?:new )?job is (?:being )?an?\s+(?P<value>[\w -]{2,30}?)(?=[.,;!?]|$)"),
-    ("works_as", False, rf"\bI(?:'m| am|'ve been| have been)\s+(?:officially\s+|now\s+|still\s+)?an?\s+"
+    ("works_as", False, rf"\bI(?:'m| am|'ve been| have been)\s+(?:officially\s+|now\s+|still\s+|\w+ly\s+)?(?:an?|the)\s+"
                         rf"(?P<value>(?:[\w-]+\s+)?{_JOB})\b"),
     ("works_as", False, rf"\byears as an?\s+(?P<value>(?:[\w-]+\s+)?{_JOB})\b"),
     ("works_at", False, rf"\bI(?:'m| am|'ve been| have been)\s+(?:now\s+)?an?\s+(?:[\w-]+\s+)?{_JOB}\s+"
@@ -150,7 +161,7 @@ _EN: list[Rule] = _table(re.IGNORECASE | re.M, (
     ("learning", True, r"\bI\s+(?:gave up|quit|stopped)\s+(?:learning|taking)\s+"
                        r"(?P<value>[\w -]{2,30}?)(?:\s+lessons)?(?=[.,;!?]|$)"),
     # pets, partner, children
-    ("pet", False, rf"\b{_I}\s+(?:just\s+|finally\s+)?(?:adopted|got|have|rescued|brought home)\s+"
+    ("pet", False, rf"\b{_I}\s+(?:just\s+|finally\s+)?(?:adopted|got|have|rescued|brought home|came home with)\s+"
                    rf"(?:a|an|our|my|two|a little|a new)\s+(?:\w+\s+)?(?P<kind>{_PET})"
                    rf"(?:[, ]+(?:named|called)\s+(?P<name>{_NAME}))?"),
     ("pet", False, rf"\bmy (?:new\s+)?(?P<kind>{_PET})(?:'s name is|,?\s+(?:named|called))\s+"
@@ -181,8 +192,8 @@ _EN: list[Rule] = _table(re.IGNORECASE | re.M, (
                      rf"(?P<value>(?!you\b|it\b|that\b|this\b|him\b|her\b|them\b|my\b|your\b|our\b|the way\b)[\w' -]{{2,40}}?){_END}"),
     ("dislikes", False, rf"\bI\s+(?:really\s+)?(?:hate|can't stand|cannot stand|dislike|don't like)\s+"
                         rf"(?P<value>(?!you\b|it\b|that\b|this\b|him\b|her\b|them\b)[\w' -]{{2,40}}?){_END}"),
-    ("owns", False, rf"\b{_I}\s+(?:just\s+|finally\s+)?(?:bought|own|got myself)\s+"
-                    r"(?P<value>(?:a|an|my first|a new|a used|an old)\s+[\w -]{2,30}?)"
+    ("owns", False, rf"(?:\b{_I}\s+|^\s*)(?:just\s+|finally\s+|went and\s+)?(?:bought|own|got myself)\s+"
+                    r"(?P<value>(?:a|an|the|my first|a new|a used|an old)\s+[\w -]{2,30}?)"
                     rf"{_END}"),
     ("owns", True, rf"\b{_I}\s+(?:just\s+|finally\s+)?sold\s+(?:my|our|the)\s+(?P<value>[\w -]{{2,30}}?){_END}"),
     ("owns", True, rf"\b(?:stole|stolen|wrote off|crashed|lost)\s+(?:my|our)\s+(?P<value>(?:car|bike|van|"
@@ -195,7 +206,7 @@ _EN: list[Rule] = _table(re.IGNORECASE | re.M, (
     ("works_at", False, rf"\b{_I}\s*(?:'ve|have)\s+been\s+(?:[\w-]+\s+){{0,4}}?(?:at|with|for)\s+"
                         rf"(?:the\s+)?{_V}\s+for\s+(?:(?:about|almost|nearly|over|the last)\s+)?"
                         r"(?:\w+\s+)?(?:years?|months?)\b"),
-    ("works_at", True, rf"\bI\s+(?:(?:just|finally)\s+)?(?:handed in my notice|resigned|quit)\s+(?:at|from)\s+"
+    ("works_at", True, rf"\bI\s+(?:(?:just|finally)\s+)?(?:handed in my (?:notice|resignation)|resigned|quit)\s+(?:at|from)\s+"
                        rf"(?:the\s+)?{_V}"),
     # an allergy of one's childhood, gone ("I was allergic to cats as a kid")
     ("allergic_to", True, rf"\bI\s+was\s+(?:\w+\s+)?allergic to\s+{_THING}(?=,?\s+(?:as a (?:kid|child|"
@@ -206,13 +217,36 @@ _EN: list[Rule] = _table(re.IGNORECASE | re.M, (
     (NAMING, False, rf"\b(?:she|he|it)(?:'s|\s+is)\s+called\s+(?P<value>{_NAME})"),
     # where they live, told in passing (weak: it never overrides a place told plainly)
     ("lives_in", False, rf"\bhere in {_V}", "weak"),
-    ("lives_in", False, rf"\b{_V}\s+(?:traffic|rain|rents?|weather|winters?|summers?|drizzle)\b", "weak"),
+    ("lives_in", False, rf"\b{_V}\s+(?:traffic|rain|rents?|weather|winters?|summers?|drizzle|wind|"
+                        r"sunshine|heat|cold|life)\b", "weak"),
     ("lives_in", False, rf"\b(?:snowing|raining|pouring|sunny|freezing|boiling)\s+(?:again\s+)?in\s+{_V}", "weak"),
     ("lives_in", False, rf"\b(?:not|never)\s+leaving\s+{_V}", "weak"),
     ("lives_in", False, rf"\b{_I}\s+(?:now\s+|still\s+)?live\s+(?:[\w']+\s+){{1,5}}?in\s+{_V}"),
     # the vehicle one drives ("sat in my van"): owned, in passing
     ("owns", False, r"\b(?:in|from|with|drive|drove|park|parked|wash|washed|fix|fixed)\s+(?:my|our)\s+"
                     r"(?:old\s+|new\s+|little\s+)?(?P<value>car|van|motorbike|scooter|truck)\b", "weak"),
+    # "Hemi is my partner" (what a companion's "Is Hemi your partner?" becomes, confirmed)
+    ("partner", False, rf"\b(?P<value>{_NAME})\s+is\s+my\s+(?:new\s+)?{_KIN_PARTNER}\b", "given"),
+    ("child", False, rf"\b(?P<value>{_NAME})\s+is\s+my\s+{_KIN_CHILD}\b", "given"),
+    ("pet", False, rf"\b(?P<name>{_NAME})\s+is\s+my\s+(?:\w+\s+)?(?P<kind>{_PET})\b", "given"),
+    ("lives_in", False, rf"\b{_I}\s*(?:'ve|have)\s+been\s+in\s+{_V}\s+(?:for\s+)?(?:(?:about|almost|over)\s+)?"
+                        r"(?:\w+\s+)?(?:years?|months?)\b"),
+    ("lives_in", False, rf"\b(?:a|my|our)\s+(?:new\s+|little\s+|tiny\s+)?(?:flat|house|apartment|place|room)"
+                        rf"\s+in\s+{_V}", "weak"),
+    ("partner", False, rf"\b(?P<value>{_NAME}),\s+my\s+(?:new\s+)?{_KIN_PARTNER}\b", "given"),
+    ("child", False, rf"\b(?P<value>{_NAME}),\s+my\s+(?:little\s+|eldest\s+|youngest\s+)?{_KIN_CHILD}\b", "given"),
+    # studies by the degree ("a BSc in zoology", "I'm doing architecture at Sheffield")
+    ("studies", False, r"(?:\b(?:my|a|an|the)\s+|^\s*)(?:[\w-]+\s+){0,2}?(?:MA|MSc|BA|BSc|PhD|MBA|MFA|degree|diploma|"
+                       rf"master's|bachelor's|masters|bachelors)\s+in\s+(?P<value>[\w -]{{2,40}}?){_END}"),
+    ("studies", False, r"\bI(?:'m| am)\s+(?:doing|studying|reading)\s+(?P<value>[a-z][\w -]{2,30}?)\s+at\s+"
+                       r"(?-i:[A-Z])"),
+    ("partner", False, rf"\b(?P<value>{_NAME})\s+and\s+I\s+are\s+(?:now\s+)?(?:dating|courting|together|engaged|"
+                       r"a couple|seeing each other|going out)\b"),
+    ("owns", False, r"\bI\s+(?:still\s+)?drive\s+(?:the|my|an?)\s+(?:old\s+|new\s+|little\s+)?"
+                    r"(?P<value>(?-i:[A-Z])[\w-]+)", "weak"),
+    ("owns", True, r"\b(?:the|my|our)\s+(?:old\s+)?(?P<value>(?-i:[A-Z])[\w-]+)\s+(?:finally\s+)?"
+                   r"(?:died|is dead|gave up|broke down for good|was written off)\b"),
+    ("lives_in", False, rf"\b(?:born and raised|grew up and still live)\s+in\s+{_V}", "weak"),
 ))
 # "I used to love coffee but now I can't stand it": a like that ended, and a dislike
 _USED_TO = re.compile(r"\bI used to (?P<verb>love|like|enjoy|hate|dislike|can't stand)\s+"
@@ -274,7 +308,9 @@ def _en_contrasts(clause: str, text: str) -> list[Statement]:
 
 _ZV = r"(?P<value>[\u4e00-\u9fffA-Za-z0-9·]{1,12}?)"
 _ZEND = r"(?=[了啦呢啊吧呀哦嘛，。！？、,.!?~～\s]|$)"
-_ZPET = r"(?P<kind>猫咪|小猫|猫|小狗|狗狗|狗|兔子|仓鼠|鹦鹉|金鱼|乌龟|柯基|柴犬|布偶猫|橘猫|英短|金毛|泰迪)"
+_ZPET = (r"(?P<kind>猫咪|小猫|狸花猫|布偶猫|橘猫|暹罗猫|猫|小狗|狗狗|土狗|狗|兔子|仓鼠|金丝熊|龙猫|刺猬|"
+         r"鹦鹉|八哥|金鱼|乌龟|柯基|柴犬|英短|金毛|泰迪|哈士奇|萨摩耶|边牧|拉布拉多|比熊|博美|"
+         r"雪纳瑞|田园犬)")
 # Cities a Chinese speaker lives in, for the places told in passing (我们广州这几天回南天,
 # 住在西安最大的好处): Chinese writes no space or capital to end a name, so a bare place is
 # found by its name. Written by hand: the libraries that list China's divisions (cpca, jionlp)
@@ -286,9 +322,13 @@ _ZCITY = "(?:" + "|".join(sorted(_ZH_CITIES, key=len, reverse=True)) + ")"
 # jobs by their Chinese names (the value ends with one)
 _ZJOB = ("(?:设计师|工程师|程序员|老师|教师|医生|护士|文案|律师|会计|厨师|作家|编辑|记者|翻译|"
          "摄影师|咖啡师|销售|客户经理|产品经理|经理|研究员|学生|研究生|博士生|实习生|司机|画师|主播|"
-         "警察|药剂师|兽医|老板|店长|行长|主管|总监|主任|合伙人|公务员|快递员|外卖员|保安|导游)")
+         "警察|药剂师|兽医|老板|店长|行长|主管|总监|主任|合伙人|公务员|快递员|外卖员|保安|导游|幼师|"
+         "教练|业务员|运营|策划|前台|收银员|店员|服务员|美甲师|理发师|发型师|化妆师|出纳|人事|"
+         "行政|客服|骑手|护工|保姆|月嫂|面点师|调酒师|插画师|演员|歌手|模特|主持人|导演|编剧|"
+         "牙医|法官|检察官|消防员|军人|飞行员|空姐|乘务员|教授|讲师|辅导员|农民|工人|电工|木工|"
+         "技术员|质检员|审计|分析师|顾问|规划师|建筑师|架构师|测试|开发|运维|保洁|园丁|村医)")
 # a first character no Chinese given name starts with, in "我老公X…" (我老公今天…)
-_ZNOT_NAME = "(?![今昨明最已在又也还就都很说是去来要会想不没把被跟和给让做出回上下到从对一这那刚非真太好的])"
+_ZNOT_NAME = "(?![今昨明最已在又也还就都很说是去来要会想不没把被跟和给让做出回上下到从对一这那刚非真太好的骂嫌催念吵])"
 # the kinds of pet, for the turns around a statement (chalicelib.domain.fact_context)
 PET_KINDS_EN, PET_KINDS_ZH = _PET, _ZPET
 # when it happened, between the subject and the verb (今天领养了, 上个月入职了)
@@ -301,7 +341,7 @@ _ZH: list[Rule] = _table(0, (
     ("lives_in", False, rf"来{_ZV}(?:[一二三四五六七八九十两几\d]+年|好几年|很多年|多年)了"),
     ("lives_in", False, rf"在{_ZV}(?:土生土长|长大的?，?(?:一直)?住)"),
     ("lives_in", False, rf"我(?:现在)?在{_ZV}(?:读|上)(?:大[一二三四]|研[一二三]|研究生|高中|大学|博士)"),
-    ("works_at", False, rf"(?:现在|目前)?在{_ZV}(?:上班|工作|实习|做|当)"),
+    ("works_at", False, rf"(?:现在|目前)?在{_ZV}(?:上班|工作|实习|做|当|干了)"),
     ("works_at", False, rf"{_ZT}(?:入职了?|加入了?|进了){_ZV}{_ZEND}"),
     ("works_at", False, rf"{_ZV}(?:录用|录取|聘用)了?我"),
     ("works_at", True, rf"{_ZT}(?:就)?(?:从{_ZV})?(?:辞职|离职)了"),
@@ -328,7 +368,7 @@ _ZH: list[Rule] = _table(0, (
     ("pet", True, r"我(?:家|们家)(?:的)?(?P<name>[\u4e00-\u9fffA-Za-z]{1,4}?)(?:去世了|走了|死了|没了|去喵星了|去汪星了)"),
     ("pet", True, rf"我(?:家|们家)?(?:的)?{_ZPET}(?P<name>[\u4e00-\u9fffA-Za-z]{{0,6}}?)"
                   r"(?:去世了|走了|死了|没了|去喵星了|去汪星了|丢了)"),
-    ("partner", False, r"我(?:的)?(?:老公|老婆|男朋友|女朋友|男友|女友|对象|未婚夫|未婚妻)"
+    ("partner", False, r"我(?:的)?(?:老公|老婆|男朋友|女朋友|男友|女友|对象|未婚夫|未婚妻|老伴|爱人|媳妇|老头子|老婆子)"
                        rf"(?:叫|是)?(?P<value>{_ZNOT_NAME}[\u4e00-\u9fffA-Za-z]{{1,6}}?)"
                        r"(?=[，。！？,.!?\s]|在|说|也|都|还|就|很|今天|昨天|已经|$)"),
     ("partner", False, r"我(?:的)?(?:老公|老婆|男朋友|女朋友|男友|女友|对象|未婚夫|未婚妻)"
@@ -387,12 +427,55 @@ _ZH: list[Rule] = _table(0, (
                         r"狗|猫|蛇|老鼠|黑|高|水)(?![\u4e00-\u9fff])"),
     ("allergic_to", False, r"^(?P<value>[^\s\W我你他她它对]{1,5})过敏[！!。]?$"),
     ("allergic_to", True, rf"我小时候(?:也|还)?对{_ZV}过敏"),
+    ("partner", False, r"(?P<value>[\u4e00-\u9fffA-Za-z]{1,4}?)是(?:我|我的)?(?:老公|老婆|男朋友|女朋友|男友|女友|"
+                       r"对象|未婚夫|未婚妻|爱人|老伴)", "given"),
+    ("allergic_to", False, r"我(?:有)?(?P<value>(?!有点|也|又|还|是|不|没|妹|姐|哥|弟|妈|爸|老|儿|女|朋|同)[^\W对]{1,5}?)过敏"),
+    ("allergic_to", False, r"(?:^|[，,])(?P<value>[\u4e00-\u9fff]{1,5}?)过敏又(?:犯|发作)了"),
+    ("dislikes", False, rf"我(?:最|真的|超|特别)?(?:恨|烦)(?:死)?(?P<value>[\u4e00-\u9fff]{{1,6}}?){_ZEND}"),
+    ("likes", False, rf"(?:还是|我)?最爱(?:吃|喝|玩|看|听)?(?!你|他|她|它)(?P<value>[\u4e00-\u9fff]{{1,6}}?){_ZEND}"),
+    ("likes", False, rf"(?:我)?喜欢上(?:了)?(?P<value>[\u4e00-\u9fff]{{1,6}}?)(?:了)?{_ZEND}"),
+    ("lives_in", False, rf"(?:^|[，,])住(?P<value>{_ZCITY})"),
+    ("lives_in", False, rf"我(?:现在|已经|终于)?(?:人)?在(?P<value>{_ZCITY})了"),
+    ("lives_in", False, rf"(?:^|[，,\s])(?P<value>{_ZCITY})(?:的)?(?:太阳|天气|天|冬天|夏天|晚上|早上|交通|"
+                        r"房租|房价|满城)", "weak"),
+    ("pet", True, r"(?:^|[，,\s])(?P<name>[\u4e00-\u9fffA-Za-z]{1,4}?)(?:去世了|走了|死了|没了|去喵星了|去汪星了)"),
+    ("owns", True, r"(?:我的?)?(?P<value>[\u4e00-\u9fffA-Za-z0-9]{1,6}?)被偷了"),
+    ("owns", False, r"骑(?:着)?(?:我的)?(?P<value>摩托车?|电动车|小电驴|自行车|单车)", "weak"),
+    ("learning", False, r"(?:去|报了?|报名了?)[^，。]{0,8}?学(?P<value>冲浪|滑雪|游泳|拳击|攀岩|吉他|钢琴|画画|"
+                        r"日语|韩语|英语|法语|德语|舞蹈|街舞|瑜伽|书法|陶艺|烘焙|做饭|开车|驾驶)"),
+    ("partner", True, r"(?:^|[，,\s])(?:和|跟)(?P<value>[\u4e00-\u9fffA-Za-z]{1,4}?)(?:分手了|离婚了)"),
+    ("lives_in", False, rf"在(?P<value>{_ZCITY})(?:上班|工作)", "weak"),
+    ("studies", False, r"(?:读研|读博|读本科|读大[一二三四]|研[一二三]|大[一二三四])[，,\s]+"
+                       r"(?P<value>[\u4e00-\u9fff]{2,6}?(?:工程|科学|学|管理|设计|技术|医学|文学|艺术))(?=[，,\s]|$)"),
+    ("partner", False, r"(?:^|[，,\s])(?:老伴|爱人|媳妇|老头子|老婆子)"
+                       rf"(?P<value>{_ZNOT_NAME}[\u4e00-\u9fff]{{2}})(?=[\u4e00-\u9fff])", "given"),
+    ("child", False, rf"(?:^|[，,\s])(?:闺女|女儿|儿子)(?P<value>{_ZNOT_NAME}[\u4e00-\u9fff]{{2}})(?=[\u4e00-\u9fff，,\s]|$)",
+     "given"),
+    ("pet", False, rf"(?P<name>[\u4e00-\u9fffA-Za-z]{{1,4}}?)是(?:我的?|我家的?)?(?:一只)?{_ZPET}(?:吗)?$", "given"),
+    ("works_at", False, r"(?:^|[，,…\s])我在(?P<value>(?!家|外面|路上|公司|学校)[\u4e00-\u9fffA-Za-z]{2,8})$", "weak"),
+    ("likes", False, r"(?P<value>[\u4e00-\u9fff]{1,6}?)是我(?:唯一的|最大的|最喜欢的)?(?:爱好|最爱)"),
+    ("lives_in", False, rf"(?P<value>{_ZCITY})(?:今天|这几天|最近|又|也|一直)?(?:刮|下了|下雨|下雪|降温|升温|"
+                        r"热|冷|晒|闷)", "weak"),
+    ("lives_in", False, rf"(?:还在|就在|人在)(?P<value>{_ZCITY})", "weak"),
+    ("works_as", False, rf"(?:^|[，,\s])(?:做|当|干)(?P<value>[\u4e00-\u9fff]{{0,6}}?{_ZJOB})(?![\u4e00-\u9fff]{{0,3}}吗)"),
+    ("learning", False, r"(?:报了?|报名了?)[^，。\s]{0,10}?的?(?P<value>(?!了|个|一|门|节)[\u4e00-\u9fff]{2,4}?)(?:班|课)"),
+    ("learning", False, r"(?:^|[，,\s]|我)(?:现在|最近)?(?:在|正在|开始)学(?:习)?(?P<value>[\u4e00-\u9fffA-Za-z]{2,10}?)"
+                        r"(?=[，,。！!？?\s]|$|了|考)", "weak"),
+    ("owns", False, rf"(?:^|[，,\s]){_ZT}(?:咬咬牙)?(?:买了|入手了|提了)(?:一|辆|台|个|套|部)*"
+                    r"(?P<value>[\u4e00-\u9fffA-Za-z0-9]{0,10}?(?:车|房|电脑|相机|吉他|钢琴|自行车|摩托|手机|平板|"
+                    r"房子|无人机|电动车))"),
 ))
 _ZH_HEDGE = re.compile(r"想|打算|准备|可能|也许|如果|要是|希望|会不会|能不能|计划|考虑|梦想|以后|将来|[吗？?]")
 _ZH_CLAUSE = re.compile(r"[^。！？；\n]+[。！？；]?")
 # Somebody else as the subject of what follows ("我姐姐搬到上海了", "你住在哪", "他养了只猫")
-_ZH_OTHERS = re.compile(r"(?:我(?:弟|哥|姐|妹|爸|妈|舅|叔|姨)|姐姐|妹妹|哥哥|弟弟|妈妈|爸爸|父母|爸妈|朋友|同事|室友|闺蜜|同学|老板|邻居|"
+_ZH_OTHERS = re.compile(r"(?:我(?:弟|哥|姐|妹|爸|妈|舅|叔|姨)|男朋友|女朋友|老公|老婆|对象|儿子|女儿|姐姐|妹妹|哥哥|弟弟|妈妈|爸爸|父母|爸妈|朋友|同事|室友|闺蜜|同学|老板|邻居|"
                         r"你们?|他们?|她们?|它|大家|别人)")
+
+
+# Chinese chat often marks its pauses with a space, not a comma ("阿杰加班 就奶盖陪我"); an
+# emoji ends a sentence as often as "！" does
+_ZH_SPACE = re.compile(r"(?<=[\u4e00-\u9fff\w])\s+(?=[\u4e00-\u9fff])|(?<=[\u4e00-\u9fff])\s+(?=\w)|"
+                       r"[\U0001F300-\U0001FAFF\u2600-\u27BF]+")
 
 
 def _without_value(clause: str, m: re.Match[str], begin: int, end: int) -> str:
@@ -408,7 +491,7 @@ def _zh(text: str) -> list[Statement]:
     """A clause's statements, subject dropped or not (Chinese often drops 我); a match whose
     part of the clause (since the last comma) names somebody else first is not the speaker's."""
     out: list[Statement] = []
-    for clause in _ZH_CLAUSE.findall(text):
+    for clause in _ZH_CLAUSE.findall(_ZH_SPACE.sub("，", text)):
         for rule in _ZH:
             for m in rule.pattern.finditer(clause):
                 begin = max(clause.rfind("，", 0, m.start()), clause.rfind(",", 0, m.start()), 0)
@@ -437,7 +520,8 @@ _ZH_TRAIL = re.compile(r"(?:了|啦|呢|啊|吧|呀|哦|嘛|这边|那边|工作
 _JUNK = re.compile(r"^(?:it|that|this|them|him|her|you|like|love|live|be|accept|deal|cope|"
                    r"play|relax|trust)\b|^(?:it|that|this)\s|^(?:小|大)?名$|"
                    r"^[\d一二三四五六七八九十两几]+(?:岁|个月|年)|跟着|和我|给我|帮我|的家$|^(?:现在|这里|那里|这边|那边)", re.IGNORECASE)
-_STOP = frozenset({"it", "that", "this", "you", "them", "him", "her", "there", "here",
+_STOP = frozenset({"it", "that", "this", "you", "them", "him", "her", "there", "here", "they",
+                   "she", "he", "we", "i", "me",
                    "home", "work", "here now", "so", "too", "much", "a lot", "and"})
 
 
@@ -464,6 +548,8 @@ def _statement(rule: Rule, m: re.Match[str]) -> Statement | None:
         value = value[3:]  # "learning to code"
     if not value or value.casefold() in _STOP or _JUNK.search(value):
         return None
+    if attribute == "works_at" and value in _ZH_CITIES:
+        return None  # 在杭州工作: where one works, not for whom (a place, told as one)
     return Statement(attribute, value, ends, kind, weak=rule.mode == "weak")
 
 
