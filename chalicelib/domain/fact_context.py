@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from chalicelib.domain.facts import _ZJOB, NAMING, Statement, statements
+from chalicelib.domain.facts import _ZJOB, NAMING, NOT_A_NAME, Statement, statements
 from chalicelib.domain.facts import PET_KINDS_EN as _PET
 from chalicelib.domain.facts import PET_KINDS_ZH as _ZPET
 
@@ -45,8 +45,8 @@ _QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(a, re.compile(p, re.IGNORECASE
                  r"什么职位|什么工作|做什么的|(?:哪|什么)个?岗位|升(?:到|成)了?(?:什么|啥)"),
     ("works_at", r"\bwhere (?:do|are) you (?:work|working)\b|\bwhich (?:company|firm|school|hospital|"
                  r"clinic|shop|store|restaurant|bank)\b|\bwhat (?:school|hospital|company)\b|"
-                 r"哪家公司|在哪(?:儿|里)?(?:上班|工作)|(?:去|跳槽到)了?哪(?:家|儿|里)|^\W*(?:\w{0,6}[！!，,])?\s*"
-                 r"(?:哪里|哪儿|哪家|去哪)\s*[？?]"),
+                 r"哪家公司|在哪(?:儿|里)?(?:上班|工作)|跳槽到了?哪(?:家|儿|里)"),
+    ("works_at?", r"(?:去)了?哪(?:家|儿|里)|^\W*(?:\w{0,6}[！!，,])?\s*(?:哪里|哪儿|哪家|去哪)\s*[？?]"),
     ("lives_in", r"\bwhere (?:do you live|are you living|did you move|are you based)\b|"
                  r"住(?:在)?哪|搬(?:到|去)了?哪"),
     (NAMING, r"\bwhat(?:'s| is) (?:his|her|its|their|the (?:dog|cat|puppy|kitten|baby)'s) name\b|"
@@ -145,13 +145,23 @@ _INTRO = re.compile(r"\b(?:meet|say hi to|say hello to|this is)\s+(?P<name>(?-i:
 _PET_WORD = re.compile(rf"\b{_PET}\b|{_ZPET}", re.IGNORECASE)
 _WORD = re.compile(r"(?<![\w'])((?-i:[A-Z])[a-z]+)(?:'s)?\b")
 _SENTENCE_START = re.compile(r"(?:^|[.!?]\s+|[\"“]\s*)$")
-# capitalised words that are no one's name
-_NOT_NAMES = frozenset(
-    ["I", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December", "Christmas", "Easter", "God", "Mum", "Mom", "Dad", "Mam", "Mummy", "Daddy", "Gran", "Grandma", "Grandpa", "Nan", "English", "Chinese", "French", "Spanish", "German", "Japanese", "OK", "Okay", "Hey", "Hi", "Hello", "Yes", "Yeah", "No", "Oh", "Wow", "He", "She", "It", "They", "We", "You", "What", "Where", "When", "Who", "Why", "How", "That", "There", "Here", "This", "Let", "Mondays", "Tuesdays", "Wednesdays", "Thursdays", "Fridays", "Saturdays", "Sundays"])
+# capitalised words that are no one's name (and NOT_A_NAME: sentence openers)
+_NOT_NAMES = frozenset({
+    "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "Mondays",
+    "Tuesdays", "Wednesdays", "Thursdays", "Fridays", "Saturdays", "Sundays", "January",
+    "February", "March", "April", "May", "June", "July", "August", "September", "October",
+    "November", "December", "Christmas", "Easter", "God", "Mum", "Mom", "Dad", "Mam", "Mummy",
+    "Daddy", "Gran", "Grandma", "Grandpa", "Nan", "English", "Chinese", "French", "Spanish",
+    "German", "Japanese", "Dutch", "Italian", "Portuguese", "Arabic", "Korean", "Russian",
+    "Irish", "Welsh", "Scottish", "British", "American", "Hindi", "Turkish", "Greek", "Swedish",
+    "Polish", "Mandarin", "Cantonese"}) | NOT_A_NAME
 
 
 # words that open an answer without naming anything ("Honestly, …")
-_DISCOURSE = frozenset(["Honestly", "Actually", "Well", "Probably", "Maybe", "Nothing", "Nope", "Haha", "Ha", "Sure", "Not", "Just", "Kind", "Sort", "Definitely", "Absolutely", "Totally", "Really", "Apparently", "Basically"])
+_DISCOURSE = frozenset({
+    "Honestly", "Actually", "Well", "Probably", "Maybe", "Nothing", "Nope", "Haha", "Ha",
+    "Sure", "Not", "Just", "Kind", "Sort", "Definitely", "Absolutely", "Totally", "Really",
+    "Apparently", "Basically"})
 
 
 def batch_names(turns: Sequence[Turn], speakers: Sequence[str] = ()) -> set[str]:
@@ -198,7 +208,10 @@ def _names_in(text: str, names: set[str], speakers: frozenset[str] = frozenset()
     return list(dict.fromkeys(found))
 
 
-_NUMBERS = frozenset(["One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Eleven", "Twelve", "Thirteen", "Fourteen", "Fifteen", "Sixteen", "Seventeen", "Eighteen", "Nineteen", "Twenty", "Thirty", "Forty", "Fifty", "Sixty", "Seventy", "Eighty", "Ninety", "Hundred"])
+_NUMBERS = frozenset({
+    "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Eleven",
+    "Twelve", "Thirteen", "Fourteen", "Fifteen", "Sixteen", "Seventeen", "Eighteen", "Nineteen",
+    "Twenty", "Thirty", "Forty", "Fifty", "Sixty", "Seventy", "Eighty", "Ninety", "Hundred"})
 
 
 def _bound(turns: Sequence[Turn], i: int, names: set[str], intros: dict[int, str],
@@ -345,6 +358,9 @@ _FEEL_NEG = re.compile(r"\b(?:can't stand|cannot stand|hate|don't like|not a fan
 _FEEL_POS = re.compile(r"\b(?:love|like|adore|obsessed|big fan)\b|喜欢|爱|超爱", re.IGNORECASE)
 
 
+_CLAUSE_ONE = re.compile(r"[^.!?。！？]*")
+
+
 def _feelings(question: str, answer: str) -> list[Statement]:
     """"How do you feel about durian?" — "I can't stand it": a like or dislike of the thing
     asked about."""
@@ -352,6 +368,7 @@ def _feelings(question: str, answer: str) -> list[Statement]:
     if not m:
         return []
     thing = (m["x"] or m["zx"] or "").strip()
+    answer = _CLAUSE_ONE.match(answer).group(0)  # "I like boats. I don't like his driving."
     if _FEEL_NEG.search(answer):
         return [Statement("dislikes", thing)]
     if _FEEL_POS.search(answer) or (_YES.search(answer) and not re.search(r"\bnot\b|不", answer)):
@@ -376,9 +393,10 @@ def _answers(turns: Sequence[Turn], out: list[list[Statement]]) -> None:
             attribute = next(s.attribute for s in out[before] if s.value.casefold() in _GENERIC)
         if attribute is None:
             continue
-        if attribute == "works_at" and not _ABOUT_WORK.search(
-                " ".join(t.text for t in turns[max(0, i - 3):i])):
-            continue
+        if attribute == "works_at?":
+            if not _ABOUT_WORK.search(" ".join(t.text for t in turns[max(0, i - 3):i])):
+                continue
+            attribute = "works_at"
         if attribute in ("works_at", "works_as"):
             out[i] += [s for s in _jobs_named(turns[i].text) if s not in out[i]]
         value = _answer(attribute, turns[i].text)

@@ -247,6 +247,9 @@ _EN: list[Rule] = _table(re.IGNORECASE | re.M, (
     ("owns", True, r"\b(?:the|my|our)\s+(?:old\s+)?(?P<value>(?-i:[A-Z])[\w-]+)\s+(?:finally\s+)?"
                    r"(?:died|is dead|gave up|broke down for good|was written off)\b"),
     ("lives_in", False, rf"\b(?:born and raised|grew up and still live)\s+in\s+{_V}", "weak"),
+    ("learning", False, r"\bI\s+(?:just\s+|finally\s+)?(?:started|signed up for|enrolled in|joined)\s+(?:an?\s+)?"
+                        r"(?P<value>[\w' -]{2,30}?)\s+(?:night\s+|evening\s+|online\s+|weekly\s+)?"
+                        r"(?:class|classes|course|lessons)\b"),
 ))
 # "I used to love coffee but now I can't stand it": a like that ended, and a dislike
 _USED_TO = re.compile(r"\bI used to (?P<verb>love|like|enjoy|hate|dislike|can't stand)\s+"
@@ -270,9 +273,17 @@ _OWNABLE = re.compile(r"\b(?:car|van|bike|motorbike|scooter|truck|camera|laptop|
                       r"keyboard|drum kit|violin|boat|flat|house)\b", re.IGNORECASE)
 
 
+# Chat drops the "I" before a verb of what one did ("Sold the Chevy today.", "Handed in my
+# resignation"): the clause reads as if it were there
+_DROPPED_I = re.compile(r"^(\s*)(?=(?:(?:just|finally|officially|also)\s+)?(?:sold|bought|got|quit|left|moved|"
+                        r"started|handed|adopted|joined|finished|graduated|broke up|took up|gave up|lost|"
+                        r"married|signed|resigned|enrolled|rescued|relocated)\b)", re.IGNORECASE)
+
+
 def _en(text: str) -> list[Statement]:
     out: list[Statement] = []
-    for clause in _CLAUSE.findall(text):
+    for told in _CLAUSE.findall(text):
+        clause = _DROPPED_I.sub(r"\1I ", told, count=1)
         hedged = bool(_EN_HEDGE.search(clause))
         if not hedged:
             out += _en_contrasts(clause, text)
@@ -284,7 +295,7 @@ def _en(text: str) -> list[Statement]:
                 if statement:
                     out.append(statement)
         if not hedged and (m := _SOLD_IT.search(clause)):
-            owned = _OWNABLE.findall(text[:text.find(clause) + m.start()])
+            owned = _OWNABLE.findall(text[:text.find(told) + m.start()])
             if owned:
                 out.append(Statement("owns", owned[-1].lower(), True))
     return out
@@ -519,7 +530,7 @@ _ZH_TRAIL = re.compile(r"(?:了|啦|呢|啊|吧|呀|哦|嘛|这边|那边|工作
 # a word about a name, a clause that goes on with somebody else
 _JUNK = re.compile(r"^(?:it|that|this|them|him|her|you|like|love|live|be|accept|deal|cope|"
                    r"play|relax|trust)\b|^(?:it|that|this)\s|^(?:小|大)?名$|"
-                   r"^[\d一二三四五六七八九十两几]+(?:岁|个月|年)|跟着|和我|给我|帮我|的家$|^(?:现在|这里|那里|这边|那边)", re.IGNORECASE)
+                   r"^(?:his|her|their|your)\b|^[\d一二三四五六七八九十两几]+(?:岁|个月|年)|跟着|和我|给我|帮我|的家$|^(?:现在|这里|那里|这边|那边)", re.IGNORECASE)
 _STOP = frozenset({"it", "that", "this", "you", "them", "him", "her", "there", "here", "they",
                    "she", "he", "we", "i", "me",
                    "home", "work", "here now", "so", "too", "much", "a lot", "and"})
@@ -528,6 +539,16 @@ _STOP = frozenset({"it", "that", "this", "you", "them", "him", "her", "there", "
 # a line of work named by the work ("years teaching", "done with accountancy")
 _FIELD_JOB = {"teaching": "teacher", "nursing": "nurse", "accountancy": "accountant",
               "accounting": "accountant"}
+
+
+# capitalised words that open a sentence and name no one ("Yeah, my dog.")
+NOT_A_NAME = frozenset({
+    "I", "Yeah", "Yes", "Yep", "No", "Nope", "Oh", "Ah", "Well", "Okay", "OK", "Ok", "Hey",
+    "Hi", "Hello", "Sorry", "Thanks", "Anyway", "Honestly", "Actually", "So", "And", "But",
+    "Also", "Then", "Now", "Today", "Tonight", "Morning", "Evening", "Night", "Haha", "Ha",
+    "Lol", "Wow", "Sure", "Just", "Not", "Maybe", "Please", "Right", "Aw", "Ugh", "Hmm", "Um",
+    "Uh", "Mm", "He", "She", "It", "They", "We", "You", "What", "Where", "When", "Who", "Why",
+    "How", "That", "There", "Here", "This", "Let"})
 
 
 def _statement(rule: Rule, m: re.Match[str]) -> Statement | None:
@@ -548,6 +569,8 @@ def _statement(rule: Rule, m: re.Match[str]) -> Statement | None:
         value = value[3:]  # "learning to code"
     if not value or value.casefold() in _STOP or _JUNK.search(value):
         return None
+    if attribute in ("pet", "partner", "child") and value in NOT_A_NAME:
+        return None  # "Yeah, my daughter's six"
     if attribute == "works_at" and value in _ZH_CITIES:
         return None  # 在杭州工作: where one works, not for whom (a place, told as one)
     return Statement(attribute, value, ends, kind, weak=rule.mode == "weak")

@@ -123,7 +123,8 @@ def apply(facts: dict[str, Fact], space: str, person: str, statement: Statement,
         return _end(mine, space, person, statement, at, ref, now)
     out: list[Fact] = []
     same = [f for f in mine if f.attribute == statement.attribute and f.valid_to is None
-            and same_value(f.value, statement.value)]
+            and (same_value(f.value, statement.value)
+                 or (statement.attribute == "works_as" and _head(f.value) == _head(statement.value)))]
     if statement.weak and not same and statement.attribute in SINGLE and any(
             f.attribute == statement.attribute and f.valid_to is None for f in mine):
         return []  # told in passing: no match for the value told plainly
@@ -164,6 +165,14 @@ def _name(mine: list[Fact], statement: Statement, at: datetime, ref: str) -> lis
     return [fact.model_copy(update={"value": statement.value, "kind": fact.kind or fact.value,
                                     "sources": [*fact.sources, ref],
                                     "version": fact.version + 1})]
+
+
+def _head(job: str) -> str:
+    """A job's head word ("freelance photographer" → photographer, 测试工程师 → 工程师): the
+    same job told with another qualifier is not a change of job."""
+    if is_cjk(job):
+        return job[-3:] if len(job) > 3 else job
+    return job.casefold().split()[-1] if job.split() else job
 
 
 def _read_before(mine: list[Fact], statement: Statement, ref: str) -> bool:
