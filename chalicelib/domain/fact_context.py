@@ -42,7 +42,7 @@ _QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(a, re.compile(p, re.IGNORECASE
              r"\bwhich (?:car|model)\b|什么(?:车|相机|电脑|手机|牌子|型号)|买了(?:什么|啥)|"
              r"(?:哪|什么)款"),
     ("works_as", r"\bwhat (?:do you do|is your job|'s the (?:job|role)|role|position)\b|"
-                 r"什么职位|什么工作|做什么的|(?:哪|什么)个?岗位|升(?:到|成)了?(?:什么|啥)"),
+                 r"什么职位|什么工作|做什么的|是做[\u4e00-\u9fff]{1,6}的|是开[\u4e00-\u9fff]{1,4}的|(?:哪|什么)个?岗位|升(?:到|成)了?(?:什么|啥)"),
     ("works_at", r"\bwhere (?:do|are) you (?:work|working)\b|\bwhich (?:company|firm|school|hospital|"
                  r"clinic|shop|store|restaurant|bank)\b|\bwhat (?:school|hospital|company)\b|"
                  r"哪家公司|在哪(?:儿|里)?(?:上班|工作)|跳槽到了?哪(?:家|儿|里)"),
@@ -54,7 +54,7 @@ _QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(a, re.compile(p, re.IGNORECASE
     ("allergic_to", r"\ballergic to what\b|\bwhat are you allergic to\b|对什么过敏|查出来是什么|"
                     r"什么过敏"),
     ("studies", r"\bwhat (?:do|are) you (?:study|studying)\b|\bwhat'?s your (?:degree|course|major)\b|"
-                r"什么专业|学的什么|学的是什么|读(?:的)?什么|哪个专业"),
+                r"什么专业|学的什么|学的是什么|读(?:的)?什么|哪个专业|是学[\u4e00-\u9fff]{1,6}的"),
     ("learning", r"\bwhat are you learning\b|学什么|(?:这次|新东西)是什么"),
 )]
 # a works_at question that may be about a trip ("去哪儿了？") counts only after talk of work
@@ -196,6 +196,13 @@ _ZH_NOT_NICK = frozenset(["小时", "小区", "小孩", "小心", "小说", "小
 _ONE_WORD = re.compile(r"(?:^|[.!?]\s+)((?-i:[A-Z])[a-z]+)[.!](?=\s|$)")
 
 
+# the one who opens a Chinese turn, before what they do ("雪球在门口等我", "周周出差去了")
+_ZH_OPENING = re.compile(r"^(?P<name>[\u4e00-\u9fff]{2})(?=在|说|又|也|今天|最近|天天|一直|出差|加班|生病|"
+                         r"最开心|走了|跟|和|把|被|给|非要|总|老是)")
+_ZH_NOT_OPENER = re.compile(r"^(?:今天|昨天|明天|最近|现在|刚刚|我们|你们|他们|她们|大家|同事|朋友|老板|老师|"
+                            r"妈妈|爸爸|孩子|这个|那个|这边|那边|公司|家里|周末|晚上|早上|中午|下午)")
+
+
 def _names_in(text: str, names: set[str], speakers: frozenset[str] = frozenset(),
               lone: bool = False) -> list[str]:
     """The names a text uses; `lone`: with a name said alone as a sentence ("Meera. She's my
@@ -203,6 +210,8 @@ def _names_in(text: str, names: set[str], speakers: frozenset[str] = frozenset()
     alone = ({m.group(1) for m in _ONE_WORD.finditer(text)} - _NOT_NAMES - _DISCOURSE - _NUMBERS
              if lone else set())
     found = [m.group(1) for m in _WORD.finditer(text) if m.group(1) in names | alone]
+    found += [m["name"] for m in _ZH_OPENING.finditer(text)
+              if m["name"] not in speakers and not _ZH_NOT_OPENER.match(m["name"])]
     found += [m.group(0) for m in _ZH_NICK.finditer(text)
               if m.group(0) not in _ZH_NOT_NICK and m.group(0) not in speakers]
     return list(dict.fromkeys(found))
@@ -331,6 +340,10 @@ def read_turns(turns: Sequence[Turn], speakers: Sequence[str] = ()) -> list[list
     intros = {i: (m["name"] or m["zname"]) for i, t in enumerate(turns) if t.role == "user"
               for m in [_INTRO.search(t.text)] if m}
     for i in range(1, len(turns)):
+        if (turns[i].role == "user" and turns[i - 1].role != "user" and i not in intros
+                and _asked(turns[i - 1].text) == NAMING
+                and (named := _answer(NAMING, turns[i].text))):
+            intros[i] = named
         m = _WHO_IS.search(turns[i - 1].text)
         if (turns[i].role == "user" and turns[i - 1].role != "user" and m and i not in intros
                 and (m["name"] or "") not in _NOT_NAMES | _DISCOURSE):

@@ -250,6 +250,8 @@ _EN: list[Rule] = _table(re.IGNORECASE | re.M, (
     ("learning", False, r"\bI\s+(?:just\s+|finally\s+)?(?:started|signed up for|enrolled in|joined)\s+(?:an?\s+)?"
                         r"(?P<value>[\w' -]{2,30}?)\s+(?:night\s+|evening\s+|online\s+|weekly\s+)?"
                         r"(?:class|classes|course|lessons)\b"),
+    ("works_at", True, r"\bI\s+(?:(?:just|finally|officially)\s+)?(?P<any>retired)\b"),
+    ("works_as", True, r"\bI\s+(?:(?:just|finally|officially)\s+)?(?P<any>retired)\b"),
 ))
 # "I used to love coffee but now I can't stand it": a like that ended, and a dislike
 _USED_TO = re.compile(r"\bI used to (?P<verb>love|like|enjoy|hate|dislike|can't stand)\s+"
@@ -339,7 +341,7 @@ _ZJOB = ("(?:设计师|工程师|程序员|老师|教师|医生|护士|文案|�
          "牙医|法官|检察官|消防员|军人|飞行员|空姐|乘务员|教授|讲师|辅导员|农民|工人|电工|木工|"
          "技术员|质检员|审计|分析师|顾问|规划师|建筑师|架构师|测试|开发|运维|保洁|园丁|村医)")
 # a first character no Chinese given name starts with, in "我老公X…" (我老公今天…)
-_ZNOT_NAME = "(?![今昨明最已在又也还就都很说是去来要会想不没把被跟和给让做出回上下到从对一这那刚非真太好的骂嫌催念吵])"
+_ZNOT_NAME = "(?![今昨明最已在又也还就都很说是去来要会想不没把被跟和给让做出回上下到从对一这那刚非真太好的骂嫌催念吵天])"
 # the kinds of pet, for the turns around a statement (chalicelib.domain.fact_context)
 PET_KINDS_EN, PET_KINDS_ZH = _PET, _ZPET
 # when it happened, between the subject and the verb (今天领养了, 上个月入职了)
@@ -390,7 +392,7 @@ _ZH: list[Rule] = _table(0, (
                      r"(?=[，。！？,.!?\s了]|$)"),
     ("allergic_to", False, rf"我对{_ZV}(?:严重|有点|有些)?过敏"),
     ("allergic_to", True, rf"我(?:现在|已经)?对{_ZV}(?:已经)?不(?:再)?过敏了"),
-    ("likes", False, rf"我(?:超|很|特别|最|真的|非常|也)?(?:喜欢|爱)(?:吃|喝|玩|看|听)?(?!你|他|她|它|这|那|上){_ZV}{_ZEND}"),
+    ("likes", False, rf"我(?:超|很|特别|最|真的|非常|也|太|好|还是){{0,2}}(?:喜欢|爱)(?:吃|喝|玩|看|听)?(?!你|他|她|它|这|那|上){_ZV}{_ZEND}"),
     ("dislikes", False, rf"我(?:很|特别|真的|最|也)?(?:讨厌|不喜欢|受不了|不爱)(?:吃|喝|玩|看|听)?(?!你|他|她|它|这|那){_ZV}{_ZEND}"),
     ("likes", True, rf"我(?:已经)?(?:不再喜欢|不喜欢)?{_ZV}?(?:不喝|不吃|不玩)(?:了)"),
     ("likes", True, rf"我(?:已经)?不(?:再)?(?:喝|吃|玩){_ZV}了"),
@@ -427,7 +429,7 @@ _ZH: list[Rule] = _table(0, (
     ("works_at", True, r"(?:交了|交的|递了|递交了|提了)(?P<any>辞职信|辞呈|离职申请)"),
     ("owns", False, r"我(?:的)?(?:那|这)(?:辆|台|部)(?P<value>[\u4e00-\u9fffA-Za-z0-9-]{1,10}?)"
                     r"(?=开了|用了|骑了|跑|[，,。！!]|$)", "given"),
-    ("owns", False, r"(?:提|买)(?P<value>车)了"),
+    ("owns", False, r"(?<![不没])(?:提|买)(?P<value>车)了"),
     ("owns", False, r"换(?:了)?(?:新)?(?P<value>电脑|手机|车|相机)了"),
     ("owns", True, r"把(?:我的)?(?:那|这)?(?:台|辆|个|部)?(?P<value>[\u4e00-\u9fffA-Za-z0-9]{1,8}?)"
                    r"(?:在[\u4e00-\u9fff]{1,6}?)?(?:卖了|卖掉了|转手了)"),
@@ -469,12 +471,16 @@ _ZH: list[Rule] = _table(0, (
                         r"热|冷|晒|闷)", "weak"),
     ("lives_in", False, rf"(?:还在|就在|人在)(?P<value>{_ZCITY})", "weak"),
     ("works_as", False, rf"(?:^|[，,\s])(?:做|当|干)(?P<value>[\u4e00-\u9fff]{{0,6}}?{_ZJOB})(?![\u4e00-\u9fff]{{0,3}}吗)"),
-    ("learning", False, r"(?:报了?|报名了?)[^，。\s]{0,10}?的?(?P<value>(?!了|个|一|门|节)[\u4e00-\u9fff]{2,4}?)(?:班|课)"),
+    ("learning", False, r"(?:报了?|报名了?)[^，。\s]{0,10}?的?(?P<value>(?:(?![了个一门节年月天周的])[\u4e00-\u9fff]){2,4}?)(?:班|课)"),
     ("learning", False, r"(?:^|[，,\s]|我)(?:现在|最近)?(?:在|正在|开始)学(?:习)?(?P<value>[\u4e00-\u9fffA-Za-z]{2,10}?)"
                         r"(?=[，,。！!？?\s]|$|了|考)", "weak"),
     ("owns", False, rf"(?:^|[，,\s]){_ZT}(?:咬咬牙)?(?:买了|入手了|提了)(?:一|辆|台|个|套|部)*"
                     r"(?P<value>[\u4e00-\u9fffA-Za-z0-9]{0,10}?(?:车|房|电脑|相机|吉他|钢琴|自行车|摩托|手机|平板|"
                     r"房子|无人机|电动车))"),
+    ("studies", False, r"我是(?:学|读)(?P<value>[\u4e00-\u9fff]{1,6}?)的"),
+    ("works_at", True, r"(?P<any>最后一天班|退休了|办了退休|光荣退休)"),
+    ("works_as", True, r"(?P<any>最后一天班|退休了|办了退休|光荣退休)"),
+    ("pet", False, r"带(?P<name>[\u4e00-\u9fff]{2})去[^，。\s]{0,6}?(?:溜|遛)"),
 ))
 _ZH_HEDGE = re.compile(r"想|打算|准备|可能|也许|如果|要是|希望|会不会|能不能|计划|考虑|梦想|以后|将来|[吗？?]")
 _ZH_CLAUSE = re.compile(r"[^。！？；\n]+[。！？；]?")
@@ -561,7 +567,7 @@ def _statement(rule: Rule, m: re.Match[str]) -> Statement | None:
         value = _FIELD_JOB[groups["field"].lower()]
     else:
         value = _tidy(groups.get("value") or "")
-    if not value and (groups.get("any") or (ends and attribute in ("studies", "works_at"))):
+    if not value and (groups.get("any") or (ends and attribute in ("studies", "works_at", "works_as"))):
         value = "*"  # ended, whatever it was
     if attribute == "works_as" and re.search(r"[\u4e00-\u9fff]", value):
         value = value.rsplit("的", 1)[-1] or value  # 自由职业的平面设计师 → 平面设计师
