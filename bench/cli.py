@@ -232,21 +232,22 @@ def attack(seconds: float, idle_seconds: float, recallers: int, attacker_pause: 
     click.echo(format_report(report))
 
 
-@bench.command("facts", help="Facts that change over time on the scripted story set "
-                             "(bench/data/fact_stories.json, zh and en): current values "
-                             "right, changed facts closed at the right session, the core "
-                             "block's size and cost per hook call.")
-@click.option("--data", "data_path", type=click.Path(exists=True, dir_okay=False),
-              default=None, help="a story file of the same shape")
+@bench.command("facts", help="Facts that change over time on the scripted story sets "
+                             "(bench/data/fact_stories*.json, zh and en; by default the "
+                             "development set and every held-out one, each reported on its "
+                             "own): current values right, changed facts closed at the right "
+                             "session, the core block's size and cost per hook call.")
+@click.option("--data", "data_paths", type=click.Path(exists=True, dir_okay=False),
+              multiple=True, help="a story file of the same shape (repeatable)")
 @click.option("--embedder", type=click.Choice(["e5-local", "hash"]), default="hash",
               show_default=True, help="facts do not depend on it; the hook's recall does")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False))
 @click.option("--quiet", is_flag=True, help="no progress lines")
-def facts(data_path: str | None, embedder: str, json_path: str | None, quiet: bool) -> None:
+def facts(data_paths: tuple[str, ...], embedder: str, json_path: str | None, quiet: bool) -> None:
     from pathlib import Path
 
-    from .facts import DATA, format_report, run_facts
+    from .facts import SETS, format_sets, run_sets
 
-    report = run_facts(Path(data_path) if data_path else DATA, embedder=embedder,
-                       progress=not quiet, json_path=json_path)
-    click.echo(format_report(report))
+    paths = [Path(p) for p in data_paths] or SETS
+    report = run_sets(paths, embedder=embedder, progress=not quiet, json_path=json_path)
+    click.echo(format_sets(report))
