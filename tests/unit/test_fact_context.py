@@ -105,3 +105,26 @@ def test_a_batch_read_again_adds_nothing_and_two_statements_of_one_turn_both_cou
                 got[fact.key] = fact
     assert sorted((f.value, f.valid_to is None, f.version) for f in got.values()) == [
         ("副行长", True, 1), ("客户经理", False, 2)]
+
+
+def test_a_question_the_user_confirms_is_what_the_user_says():
+    assert said(("assistant", "Is Hemi your partner?"), ("user", "Yeah, almost two years."))[1] == [
+        ("partner", "Hemi", False)]
+    assert said(("assistant", "小雯是你女朋友吗？"), ("user", "嗯 谈了两年了"))[1] == [
+        ("partner", "小雯", False)]
+    assert said(("assistant", "你是不是酒精过敏呀"), ("user", "对 医院查过"))[1][0] == (
+        "allergic_to", "酒精", False)
+    # of the alternatives, the one the answer names
+    assert said(("assistant", "Are you the pharmacist there, or on the tills?"),
+                ("user", "Pharmacist, for my sins."))[1] == [("works_as", "pharmacist", False)]
+    # not confirmed: nothing
+    assert said(("assistant", "Is Hemi your partner?"), ("user", "God no, he's my brother."))[1] == []
+    assert said(("assistant", "小雯是你女朋友吗？"), ("user", "不是 是我表妹"))[1] == []
+
+
+def test_chat_writing_is_read_as_written():
+    # a Chinese pause written as a space; an English "I" dropped before what one did
+    assert said(("user", "阿杰加班 就奶盖陪我 我家猫咪咪今天有点不舒服"))[0] == [("pet", "咪咪", False)]
+    assert said(("user", "Sold the Chevy today."))[0] == [("owns", "Chevy", True)]
+    assert said(("user", "上周五最后一天班 同事给我买了个蛋糕"))[0] == [
+        ("works_at", "*", True), ("works_as", "*", True)]
