@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from chalicelib.domain.facts import _ZJOB, NAMING, NOT_A_NAME, Statement, statements
+from chalicelib.domain.facts import _JOB, _ZJOB, NAMING, NOT_A_NAME, Statement, statements
 from chalicelib.domain.facts import PET_KINDS_EN as _PET
 from chalicelib.domain.facts import PET_KINDS_ZH as _ZPET
 
@@ -41,7 +41,8 @@ _QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(a, re.compile(p, re.IGNORECASE
              r"did you (?:get|buy))\b|"
              r"\bwhich (?:car|model)\b|什么(?:车|相机|电脑|手机|牌子|型号)|买了(?:什么|啥)|"
              r"(?:哪|什么)款"),
-    ("works_as", r"\bwhat (?:do you do|is your job|'s the (?:job|role)|role|position)\b|"
+    ("works_as", r"\bwhat (?:do you do(?: for (?:work|a living)| at (?:the|your) \w+| there)?\s*\?|is your job|"
+                 r"'s the (?:job|role)|role|position)|"
                  r"什么职位|什么工作|做什么的|是做[\u4e00-\u9fff]{1,6}的|是开[\u4e00-\u9fff]{1,4}的|(?:哪|什么)个?岗位|升(?:到|成)了?(?:什么|啥)"),
     ("works_at", r"\bwhere (?:do|are) you (?:work|working)\b|\bwhich (?:company|firm|school|hospital|"
                  r"clinic|shop|store|restaurant|bank)\b|\bwhat (?:school|hospital|company)\b|"
@@ -61,6 +62,7 @@ _QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(a, re.compile(p, re.IGNORECASE
 _ABOUT_WORK = re.compile(r"工作|上班|跳槽|入职|辞职|offer|\bjob\b|\bwork\b", re.IGNORECASE)
 # a question for a thing's name or kind ("What kind?", 什么样的？): it makes a generic specific
 _WHICH = re.compile(r"\b(?:what|which)\b|什么|哪|啥", re.IGNORECASE)
+_JOB_IN = re.compile(rf"\b(?:[\w-]+\s+)?{_JOB}\b", re.IGNORECASE)
 _CALLED = re.compile(r"\b(?:called|named)\s+((?-i:[A-Z])[\w&'.-]*(?:\s+(?-i:[A-Z])[\w&'.-]*)*)")
 _ZH_YES_WORDS = frozenset({"对", "嗯", "是的", "是啊", "对啊", "对呀", "没错", "哈哈", "嗯嗯"})
 _FIRST_PHRASE = re.compile(r"^\s*([^，,。.！!？?;；:：\n~～（(]+)")
@@ -101,6 +103,8 @@ def _answer(attribute: str, text: str) -> str | None:
     if len(phrase.split()) > 8:
         return None
     phrase = _EN_LEAD.sub("", phrase)
+    if attribute == "works_as" and (job := _JOB_IN.search(phrase)):
+        return job.group(0).lower()
     if attribute == "owns" and (thing := re.search(
             r"\b(?:[\w-]+\s+)?(?:boat|bike|truck|van|car|camera|guitar|drone)\b", phrase, re.IGNORECASE)):
         return thing.group(0).lower()
@@ -126,9 +130,12 @@ def _jobs_named(text: str) -> list[Statement]:
 # ------------------------------------------------------------------ names bound to a role
 
 _NOT_NAMED = r"(?!\s*,?\s*(?-i:[A-Z]))"
+# "my wife's cat": the role owns what follows, it is not the one talked of ("my daughter's six" is)
+_OWNER = (rf"(?!'s\s+(?:{_PET}|car|house|flat|room|place|phone|bed|birthday|family|mum|mom|dad|"
+          r"friend|parents|sister|brother|job|work)\b)")
 _ROLES: list[tuple[str, re.Pattern[str]]] = [(a, re.compile(p, re.IGNORECASE)) for a, p in (
-    ("partner", rf"\bmy\s+(?:girlfriend|boyfriend|wife|husband|partner|fianc[ée]e?)\b{_NOT_NAMED}"),
-    ("child", rf"\bmy\s+(?:little\s+)?(?:daughter|son|kid|little girl|little boy)\b{_NOT_NAMED}"),
+    ("partner", rf"\bmy\s+(?:girlfriend|boyfriend|wife|husband|partner|fianc[ée]e?)\b{_OWNER}{_NOT_NAMED}"),
+    ("child", rf"\bmy\s+(?:little\s+)?(?:daughter|son|kid|little girl|little boy)\b{_OWNER}{_NOT_NAMED}"),
     ("pet", rf"\bmy\s+(?:old\s+|little\s+|new\s+)?(?P<kind>{_PET})\b{_NOT_NAMED}"),
     ("pet", rf"\b(?:he|she)(?:'s|\s+is)\s+(?:a|an|my)\s+(?:[\w-]+\s+){{0,3}}?(?P<kind>{_PET})\b"),
     ("partner", r"(?:我的?|^|[，,\s])(?:老公|老婆|男朋友|女朋友|男友|女友|对象)(?![\u4e00-\u9fff]{0,1}叫)"),
@@ -164,6 +171,21 @@ _DISCOURSE = frozenset({
     "Apparently", "Basically"})
 
 
+def proper_forms(turns: Sequence[Turn], speakers: Sequence[str] = ()) -> dict[str, str]:
+    """The capitalised words of a stretch of talk (mid-sentence, so names, not sentence
+    openers), by their lowercase: how a lowercase chatter's "josh" or "toowong" is spelt when
+    the companion writes it."""
+    out: dict[str, str] = {s.casefold(): s for s in speakers if s and s[:1].isupper()}
+    for turn in turns:
+        for m in re.finditer(r"(?<![\w'])((?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)*)", turn.text):
+            words = m.group(1).split()
+            start = _SENTENCE_START.search(turn.text[:m.start()])
+            for k, word in enumerate(words):
+                if (k or not start) and word not in NOT_A_NAME and not word.isupper():
+                    out.setdefault(word.casefold(), word)
+    return out
+
+
 def batch_names(turns: Sequence[Turn], speakers: Sequence[str] = ()) -> set[str]:
     """The capitalised words of a batch used as names: seen mid-sentence or as a possessive
     ("Biscuit's"), never after a preposition of place ("in Bristol", "at Acme")."""
@@ -172,7 +194,7 @@ def batch_names(turns: Sequence[Turn], speakers: Sequence[str] = ()) -> set[str]
         for m in _WORD.finditer(turn.text):
             word, before = m.group(1), turn.text[:m.start()]
             after = turn.text[m.end():]
-            if (re.search(r"\b(?:in|at|from|to|near|for|with the|of)\s+$|&\s+$", before,
+            if (re.search(r"\b(?:in|at|from|to|near|for|with the|of|the)\s+$|&\s+$", before,
                           re.IGNORECASE) or _after_name(before)
                     or re.match(r"\s+&|\s+(?-i:[A-Z])", after)):
                 placed.add(word)
@@ -261,7 +283,7 @@ def _near_name(turns: Sequence[Turn], i: int, names: set[str], intros: dict[int,
 # "Is Hemi your partner?" — "Yeah, …": the companion's question about the user, in the user's
 # words ("Hemi is my partner"), is what the user says when the answer is yes; of a question
 # with alternatives ("Are you the pharmacist there, or on the tills?"), the one the answer names
-_YES = re.compile(r"^\W*(?:yes|yeah|yep|yup|ya|correct|exactly|that's right|sure|definitely|"
+_YES = re.compile(r"^\W*(?:yes|yeah|yep|yup|ya|aye|yea|correct|exactly|that's right|sure|definitely|"
                   r"of course|uh-huh|mhm|haha,? yes|对|是的|是啊|是呀|嗯|没错|对啊|对呀|当然|对的|"
                   r"是滴|哈哈对|哈哈是)", re.IGNORECASE)
 _EN_ASKS = [(re.compile(p, re.IGNORECASE), form) for p, form in (
@@ -282,7 +304,9 @@ def _as_said(question: str, answer: str) -> str | None:
         if not asks or not _YES.search(answer):
             return None
         said = re.sub(r"[吗呀吧啊呢]?\s*[？?]?$", "", asks[-1].strip())
-        return said.replace("是不是", "").replace("是否", "").replace("您", "我").replace("你", "我")
+        said = said.replace("是不是", "").replace("是否", "").replace("您", "我").replace("你", "我")
+        # 你在华为吗 — 嗯: "I am at Huawei" is where one works, unless it is a place or home
+        return re.sub(r"我在(?P<v>(?!家|外面|路上)[\u4e00-\u9fffA-Za-z]{2,8})$", r"我在\g<v>上班", said)
     for q in reversed(_EN_QUESTION.findall(question)):
         for pattern, form in _EN_ASKS:
             m = pattern.match(q.strip())
@@ -293,7 +317,8 @@ def _as_said(question: str, answer: str) -> str | None:
             if rest is None:
                 return None
             said = form.format(x=groups.get("x") or "", rest=rest)
-            return re.sub(r"\byour\b", "my", re.sub(r"\byou\b", "me", said))
+            said = re.sub(r"\byour\b", "my", re.sub(r"\byou\b", "me", said))
+            return re.sub(r"^I am the\b", "I am a", said)  # "the pharmacist there": one
     return None
 
 
@@ -331,10 +356,14 @@ def _specific(statement: Statement, text: str) -> Statement:
 
 
 
-def read_turns(turns: Sequence[Turn], speakers: Sequence[str] = ()) -> list[list[Statement]]:
-    """What each turn states about its (user) speaker, read with the turns around it."""
+def read_turns(turns: Sequence[Turn], speakers: Sequence[str] = (), known: Sequence[str] = ()
+               ) -> list[list[Statement]]:
+    """What each turn states about its (user) speaker, read with the turns around it.
+    `known`: values the space's facts already hold ("Redline Freight"), so a lowercase
+    "i quit redline" names them."""
     names = batch_names(turns, speakers)
-    told = [statements(t.text) if t.role == "user" else [] for t in turns]
+    proper = proper_forms([*turns, *(Turn("known", f"· {v}") for v in known)], speakers)
+    told = [statements(t.text, proper) if t.role == "user" else [] for t in turns]
     names -= {w for said in told for s in said if s.attribute not in ("pet", "partner", "child")
               for w in s.value.split()}
     intros = {i: (m["name"] or m["zname"]) for i, t in enumerate(turns) if t.role == "user"

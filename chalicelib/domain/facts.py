@@ -81,10 +81,11 @@ _NAME = rf"{_CAP}[\w-]*"
 _THING = r"(?P<value>(?:an?\s+|the\s+|some\s+)?[\w' -]{2,40}?)"
 _END = (r"(?=\s*(?:[.,;:!?)]|\band\b|\bbut\b|\bnow\b|\bnext\b|\blast\b|\bsince\b|\bfor\b|\bthis\b|"
         r"\btoday\b|\byesterday\b|\bagain\b|\bwith\b|\bbecause\b|\btwice\b|\bonce\b|\bevery\b|"
-        r"\bat\b|\bon\b|\bthrough\b|\bis\b|\bwas\b|$))")
+        r"\bat\b|\bon\b|\bthrough\b|\bis\b|\bwas\b|\bso\b|$))")
 _PET = (r"(?:cat|kitten|kitty|dog|puppy|pup|rabbit|bunny|hamster|parrot|bird|fish|turtle|tortoise|"
         r"guinea pig|ferret|lizard|snake|collie|spaniel|labrador|retriever|terrier|poodle|corgi|"
-        r"husky|beagle|dachshund|pug|greyhound|whippet|tabby|siamese)")
+        r"husky|beagle|dachshund|pug|greyhound|whippet|tabby|siamese|budgie|budgerigar|canary|"
+        r"cockatiel|gecko|axolotl|tortoise|chinchilla|pony|horse)")
 _KIN_PARTNER = r"(?:wife|husband|girlfriend|boyfriend|partner|fianc[ée]e?)"
 _KIN_CHILD = r"(?:son|daughter|baby|kid|child)"
 _JOB = (r"(?:designer|engineer|developer|teacher|nurse|doctor|writer|editor|manager|analyst|"
@@ -139,7 +140,7 @@ _EN: list[Rule] = _table(re.IGNORECASE | re.M, (
     ("works_as", False, rf"\bI\s+(?:now\s+)?work\s+as\s+an?\s+(?P<value>[\w -]{{2,40}}?){_END}"),
     ("works_as", False, rf"\b(?:as|became)\s+an?\s+(?P<value>(?:[\w-]+\s+)?{_JOB})\b"),
     ("works_as", False, r"\bmy (?:new )?job is (?:being )?an?\s+(?P<value>[\w -]{2,30}?)(?=[.,;!?]|$)"),
-    ("works_as", False, rf"\bI(?:'m| am|'ve been| have been)\s+(?:officially\s+|now\s+|still\s+|\w+ly\s+)?(?:an?|the)\s+"
+    ("works_as", False, rf"\bI(?:'m| am|'ve been| have been)\s+(?:officially\s+|now\s+|still\s+|\w+ly\s+)?an?\s+"
                         rf"(?P<value>(?:[\w-]+\s+)?{_JOB})\b"),
     ("works_as", False, rf"\byears as an?\s+(?P<value>(?:[\w-]+\s+)?{_JOB})\b"),
     ("works_at", False, rf"\bI(?:'m| am|'ve been| have been)\s+(?:now\s+)?an?\s+(?:[\w-]+\s+)?{_JOB}\s+"
@@ -252,6 +253,13 @@ _EN: list[Rule] = _table(re.IGNORECASE | re.M, (
                         r"(?:class|classes|course|lessons)\b"),
     ("works_at", True, r"\bI\s+(?:(?:just|finally|officially)\s+)?(?P<any>retired)\b"),
     ("works_as", True, r"\bI\s+(?:(?:just|finally|officially)\s+)?(?P<any>retired)\b"),
+    ("learning", False, rf"\bI(?:'ve| have)\s+been\s+(?:doing|learning|practising|practicing)\s+(?:the\s+)?"
+                        rf"(?P<value>{_LEARNABLE})\b"),
+    ("learning", False, rf"\b(?P<value>{_LEARNABLE})\s+(?:lessons?|classes|class|course)\b"),
+    ("studies", False, r"\b(?:bachelor|master|diploma|doctorate)(?:'s)?\s+(?:of|in)\s+(?:science\s+in\s+|arts\s+in\s+)?"
+                       rf"(?P<value>[\w -]{{2,40}}?){_END}"),
+    ("allergic_to", False, r"\bI\s+(?:have|'ve got|have got)\s+(?:an?\s+|a\s+bad\s+|a\s+severe\s+)?"
+                           r"(?P<value>[\w-]+(?:\s+[\w-]+)?)\s+allergy\b"),
 ))
 # "I used to love coffee but now I can't stand it": a like that ended, and a dislike
 _USED_TO = re.compile(r"\bI used to (?P<verb>love|like|enjoy|hate|dislike|can't stand)\s+"
@@ -465,7 +473,6 @@ _ZH: list[Rule] = _table(0, (
     ("child", False, rf"(?:^|[，,\s])(?:闺女|女儿|儿子)(?P<value>{_ZNOT_NAME}[\u4e00-\u9fff]{{2}})(?=[\u4e00-\u9fff，,\s]|$)",
      "given"),
     ("pet", False, rf"(?P<name>[\u4e00-\u9fffA-Za-z]{{1,4}}?)是(?:我的?|我家的?)?(?:一只)?{_ZPET}(?:吗)?$", "given"),
-    ("works_at", False, r"(?:^|[，,…\s])我在(?P<value>(?!家|外面|路上|公司|学校)[\u4e00-\u9fffA-Za-z]{2,8})$", "weak"),
     ("likes", False, r"(?P<value>[\u4e00-\u9fff]{1,6}?)是我(?:唯一的|最大的|最喜欢的)?(?:爱好|最爱)"),
     ("lives_in", False, rf"(?P<value>{_ZCITY})(?:今天|这几天|最近|又|也|一直)?(?:刮|下了|下雨|下雪|降温|升温|"
                         r"热|冷|晒|闷)", "weak"),
@@ -554,7 +561,8 @@ NOT_A_NAME = frozenset({
     "Also", "Then", "Now", "Today", "Tonight", "Morning", "Evening", "Night", "Haha", "Ha",
     "Lol", "Wow", "Sure", "Just", "Not", "Maybe", "Please", "Right", "Aw", "Ugh", "Hmm", "Um",
     "Uh", "Mm", "He", "She", "It", "They", "We", "You", "What", "Where", "When", "Who", "Why",
-    "How", "That", "There", "Here", "This", "Let"})
+    "How", "That", "There", "Here", "This", "Let", "Every", "Each", "Last", "Next", "All",
+    "Some", "Most", "Half", "Whole", "Our", "My", "Your", "Their", "His", "Her"})
 
 
 def _statement(rule: Rule, m: re.Match[str]) -> Statement | None:
@@ -575,8 +583,9 @@ def _statement(rule: Rule, m: re.Match[str]) -> Statement | None:
         value = value[3:]  # "learning to code"
     if not value or value.casefold() in _STOP or _JUNK.search(value):
         return None
-    if attribute in ("pet", "partner", "child") and value in NOT_A_NAME:
-        return None  # "Yeah, my daughter's six"
+    if value.split()[0] in NOT_A_NAME and (attribute in ("pet", "partner", "child")
+                                           or value[:1].isupper()):
+        return None  # "Yeah, my daughter's six", "Every summer to Nairn"
     if attribute == "works_at" and value in _ZH_CITIES:
         return None  # 在杭州工作: where one works, not for whom (a place, told as one)
     return Statement(attribute, value, ends, kind, weak=rule.mode == "weak")
@@ -600,10 +609,73 @@ def _dedupe(items: list[Statement]) -> list[Statement]:
     return list(seen.values())
 
 
-def statements(text: str) -> list[Statement]:
+# Phone English: apostrophes and capitals left out ("im allergic to latex", "my bf josh"),
+# short forms. The rules read the turn as if written out; `proper` gives the capitals a name
+# has elsewhere in the talk ("Josh" where the companion wrote it).
+_CASUAL = [(re.compile(p, re.IGNORECASE), r) for p, r in (
+    (r"\bi\b", "I"), (r"\bim\b", "I'm"), (r"\bive\b", "I've"), (r"\bid\b(?=\s+(?:love|like|"
+     r"rather|never|been))", "I'd"), (r"\bcant\b", "can't"), (r"\bdont\b", "don't"),
+    (r"\bdidnt\b", "didn't"), (r"\bisnt\b", "isn't"), (r"\bwont\b", "won't"),
+    (r"\bdoesnt\b", "doesn't"), (r"\bhavent\b", "haven't"), (r"\bwasnt\b", "wasn't"),
+    (r"\bbf\b", "boyfriend"), (r"\bgf\b", "girlfriend"), (r"\bhubby\b", "husband"),
+    (r"\bwifey\b", "wife"), (r"\bu\b", "you"), (r"\bur\b", "your"), (r"\bgonna\b", "going to"),
+)]
+_LOWER_WORD = re.compile(r"(?<![\w'])[a-z][a-z'-]+\b")
+
+
+def written_out(text: str, proper: dict[str, str] | None = None) -> str:
+    """The turn with phone English written out (and its lowercased names capitalised as the
+    talk spells them elsewhere); Chinese and tidy English come back as they are."""
+    if re.search(r"[\u4e00-\u9fff]", text) or not re.search(r"\b(?:i|im|ive|cant|dont|bf|gf|u)\b|"
+                                                        r"^[^A-Z]*$", text):
+        return text
+    for pattern, repl in _CASUAL:
+        text = pattern.sub(repl, text)
+    if proper:
+        text = _LOWER_WORD.sub(lambda m: proper.get(m.group(0), m.group(0)), text)
+    return _NAMED_LOWER.sub(lambda m: m.group(1) + m.group(2).capitalize()
+                            if m.group(2) not in _FOLLOWERS else m.group(0), text)
+
+
+# what comes after a name as the subject: "my husband marcus does", "my bf josh and i"
+_AFTER_NAME = (r"(?=\s*(?:[.,!?;:)]|$|\s(?:is|was|has|had|does|did|says|said|and|who|will|would|"
+               r"can|could|just|always|never|texted|called|thinks|wants|loves|hates|got|gets|made|"
+               r"makes|took|works|lives|passed|died|came|went|left|moved|keeps|brought|bought|sent|"
+               r"told|asked|gave|knows|needs|likes|drives|cooks|sleeps|isn't|wasn't|doesn't|"
+               r"didn't|won't|can't|cried|laughed|started|finished)\b))")
+# "my bf josh", "her name is luna": a lowercase word where a name goes is one, unless it is
+# a word that follows a subject (a verb, an adverb, a conjunction: "my husband does the 11pm")
+_NAMED_LOWER = re.compile(r"(\b(?:my|our)\s+(?:(?:little|new|old|baby|eldest|youngest|older|younger)\s+)?"
+                          rf"(?:husband|wife|boyfriend|girlfriend|partner|fianc[ée]e?|son|daughter|kid|"
+                          rf"{_PET})\s+|\b(?:name is|name's|named|called)\s+)([a-z][a-z-]{{2,}})\b{_AFTER_NAME}")
+_FOLLOWERS = frozenset({
+    "is", "was", "are", "were", "has", "had", "have", "does", "did", "do", "says", "said", "thinks",
+    "thought", "works", "worked", "got", "gets", "get", "will", "would", "can", "could", "should",
+    "might", "may", "must", "and", "but", "then", "too", "also", "just", "always", "never",
+    "still", "really", "finally", "already", "actually", "basically", "literally", "totally",
+    "kinda", "who", "that", "which", "loves", "loved", "hates", "hated", "wants", "wanted",
+    "made", "makes", "took", "takes", "came", "comes", "went", "goes", "left", "leaves", "keeps",
+    "kept", "lives", "lived", "moved", "started", "starts", "stopped", "stops", "brought",
+    "brings", "bought", "buys", "called", "calls", "texted", "texts", "sent", "sends", "told",
+    "tells", "asked", "asks", "gave", "gives", "found", "finds", "knows", "knew", "needs",
+    "needed", "likes", "liked", "cooks", "cooked", "drives", "drove", "sleeps", "slept", "eats",
+    "ate", "drinks", "drank", "plays", "played", "watches", "watched", "reads", "runs", "ran",
+    "walks", "walked", "helps", "helped", "tried", "tries", "picked", "picks", "dropped", "drops",
+    "for", "with", "from", "the", "and", "when", "who", "because", "cos", "coz", "bc", "lol",
+    "haha", "tho", "though", "again", "now", "today", "yesterday", "tonight", "here", "there",
+    "isn't", "wasn't", "doesn't", "didn't", "won't", "can't", "don't", "hasn't", "thinks",
+    "reckons", "says", "passed", "died", "broke", "cried", "laughed", "sat", "stood", "woke",
+    "slept", "jumped", "barked", "meowed", "chewed", "ate", "threw", "puked", "peed", "pooped",
+    "sleeping", "eating", "crying", "being", "getting", "doing", "going", "coming", "home",
+    "away", "out", "in", "on", "at", "to", "up", "down", "over", "off", "about", "back", "first",
+    "last", "every", "all", "both", "one", "two", "so", "or", "if", "as", "an", "a", "of", "by",
+    "than", "like", "being", "its", "it's", "is's", "wants", "gonna", "gotta", "wanna"})
+
+
+def statements(text: str, proper: dict[str, str] | None = None) -> list[Statement]:
     """What one turn states about its speaker, in the order said (zh and en)."""
     found = _zh(text) if re.search(r"[\u4e00-\u9fff]", text) else []
-    found += _en(text)
+    found += _en(written_out(text, proper))
     # "my cat Miso passed away" names Miso too: the ending is what the turn says
     named = {f.value.casefold() for f in found if f.attribute in ("pet", "child")}
     found = [f for f in found if f.attribute != NAMING or f.value.casefold() not in named]

@@ -62,7 +62,8 @@ def learn(services: Services, space: str, messages: Sequence[Message],
     changed: dict[str, Fact] = {}
     ordered = sorted(messages, key=lambda m: (m.at, m.session, m.seq))
     speakers = [m.speaker for m in ordered if m.speaker]
-    read = read_turns([Turn(m.role, services.clean(m.content)) for m in ordered], speakers)
+    read = read_turns([Turn(m.role, services.clean(m.content)) for m in ordered], speakers,
+                      [f.value for f in facts.values()])
     for msg, by_rules in zip(ordered, read, strict=True):
         person = person_of(msg)
         if person is None:
