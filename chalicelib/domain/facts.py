@@ -661,15 +661,14 @@ _FOLLOWERS = frozenset({
     "needed", "likes", "liked", "cooks", "cooked", "drives", "drove", "sleeps", "slept", "eats",
     "ate", "drinks", "drank", "plays", "played", "watches", "watched", "reads", "runs", "ran",
     "walks", "walked", "helps", "helped", "tried", "tries", "picked", "picks", "dropped", "drops",
-    "for", "with", "from", "the", "and", "when", "who", "because", "cos", "coz", "bc", "lol",
+    "for", "with", "from", "the", "when", "because", "cos", "coz", "bc", "lol",
     "haha", "tho", "though", "again", "now", "today", "yesterday", "tonight", "here", "there",
-    "isn't", "wasn't", "doesn't", "didn't", "won't", "can't", "don't", "hasn't", "thinks",
-    "reckons", "says", "passed", "died", "broke", "cried", "laughed", "sat", "stood", "woke",
-    "slept", "jumped", "barked", "meowed", "chewed", "ate", "threw", "puked", "peed", "pooped",
+    "isn't", "wasn't", "doesn't", "didn't", "won't", "can't", "don't", "hasn't", "reckons", "passed", "died", "broke", "cried", "laughed", "sat", "stood", "woke",
+    "jumped", "barked", "meowed", "chewed", "threw", "puked", "peed", "pooped",
     "sleeping", "eating", "crying", "being", "getting", "doing", "going", "coming", "home",
     "away", "out", "in", "on", "at", "to", "up", "down", "over", "off", "about", "back", "first",
     "last", "every", "all", "both", "one", "two", "so", "or", "if", "as", "an", "a", "of", "by",
-    "than", "like", "being", "its", "it's", "is's", "wants", "gonna", "gotta", "wanna"})
+    "than", "like", "its", "it's", "is's", "gonna", "gotta", "wanna"})
 
 
 def statements(text: str, proper: dict[str, str] | None = None) -> list[Statement]:
