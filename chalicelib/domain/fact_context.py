@@ -77,8 +77,12 @@ _GENERIC = frozenset({"car", "van", "bike", "camera", "laptop", "phone", "comput
                       "车", "相机", "电脑", "手机", "笔记本", "新东西", "something new"})
 
 
+_ZH_ASKS = re.compile(r"什么|哪|吗\s*$|呢\s*$|多少|几[个岁年月天]|谁")
+
+
 def _asked(text: str) -> str | None:
-    if "?" not in text and "？" not in text:
+    # Chinese chat often leaves the question mark out ("最后录的什么专业"): a question word does
+    if "?" not in text and "？" not in text and not _ZH_ASKS.search(text):
         return None
     return next((a for a, p in _QUESTIONS if p.search(text)), None)
 
@@ -142,6 +146,9 @@ _ROLES: list[tuple[str, re.Pattern[str]]] = [(a, re.compile(p, re.IGNORECASE)) f
     ("child", r"我(?:的)?(?:女儿|儿子|闺女|宝宝)"),
     ("pet", rf"(?:我的|我家的?)(?:小)?{_ZPET}"),
     ("pet", rf"(?:^|[，,\s])(?:是)?一只(?:小)?{_ZPET}"),
+    # a pet's kind said alone, a chat's aside ("雪球在门口等我 布偶 超黏人"), or what it does
+    ("pet", rf"(?:^|[，,\s]){_ZPET}(?=[，,\s]|就|真|都|也|太|$)"),
+    ("pet", r"喵喵叫|汪汪叫|摇尾巴|喵了一声"),
     ("partner*", r"\b(?:she|he)(?:'s|\s+is)\s+my\s+(?:wife|husband|girlfriend|boyfriend|partner|fianc[ée]e?)\b"),
     ("child*", r"\b(?:was\s+)?born\s+(?:on|at|last|this|yesterday|today|early|late)\b|出生了|生了"),
 )]
@@ -219,10 +226,13 @@ _ONE_WORD = re.compile(r"(?:^|[.!?]\s+)((?-i:[A-Z])[a-z]+)[.!](?=\s|$)")
 
 
 # the one who opens a Chinese turn, before what they do ("雪球在门口等我", "周周出差去了")
-_ZH_OPENING = re.compile(r"^(?P<name>[\u4e00-\u9fff]{2})(?=在|说|又|也|今天|最近|天天|一直|出差|加班|生病|"
-                         r"最开心|走了|跟|和|把|被|给|非要|总|老是)")
-_ZH_NOT_OPENER = re.compile(r"^(?:今天|昨天|明天|最近|现在|刚刚|我们|你们|他们|她们|大家|同事|朋友|老板|老师|"
-                            r"妈妈|爸爸|孩子|这个|那个|这边|那边|公司|家里|周末|晚上|早上|中午|下午)")
+_ZH_OPENING = re.compile(r"(?:^|(?<=[，,。！!\s]))(?P<name>[\u4e00-\u9fff]{2})(?=在|说|又|也|今天|最近|天天|一直|出差|加班|生病|"
+                         r"最开心|走了|跟|和|把|被|给|非要|总|老是|现在|就|每天)")
+_ZH_NOT_OPENER = re.compile(r"^(?:[我你他她它咱]|今天|昨天|明天|最近|现在|刚刚|天天|每天|大家|同事|朋友|老板|"
+                            r"老师|导师|领导|师兄|师姐|师弟|师妹|室友|闺蜜|同学|医生|护士|邻居|房东|客户|"
+                            r"妈妈|爸爸|老妈|老爸|婆婆|公公|爷爷|奶奶|外婆|外公|姥姥|孩子|儿子|女儿|这个|"
+                            r"那个|这边|那边|公司|家里|周末|晚上|早上|中午|下午|上午|平时|一直|后来|然后|"
+                            r"结果|其实|本来|还是|就是|可是|但是|不过|所以|老婆|老公|男朋|女朋|对象|媳妇|爱人|老伴|宝宝)")
 
 
 def _names_in(text: str, names: set[str], speakers: frozenset[str] = frozenset(),

@@ -488,6 +488,13 @@ _ZH: list[Rule] = _table(0, (
     ("works_at", True, r"(?P<any>最后一天班|退休了|办了退休|光荣退休)"),
     ("works_as", True, r"(?P<any>最后一天班|退休了|办了退休|光荣退休)"),
     ("pet", False, r"带(?P<name>[\u4e00-\u9fff]{2})去[^，。\s]{0,6}?(?:溜|遛)"),
+    ("allergic_to", True, r"(?:^|[，,\s！!])(?P<value>[\u4e00-\u9fff]{1,5}?)不(?:再)?过敏了"),
+    ("lives_in", False, r"我们(?P<value>(?!学校|公司|家|村|小区|单位|这|那|班|宿舍)[\u4e00-\u9fff]{2})"
+                        r"(?=夏天|冬天|这边|这里|那边|这几天|今天|天气)", "weak"),
+    ("lives_in", False, rf"(?P<value>{_ZCITY})(?:今天|这几天)?\d{{1,2}}度", "weak"),
+    ("lives_in", False, rf"我(?:已经|终于)?(?:到|来到|搬到)(?P<value>{_ZCITY})了", "weak"),
+    ("pet", False, rf"(?:^|[，,\s]|还有|和|跟)(?:我的|我家的?)?{_ZPET}(?P<name>(?:阿|小)[\u4e00-\u9fff]|"
+                   r"(?!粮|砂|窝|笼|咪)[\u4e00-\u9fff]{2})(?=[，,。！!？?~～\s]|$)", "given"),
 ))
 _ZH_HEDGE = re.compile(r"想|打算|准备|可能|也许|如果|要是|希望|会不会|能不能|计划|考虑|梦想|以后|将来|[吗？?]")
 _ZH_CLAUSE = re.compile(r"[^。！？；\n]+[。！？；]?")
@@ -543,7 +550,7 @@ _ZH_TRAIL = re.compile(r"(?:了|啦|呢|啊|吧|呀|哦|嘛|这边|那边|工作
 # a word about a name, a clause that goes on with somebody else
 _JUNK = re.compile(r"^(?:it|that|this|them|him|her|you|like|love|live|be|accept|deal|cope|"
                    r"play|relax|trust)\b|^(?:it|that|this)\s|^(?:小|大)?名$|"
-                   r"^(?:his|her|their|your)\b|^[\d一二三四五六七八九十两几]+(?:岁|个月|年)|跟着|和我|给我|帮我|的家$|^(?:现在|这里|那里|这边|那边)", re.IGNORECASE)
+                   r"^(?:his|her|their|your)\b|^[\d一二三四五六七八九十两几]+(?:岁|个月|年)|跟着|和我|给我|帮我|的家$|哪|什么|都能|^(?:现在|这里|那里|这边|那边)", re.IGNORECASE)
 _STOP = frozenset({"it", "that", "this", "you", "them", "him", "her", "there", "here", "they",
                    "she", "he", "we", "i", "me",
                    "home", "work", "here now", "so", "too", "much", "a lot", "and"})
