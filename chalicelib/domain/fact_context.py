@@ -62,6 +62,9 @@ _QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(a, re.compile(p, re.IGNORECASE
 _ABOUT_WORK = re.compile(r"工作|上班|跳槽|入职|辞职|offer|\bjob\b|\bwork\b", re.IGNORECASE)
 # a question for a thing's name or kind ("What kind?", 什么样的？): it makes a generic specific
 _WHICH = re.compile(r"\b(?:what|which)\b|什么|哪|啥", re.IGNORECASE)
+_PLAIN_ADJECTIVES = frozenset({"my", "our", "a", "an", "the", "little", "old", "new", "used", "big",
+                               "red", "blue", "black", "white", "silver", "grey", "gray", "green",
+                               "yellow", "orange", "tiny", "second-hand", "secondhand"})
 _JOB_IN = re.compile(rf"\b(?:[\w-]+\s+)?{_JOB}\b", re.IGNORECASE)
 _CALLED = re.compile(r"\b(?:called|named)\s+((?-i:[A-Z])[\w&'.-]*(?:\s+(?-i:[A-Z])[\w&'.-]*)*)")
 _ZH_YES_WORDS = frozenset({"对", "嗯", "是的", "是啊", "对啊", "对呀", "没错", "哈哈", "嗯嗯"})
@@ -112,6 +115,9 @@ def _answer(attribute: str, text: str) -> str | None:
     if attribute == "owns" and (thing := re.search(
             r"\b(?:[\w-]+\s+)?(?:boat|bike|truck|van|car|camera|guitar|drone)\b", phrase, re.IGNORECASE)):
         return thing.group(0).lower()
+    if attribute == "owns" and not _CAPS.search(phrase):
+        words = [w for w in phrase.split() if w.lower() not in _PLAIN_ADJECTIVES]
+        return " ".join(words[-2:]) if 1 <= len(words) <= 3 else None
     if attribute in ("owns", "works_at", "lives_in", NAMING):
         caps = _CAPS.search(phrase)
         if not caps or caps.group(0).split()[0] in _NOT_NAMES | _DISCOURSE:
@@ -400,7 +406,25 @@ def read_turns(turns: Sequence[Turn], speakers: Sequence[str] = (), known: Seque
                  if not any(t.attribute == s.attribute and not t.ends for t in said)]
         out.append([_specific(s, turn.text) for s in said])
     _answers(turns, out)
+    _pets_that_died(turns, out)
     return out
+
+
+_VET = re.compile(r"\bvet'?s?\b|兽医|宠物医院", re.IGNORECASE)
+
+
+def _pets_that_died(turns: Sequence[Turn], out: list[list[Statement]]) -> None:
+    """"Tansy died on Thursday" … "at the vet's": the name's end is a pet's when the talk
+    around it is of pets (a kind, the vet), so the use case keeps it even if never told."""
+    for i, said in enumerate(out):
+        for k, s in enumerate(said):
+            if s.attribute != "pet" or not s.ends or s.kind:
+                continue
+            around = " ".join(t.text for t in turns[max(0, i - 2):i + 3])
+            kind = _PET_WORD.search(around) or _VET.search(around)
+            if kind:
+                said[k] = replace(s, kind=kind.group(0).lower() if _PET_WORD.match(kind.group(0))
+                                  else "pet")
 
 
 _FEEL_Q = re.compile(r"\b(?:how do you feel about|do you like|are you a fan of|what do you think of|"

@@ -157,7 +157,8 @@ _EN: list[Rule] = _table(re.IGNORECASE | re.M, (
     ("learning", False, r"\bI\s+(?:just\s+|finally\s+)?(?:started|took up)\s+(?:learning\s+)?"
                         rf"(?P<value>(?:the\s+)?{_SKILL})"),
     ("learning", False, rf"\b(?:my|a|the|new|first)\s+(?P<value>{_LEARNABLE})\s+(?:class|classes|lessons?|course)\b"),
-    ("learning", True, r"\bI\s+(?:gave up|quit|stopped)\s+(?:learning\s+|on\s+|my\s+)?"
+    ("learning", True, r"\bI(?:'m|\s+am)?\s+(?:gave up|quit|quitting|stopped|stopping|dropped|dropping|giving up)\s+"
+                       r"(?:learning\s+|on\s+|my\s+)?"
                        rf"(?P<value>(?:the\s+)?{_SKILL})"),
     ("learning", True, r"\bI\s+(?:gave up|quit|stopped)\s+(?:learning|taking)\s+"
                        r"(?P<value>[\w -]{2,30}?)(?:\s+lessons)?(?=[.,;!?]|$)"),
@@ -260,6 +261,11 @@ _EN: list[Rule] = _table(re.IGNORECASE | re.M, (
                        rf"(?P<value>[\w -]{{2,40}}?){_END}"),
     ("allergic_to", False, r"\bI\s+(?:have|'ve got|have got)\s+(?:an?\s+|a\s+bad\s+|a\s+severe\s+)?"
                            r"(?P<value>[\w-]+(?:\s+[\w-]+)?)\s+allergy\b"),
+    ("owns", True, r"\b(?:the|my|our)\s+(?P<value>(?:[\w-]+\s+)?[\w-]+?)(?:\s+is|'s)\s+(?:gone|sold|stolen|dead|"
+                   r"written off)\b"),
+    ("owns", True, r"\b(?:stole|nicked|pinched)\s+(?:my|our)\s+(?P<value>[\w-]+(?:\s+[\w-]+)?)(?=[.,!?;]|\s+"
+                   r"(?:outside|from|last|this|yesterday|today|while|in|at)\b|$)"),
+    ("works_at", True, rf"\blast\s+(?:shift|day)\s+at\s+(?:the\s+)?{_V}\s+(?:was|is)\b"),
 ))
 # "I used to love coffee but now I can't stand it": a like that ended, and a dislike
 _USED_TO = re.compile(r"\bI used to (?P<verb>love|like|enjoy|hate|dislike|can't stand)\s+"

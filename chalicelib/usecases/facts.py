@@ -202,7 +202,8 @@ def _end(mine: list[Fact], space: str, person: str, statement: Statement, at: da
     if open_:
         return [_closed(f, at, ref) for f in open_]
     if (statement.value == "*" or any(f.closed_by == ref for f in mine)
-            or statement.attribute in ("pet", "partner", "child")):
+            or statement.attribute in ("partner", "child")
+            or (statement.attribute == "pet" and not statement.kind)):
         return []  # a name that "died" or "left" is nobody's pet we knew of: nothing to keep
     # an ending of something never told ("I used to love coffee"): kept, closed
     return [Fact(scope=space, key=fact_key(person, statement.attribute, statement.value, None),
