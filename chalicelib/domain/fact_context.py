@@ -372,13 +372,13 @@ def _specific(statement: Statement, text: str) -> Statement:
 
 
 
-def read_turns(turns: Sequence[Turn], speakers: Sequence[str] = (), known: Sequence[str] = ()
-               ) -> list[list[Statement]]:
+def read_turns(turns: Sequence[Turn], speakers: Sequence[str] = (),
+               known: Sequence[tuple[str, str]] = ()) -> list[list[Statement]]:
     """What each turn states about its (user) speaker, read with the turns around it.
-    `known`: values the space's facts already hold ("Redline Freight"), so a lowercase
-    "i quit redline" names them."""
+    `known`: (attribute, value) of the facts the space holds now ("Redline Freight"), so a
+    lowercase "i quit redline" names them and "现在是真不喜欢了" finds the like it ends."""
     names = batch_names(turns, speakers)
-    proper = proper_forms([*turns, *(Turn("known", f"· {v}") for v in known)], speakers)
+    proper = proper_forms([*turns, *(Turn("known", f"· {v}") for _, v in known)], speakers)
     told = [statements(t.text, proper) if t.role == "user" else [] for t in turns]
     names -= {w for said in told for s in said if s.attribute not in ("pet", "partner", "child")
               for w in s.value.split()}
@@ -407,7 +407,25 @@ def read_turns(turns: Sequence[Turn], speakers: Sequence[str] = (), known: Seque
         out.append([_specific(s, turn.text) for s in said])
     _answers(turns, out)
     _pets_that_died(turns, out)
+    _likes_that_ended(turns, out, [v for a, v in known if a == "likes"])
     return out
+
+
+def _likes_that_ended(turns: Sequence[Turn], out: list[list[Statement]], known: Sequence[str]
+                      ) -> None:
+    """"以前那么爱打 现在是真不喜欢了", "I'm done with it": a like that ended without naming
+    it ends the thing the turn or the one before names — a like told in this stretch or one
+    the space knows; nothing when none is named there."""
+    told = [s.value for said in out for s in said if s.attribute == "likes" and not s.ends]
+    candidates = [v for v in dict.fromkeys([*told, *known]) if v and v != "*"]
+    for i, said in enumerate(out):
+        for k, s in enumerate(said):
+            if s.attribute != "likes" or not s.ends or s.value != "*":
+                continue
+            around = " ".join(t.text for t in turns[max(0, i - 1):i + 1]).casefold()
+            named = [v for v in candidates if v.casefold() in around]
+            said[k] = replace(s, value=named[-1]) if named else replace(s, value="")
+        out[i] = [s for s in said if s.value]
 
 
 _VET = re.compile(r"\bvet'?s?\b|兽医|宠物医院", re.IGNORECASE)

@@ -266,6 +266,8 @@ _EN: list[Rule] = _table(re.IGNORECASE | re.M, (
     ("owns", True, r"\b(?:stole|nicked|pinched)\s+(?:my|our)\s+(?P<value>[\w-]+(?:\s+[\w-]+)?)(?=[.,!?;]|\s+"
                    r"(?:outside|from|last|this|yesterday|today|while|in|at)\b|$)"),
     ("works_at", True, rf"\blast\s+(?:shift|day)\s+at\s+(?:the\s+)?{_V}\s+(?:was|is)\b"),
+    ("likes", True, r"\bI(?:'m|\s+am)\s+(?:so\s+)?(?P<any>done with it|over it|not into it any\s?more|"
+                    r"sick of it)\b"),
 ))
 # "I used to love coffee but now I can't stand it": a like that ended, and a dislike
 _USED_TO = re.compile(r"\bI used to (?P<verb>love|like|enjoy|hate|dislike|can't stand)\s+"
@@ -501,6 +503,10 @@ _ZH: list[Rule] = _table(0, (
     ("lives_in", False, rf"我(?:已经|终于)?(?:到|来到|搬到)(?P<value>{_ZCITY})了", "weak"),
     ("pet", False, rf"(?:^|[，,\s]|还有|和|跟)(?:我的|我家的?)?{_ZPET}(?P<name>(?:阿|小)[\u4e00-\u9fff]|"
                    r"(?!粮|砂|窝|笼|咪)[\u4e00-\u9fff]{2})(?=[，,。！!？?~～\s]|$)", "given"),
+    ("partner", True, r"(?:^|[，,\s]|我|我们|我俩)(?P<any>离婚了|离了婚|分手了|分了)(?=[，,。！!~～\s]|$)"),
+    ("learning", True, r"(?:^|[，,\s])(?P<value>(?!我|你|他|她|就|也|都)[\u4e00-\u9fffA-Za-z]{2,5}?)(?:我)?"
+                       r"(?:肯定|已经|也|就|是)?(?:不学了|放弃了|没再学|学不下去了)"),
+    ("likes", True, r"(?P<any>(?:现在|已经|是|真)?(?:真的?)?不(?:再)?喜欢了|(?:一点)?兴趣都没(?:有)?了)"),
 ))
 _ZH_HEDGE = re.compile(r"想|打算|准备|可能|也许|如果|要是|希望|会不会|能不能|计划|考虑|梦想|以后|将来|[吗？?]")
 _ZH_CLAUSE = re.compile(r"[^。！？；\n]+[。！？；]?")
@@ -588,7 +594,8 @@ def _statement(rule: Rule, m: re.Match[str]) -> Statement | None:
         value = _FIELD_JOB[groups["field"].lower()]
     else:
         value = _tidy(groups.get("value") or "")
-    if not value and (groups.get("any") or (ends and attribute in ("studies", "works_at", "works_as"))):
+    if not value and (groups.get("any") or (ends and attribute in ("studies", "works_at", "works_as",
+                                                                   "partner"))):
         value = "*"  # ended, whatever it was
     if attribute == "works_as" and re.search(r"[\u4e00-\u9fff]", value):
         value = value.rsplit("的", 1)[-1] or value  # 自由职业的平面设计师 → 平面设计师

@@ -63,7 +63,7 @@ def learn(services: Services, space: str, messages: Sequence[Message],
     ordered = sorted(messages, key=lambda m: (m.at, m.session, m.seq))
     speakers = [m.speaker for m in ordered if m.speaker]
     read = read_turns([Turn(m.role, services.clean(m.content)) for m in ordered], speakers,
-                      [f.value for f in facts.values()])
+                      [(f.attribute, f.value) for f in facts.values() if f.valid_to is None])
     for msg, by_rules in zip(ordered, read, strict=True):
         person = person_of(msg)
         if person is None:
