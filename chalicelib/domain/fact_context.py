@@ -242,14 +242,15 @@ _ZH_NOT_OPENER = re.compile(r"^(?:[我你他她它咱]|今天|昨天|明天|最�
 
 
 def _names_in(text: str, names: set[str], speakers: frozenset[str] = frozenset(),
-              lone: bool = False) -> list[str]:
+              lone: bool = False, openers: bool = False) -> list[str]:
     """The names a text uses; `lone`: with a name said alone as a sentence ("Meera. She's my
     wife"), for a role told by a pronoun in the same turn."""
     alone = ({m.group(1) for m in _ONE_WORD.finditer(text)} - _NOT_NAMES - _DISCOURSE - _NUMBERS
              if lone else set())
     found = [m.group(1) for m in _WORD.finditer(text) if m.group(1) in names | alone]
-    found += [m["name"] for m in _ZH_OPENING.finditer(text)
-              if m["name"] not in speakers and not _ZH_NOT_OPENER.match(m["name"])]
+    # a Chinese phrase's opener is a pet's name only: people are 阿X/小X or told ("安安是？")
+    found += [m["name"] for m in _ZH_OPENING.finditer(text) if openers
+              and m["name"] not in speakers and not _ZH_NOT_OPENER.match(m["name"])]
     found += [m.group(0) for m in _ZH_NICK.finditer(text)
               if m.group(0) not in _ZH_NOT_NICK and m.group(0) not in speakers]
     return list(dict.fromkeys(found))
@@ -268,7 +269,7 @@ def _bound(turns: Sequence[Turn], i: int, names: set[str], intros: dict[int, str
     for role, pattern in _ROLES:
         attribute, lone = role.rstrip("*"), role.endswith("*")
         for m in pattern.finditer(text):
-            name = _near_name(turns, i, names, intros, speakers, lone)
+            name = _near_name(turns, i, names, intros, speakers, lone, attribute == "pet")
             if name:
                 kind = (m.groupdict().get("kind") or "").lower()
                 out.append(Statement(attribute, name, kind=kind))
@@ -278,7 +279,7 @@ def _bound(turns: Sequence[Turn], i: int, names: set[str], intros: dict[int, str
 
 
 def _near_name(turns: Sequence[Turn], i: int, names: set[str], intros: dict[int, str],
-               speakers: frozenset[str], lone: bool) -> str | None:
+               speakers: frozenset[str], lone: bool, openers: bool = False) -> str | None:
     previous_user = next((j for j in range(i - 1, max(-1, i - 4), -1)
                           if turns[j].role == "user"), None)
     for j in (i, i - 1, previous_user):
@@ -286,7 +287,7 @@ def _near_name(turns: Sequence[Turn], i: int, names: set[str], intros: dict[int,
             continue
         if j in intros:
             return intros[j]
-        found = _names_in(turns[j].text, names, speakers, lone and j == i)
+        found = _names_in(turns[j].text, names, speakers, lone and j == i, openers)
         if len(found) == 1:
             return found[0]
         if found:
