@@ -251,6 +251,9 @@ class Fact(Record):
     attribute: str
     value: str
     kind: str = ""  # a pet's kind beside its name
+    # told only in passing so far ("Bristol traffic is murder"): in the profile, but the core
+    # layer waits for a plain statement or a second mention before it says it every turn
+    in_passing: bool = False
     valid_from: datetime | None = None  # None: held before anything said (an ended "used to")
     valid_to: datetime | None = None
     learned_at: datetime

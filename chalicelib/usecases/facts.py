@@ -132,12 +132,14 @@ def apply(facts: dict[str, Fact], space: str, person: str, statement: Statement,
     if same:
         fact = same[0]
         out.append(fact.model_copy(update={"sources": [*fact.sources, ref],
+                                           "in_passing": fact.in_passing and statement.weak,
                                            "version": fact.version + 1}))
     else:
         out.append(Fact(scope=space, key=fact_key(person, statement.attribute, statement.value,
                                                    at),
                         person=person, attribute=statement.attribute, value=statement.value,
-                        kind=statement.kind, valid_from=at, learned_at=now, sources=[ref]))
+                        kind=statement.kind, in_passing=statement.weak, valid_from=at,
+                        learned_at=now, sources=[ref]))
     closes = [f for f in mine if f.valid_to is None and f.key != out[0].key and (
         (statement.attribute in SINGLE and f.attribute == statement.attribute)
         or (f.attribute == _CONTRARY.get(statement.attribute)
@@ -243,6 +245,8 @@ class FactView(BaseModel):
                                                   "it; null while current")
     current: bool
     sources: list[str] = Field(description="the messages that state it")
+    in_passing: bool = Field(default=False, description="told only in passing so far (\"Bristol "
+                             "traffic is murder\"): the core layer waits for a second mention")
     closed_by: str | None = Field(default=None, description="the message that ended it")
 
 
@@ -287,6 +291,7 @@ def _profile(name: str, facts: list[Fact], aliases: list[str] | None = None) -> 
     return Profile(name=name, aliases=list(aliases or []), facts=[FactView(
         id=fact_id(f), version=f.version, attribute=f.attribute, value=f.value, kind=f.kind, valid_from=f.valid_from,
         valid_to=f.valid_to, current=f.valid_to is None, sources=f.sources,
+        in_passing=f.in_passing,
         closed_by=f.closed_by) for f in [*current, *closed]])
 
 
@@ -296,12 +301,14 @@ def _profile(name: str, facts: list[Fact], aliases: list[str] | None = None) -> 
 def core_block(services: Services, space: str, people: Iterable[str], budget_tokens: int,
                zh: bool = False) -> str:
     """The current facts of `people`, one line each, most telling attributes first, cut to
-    `budget_tokens` (whole facts only). Empty: nothing to say."""
+    `budget_tokens` (whole facts only); a fact told once in passing waits for a second
+    mention. Empty: nothing to say."""
     from chalicelib.usecases.recall.context import estimate_tokens
 
     wanted = {p.casefold() for p in people}
     facts = [f for f in services.store.list_records(Fact, space)
-             if f.valid_to is None and f.person.casefold() in wanted]
+             if f.valid_to is None and f.person.casefold() in wanted
+             and (not f.in_passing or len(f.sources) > 1)]
     if not facts or budget_tokens <= 0:
         return ""
     labels = LABELS["zh" if zh else "en"]

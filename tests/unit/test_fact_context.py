@@ -128,3 +128,19 @@ def test_chat_writing_is_read_as_written():
     assert said(("user", "Sold the Chevy today."))[0] == [("owns", "Chevy", True)]
     assert said(("user", "上周五最后一天班 同事给我买了个蛋糕"))[0] == [
         ("works_at", "*", True), ("works_as", "*", True)]
+
+
+def test_the_core_layer_waits_for_a_second_mention_of_a_fact_told_in_passing(tmp_path):
+    from chalicelib.config import Settings
+    from chalicelib.wiring import build_services
+
+    services = build_services(Settings(data_dir=tmp_path, embedder="hash", schedule="off",
+                                       _env_file=None), index="inline")
+    said = [msg(0, "Bristol traffic is murder tonight.", 0), msg(1, "I'm allergic to peanuts.", 0.1)]
+    facts.learn(services, "s", said, T0)
+    assert facts.core_block(services, "s", ["Tom"], 120) == \
+        "About them (now):\n- Tom: allergic to peanuts"
+    view = {f.attribute: f for f in facts.profile(services, "s", "Tom").facts}
+    assert view["lives_in"].in_passing and not view["allergic_to"].in_passing
+    facts.learn(services, "s", [msg(2, "The Bristol rain again!", 30)], T0)
+    assert "lives in Bristol" in facts.core_block(services, "s", ["Tom"], 120)
