@@ -463,7 +463,7 @@ _ZH: list[Rule] = _table(0, (
     ("dislikes", False, rf"我(?:最|真的|超|特别)?(?:恨|烦)(?:死)?(?P<value>[\u4e00-\u9fff]{{1,6}}?){_ZEND}"),
     ("likes", False, rf"(?:还是|我)?最爱(?:吃|喝|玩|看|听)?(?!你|他|她|它)(?P<value>[\u4e00-\u9fff]{{1,6}}?){_ZEND}"),
     ("likes", False, rf"(?:我)?喜欢上(?:了)?(?P<value>[\u4e00-\u9fff]{{1,6}}?)(?:了)?{_ZEND}"),
-    ("lives_in", False, rf"(?:^|[，,])住(?P<value>{_ZCITY})"),
+    ("lives_in", False, rf"(?:^|[，,]|就|一直|还|都|现在|目前)住(?P<value>{_ZCITY})"),
     ("lives_in", False, rf"我(?:现在|已经|终于)?(?:人)?在(?P<value>{_ZCITY})了"),
     ("lives_in", False, rf"(?:^|[，,\s])(?P<value>{_ZCITY})(?:的)?(?:太阳|天气|天|冬天|夏天|晚上|早上|交通|"
                         r"房租|房价|满城)", "weak"),
@@ -509,6 +509,9 @@ _ZH: list[Rule] = _table(0, (
     ("learning", True, r"(?:^|[，,\s])(?P<value>(?!我|你|他|她|就|也|都)[\u4e00-\u9fffA-Za-z]{2,5}?)(?:我)?"
                        r"(?:肯定|已经|也|就|是)?(?:不学了|放弃了|没再学|学不下去了)"),
     ("likes", True, r"(?P<any>(?:现在|已经|是|真)?(?:真的?)?不(?:再)?喜欢了|(?:一点)?兴趣都没(?:有)?了)"),
+    ("pet", True, r"(?:^|[，,\s])(?:把)?(?P<name>(?![我你他她它])[\u4e00-\u9fffA-Za-z]{1,4}?)(?:送给|送人|送走|给了)"
+                  r"[^，。！!]{0,8}?了"),
+    ("owns", True, r"把(?:我的|那台|那辆|那架)?(?P<value>[\u4e00-\u9fffA-Za-z0-9]{1,8}?)(?:送给|送人|转给)"),
 ))
 _ZH_HEDGE = re.compile(r"想|打算|准备|可能|也许|如果|要是|希望|会不会|能不能|计划|考虑|梦想|以后|将来|[吗？?]")
 _ZH_CLAUSE = re.compile(r"[^。！？；\n]+[。！？；]?")
@@ -521,6 +524,10 @@ _ZH_OTHERS = re.compile(r"(?:我(?:弟|哥|姐|妹|爸|妈|舅|叔|姨)|男朋�
 # emoji ends a sentence as often as "！" does
 _ZH_SPACE = re.compile(r"(?<=[\u4e00-\u9fff\w])\s+(?=[\u4e00-\u9fff])|(?<=[\u4e00-\u9fff])\s+(?=\w)|"
                        r"[\U0001F300-\U0001FAFF\u2600-\u27BF]+")
+
+
+# "以后就住武汉了": from now on, settled (a plan says 以后想/以后要, not 以后就…了)
+_SETTLED = re.compile(r"以后就(?=[^，。]*了)")
 
 
 def _without_value(clause: str, m: re.Match[str], begin: int, end: int) -> str:
@@ -543,6 +550,7 @@ def _zh(text: str) -> list[Statement]:
                 stops = [i for i in (clause.find("，", m.end()), clause.find(",", m.end()))
                          if i >= 0]
                 own = _without_value(clause, m, begin, min(stops) if stops else len(clause))
+                own = _SETTLED.sub("", own)
                 if rule.mode != "given" and _ZH_HEDGE.search(own):
                     continue  # a plan, a wish, a question: in the statement's own part
                 part = clause[begin:m.start() + 1]

@@ -129,6 +129,15 @@ def apply(facts: dict[str, Fact], space: str, person: str, statement: Statement,
     if statement.weak and not same and statement.attribute in SINGLE and any(
             f.attribute == statement.attribute and f.valid_to is None for f in mine):
         return []  # told in passing: no match for the value told plainly
+    just_ended = [f for f in mine if f.attribute in ("pet", "partner", "child")
+                  and f.attribute == statement.attribute and f.valid_to is not None
+                  and timedelta(0) <= at - f.valid_to <= _SAME_TALK
+                  and same_value(f.value, statement.value)]
+    if just_ended and not same:  # "豆豆走了" … "我的仓鼠": who it was, not a new one
+        fact = just_ended[0]
+        return [fact.model_copy(update={"sources": [*fact.sources, ref],
+                                        "kind": fact.kind or statement.kind,
+                                        "version": fact.version + 1})]
     if same:
         fact = same[0]
         out.append(fact.model_copy(update={"sources": [*fact.sources, ref],
