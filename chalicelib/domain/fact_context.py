@@ -404,7 +404,8 @@ def read_turns(turns: Sequence[Turn], speakers: Sequence[str] = (),
             said += [s for s in statements(asked) if s not in said]
         # a role the turn names itself ("我家猫咪咪", "my wife Hannah") binds nothing more
         said += [s for s in _bound(turns, i, names, intros, frozenset(speakers))
-                 if not any(t.attribute == s.attribute and not t.ends for t in said)]
+                 if not any((t.attribute == s.attribute and not t.ends) or t.value == s.value
+                            for t in said)]
         out.append([_specific(s, turn.text) for s in said])
     _answers(turns, out)
     _pets_that_died(turns, out)

@@ -85,7 +85,8 @@ _END = (r"(?=\s*(?:[.,;:!?)]|\band\b|\bbut\b|\bnow\b|\bnext\b|\blast\b|\bsince\b
 _PET = (r"(?:cat|kitten|kitty|dog|puppy|pup|rabbit|bunny|hamster|parrot|bird|fish|turtle|tortoise|"
         r"guinea pig|ferret|lizard|snake|collie|spaniel|labrador|retriever|terrier|poodle|corgi|"
         r"husky|beagle|dachshund|pug|greyhound|whippet|tabby|siamese|budgie|budgerigar|canary|"
-        r"cockatiel|gecko|axolotl|tortoise|chinchilla|pony|horse)")
+        r"cockatiel|gecko|axolotl|tortoise|chinchilla|pony|horse|pit|pitbull|pit bull|pittie|staffy|"
+        r"moggy|lab|mutt|pup)")
 _KIN_PARTNER = r"(?:wife|husband|girlfriend|boyfriend|partner|fianc[ée]e?)"
 _KIN_CHILD = r"(?:son|daughter|baby|kid|child)"
 _JOB = (r"(?:designer|engineer|developer|teacher|nurse|doctor|writer|editor|manager|analyst|"
@@ -103,7 +104,9 @@ _JOB = (r"(?:designer|engineer|developer|teacher|nurse|doctor|writer|editor|mana
         r"salesperson|recruiter|planner|coordinator|administrator|admin|buyer|auditor|"
         r"economist|statistician|animator|filmmaker|producer|director|reporter|podcaster|"
         r"streamer|youtuber|freelancer|contractor|roofer|decorator|painter|security guard|"
-        r"guard|bus driver|taxi driver|lorry driver|truck driver|warehouse worker|fisherman)")
+        r"guard|bus driver|taxi driver|lorry driver|truck driver|warehouse worker|fisherman|"
+        r"apprentice|journeyman|operator|radiographer|sonographer|midwife|porter|"
+        r"line cook|sous chef|head chef|dishwasher|delivery driver|rider|miner)")
 # what one starts or gives up by name ("I took up pottery", "I gave up the guitar")
 _SKILL = (r"(?:guitar|piano|violin|cello|drums|ukulele|pottery|painting|yoga|swimming|boxing|"
           r"climbing|japanese|spanish|french|german|korean|chinese|italian|coding|python|"
@@ -190,7 +193,7 @@ _EN: list[Rule] = _table(re.IGNORECASE | re.M, (
     ("allergic_to", True, r"\bI(?:'m| am)\s+(?:not|no longer)\s+allergic to\s+"
                           rf"{_THING}(?:\s+any\s?more)?{_END}"),
     ("allergic_to", True, r"\bI(?:'ve| have)?\s+outgrown my\s+(?P<value>[\w -]{2,30}?)\s+allergy"),
-    ("likes", False, rf"\bI\s*(?:'ve|have)?\s*(?:really\s+|absolutely\s+|totally\s+|still\s+)?(?:love|adore|enjoy|am into|'m into|gotten (?:really )?into|got (?:really )?into)\s+"
+    ("likes", False, rf"\bI\s*(?:'ve|have)?\s*(?:do\s+|really\s+|absolutely\s+|totally\s+|still\s+)?(?:love|adore|enjoy|am into|'m into|gotten (?:really )?into|got really into)\s+"
                      rf"(?P<value>(?!you\b|it\b|that\b|this\b|him\b|her\b|them\b|my\b|your\b|our\b|the way\b)[\w' -]{{2,40}}?){_END}"),
     ("dislikes", False, rf"\bI\s+(?:really\s+)?(?:hate|can't stand|cannot stand|dislike|don't like)\s+"
                         rf"(?P<value>(?!you\b|it\b|that\b|this\b|him\b|her\b|them\b)[\w' -]{{2,40}}?){_END}"),
@@ -268,6 +271,23 @@ _EN: list[Rule] = _table(re.IGNORECASE | re.M, (
     ("works_at", True, rf"\blast\s+(?:shift|day)\s+at\s+(?:the\s+)?{_V}\s+(?:was|is)\b"),
     ("likes", True, r"\bI(?:'m|\s+am)\s+(?:so\s+)?(?P<any>done with it|over it|not into it any\s?more|"
                     r"sick of it)\b"),
+    ("child", False, rf"\b(?:a|my|our)\s+(?:son|daughter|boy|girl|eldest|youngest),\s+(?P<value>{_NAME})\b", "given"),
+    ("allergic_to", False, r"^\s*(?P<value>[\w-]+(?:\s+[\w-]+)?)\s+allergy\b"),
+    ("pet", True, rf"\bI\s+lost\s+(?P<name>{_NAME})\b(?!\s+(?:&|(?-i:[A-Z])))"),
+    ("lives_in", False, rf"\b{_V},?\s+born and bred\b", "weak"),
+    ("works_at", False, rf"\b(?:been\s+)?(?:driving|working|nursing|teaching|cooking|cleaning)\s+(?:for|at)\s+"
+                        rf"{_V}\s+(?:going on\s+|for\s+)?(?:about\s+|nearly\s+|almost\s+|over\s+)?"
+                        r"(?:\d+|\w+)\s+years?\b"),
+    ("partner", False, rf"\b(?:me and|I and)\s+(?P<value>{_NAME})\s+(?:made it official|are official|got together|"
+                       r"are together|are dating|are seeing each other|got engaged|got married)\b"),
+    ("lives_in", False, rf"\bmoved in with\s+(?:her|him|them|{_NAME}),?\s+(?:(?:up|down|over|out)\s+)?in\s+{_V}"),
+    ("owns", False, rf"\b{_I}\s+(?:just\s+|finally\s+)?got\s+(?:a|an)\s+(?:used\s+|new\s+|second-hand\s+|old\s+)?"
+                    r"(?P<value>(?-i:[A-Z])[\w-]+)"),
+    ("owns", False, r"\b{_I}\s+(?:just\s+|finally\s+)?got\s+the\s+(?P<value>car|van|bike|laptop|camera|phone|guitar|"
+                    r"piano|keyboard|drone|motorbike|scooter)\b".replace("{_I}", _I)),
+    ("learning", False, rf"\bI(?:'ve| have)\s+(?:just\s+|finally\s+)?taken up\s+(?P<value>[\w' -]{{2,30}}?){_END}"),
+    ("lives_in", False, rf"\b{_I}\s*(?:'re|are|'m|am)\s+renting\s+(?:a|an)\s+(?:\w+\s+)?(?:flat|house|place|"
+                        rf"apartment|room|unit)\s+in\s+{_V}"),
 ))
 # "I used to love coffee but now I can't stand it": a like that ended, and a dislike
 _USED_TO = re.compile(r"\bI used to (?P<verb>love|like|enjoy|hate|dislike|can't stand)\s+"
@@ -277,11 +297,11 @@ _USED_TO = re.compile(r"\bI used to (?P<verb>love|like|enjoy|hate|dislike|can't 
 _NOW_CONTRARY = re.compile(r"\bnow\b[^.!?]{0,30}?\b(?:(?P<neg>can't stand|cannot stand|hate|"
                            r"dislike|don't like|can't bear)|(?P<pos>love|like|enjoy|adore|drink|"
                            r"eat|have)\b)", re.IGNORECASE)
-_NOT_ANYMORE = re.compile(r"\bI\s+(?:don't|do not|no longer)\s+(?:like|love|enjoy|drink|eat)\s+"
+_NOT_ANYMORE = re.compile(r"\bI\s+(?:don't|do not|no longer)\s+(?:even\s+|really\s+)?(?:like|love|enjoy|drink|eat)\s+"
                           r"(?P<value>[\w' -]{2,30}?)\s*(?:any\s?more)?(?=[.,;!?]|$)",
                           re.IGNORECASE)
 # What makes a clause no statement of fact: a plan, a wish, a question, a condition.
-_EN_HEDGE = re.compile(r"\b(?:might|(?-i:may)|maybe|perhaps|would|could|should|want to|wanna|"
+_EN_HEDGE = re.compile(r"\b(?:might|(?-i:may)|maybe|perhaps|would|could|should|want to|wanna|wants?|wanted|"
                        r"wish|hope to|thinking (?:of|about)|plan(?:ning)? to|going to|gonna|"
                        r"if|whether|someday|one day|will)\b|\?", re.IGNORECASE)
 _CLAUSE = re.compile(r"[^.!?;\n]+[.!?;]?")
@@ -357,7 +377,7 @@ _ZJOB = ("(?:设计师|工程师|程序员|老师|教师|医生|护士|文案|�
          "牙医|法官|检察官|消防员|军人|飞行员|空姐|乘务员|教授|讲师|辅导员|农民|工人|电工|木工|"
          "技术员|质检员|审计|分析师|顾问|规划师|建筑师|架构师|测试|开发|运维|保洁|园丁|村医)")
 # a first character no Chinese given name starts with, in "我老公X…" (我老公今天…)
-_ZNOT_NAME = "(?![今昨明最已在又也还就都很说是去来要会想不没把被跟和给让做出回上下到从对一这那刚非真太好的骂嫌催念吵天])"
+_ZNOT_NAME = "(?![今昨明最已在又也还就都很说是去来要会想不没把被跟和给让做出回上下到从对一这那刚非真太好的骂嫌催念吵天学走])"
 # the kinds of pet, for the turns around a statement (chalicelib.domain.fact_context)
 PET_KINDS_EN, PET_KINDS_ZH = _PET, _ZPET
 # when it happened, between the subject and the verb (今天领养了, 上个月入职了)
@@ -503,7 +523,7 @@ _ZH: list[Rule] = _table(0, (
     ("lives_in", False, rf"(?P<value>{_ZCITY})(?:今天|这几天)?\d{{1,2}}度", "weak"),
     ("lives_in", False, rf"我(?:已经|终于)?(?:到|来到|搬到)(?P<value>{_ZCITY})了", "weak"),
     ("pet", False, rf"(?:^|[，,\s]|还有|和|跟)(?:我的|我家的?)?{_ZPET}(?P<name>(?:阿|小)[\u4e00-\u9fff]|"
-                   r"(?!粮|砂|窝|笼|咪|走|死|丢|病|了|的|叫|在|是|也|都|很|又|就|还|跑|生|没)[\u4e00-\u9fff]{2})"
+                   r"(?!粮|砂|窝|笼|咪|走|死|丢|病|了|的|叫|在|是|也|都|很|又|就|还|跑|生|没|一|不)[\u4e00-\u9fff]{2})"
                    r"(?=[，,。！!？?~～\s]|$)", "given"),
     ("partner", True, r"(?:^|[，,\s]|我|我们|我俩)(?P<any>离婚了|离了婚|分手了|分了)(?=[，,。！!~～\s]|$)"),
     ("learning", True, r"(?:^|[，,\s])(?P<value>(?!我|你|他|她|就|也|都)[\u4e00-\u9fffA-Za-z]{2,5}?)(?:我)?"
@@ -512,6 +532,7 @@ _ZH: list[Rule] = _table(0, (
     ("pet", True, r"(?:^|[，,\s])(?:把)?(?P<name>(?![我你他她它])[\u4e00-\u9fffA-Za-z]{1,4}?)(?:送给|送人|送走|给了)"
                   r"[^，。！!]{0,8}?了"),
     ("owns", True, r"把(?:我的|那台|那辆|那架)?(?P<value>[\u4e00-\u9fffA-Za-z0-9]{1,8}?)(?:送给|送人|转给)"),
+    ("partner", True, r"(?:老伴|爱人|老公|老婆|先生|太太)(?:已经)?(?P<any>走了|去世了|过世了|不在了)"),
 ))
 _ZH_HEDGE = re.compile(r"想|打算|准备|可能|也许|如果|要是|希望|会不会|能不能|计划|考虑|梦想|以后|将来|[吗？?]")
 _ZH_CLAUSE = re.compile(r"[^。！？；\n]+[。！？；]?")
@@ -572,8 +593,10 @@ _ZH_TRAIL = re.compile(r"(?:了|啦|呢|啊|吧|呀|哦|嘛|这边|那边|工作
 # a word about a name, a clause that goes on with somebody else
 _JUNK = re.compile(r"^(?:it|that|this|them|him|her|you|like|love|live|be|accept|deal|cope|"
                    r"play|relax|trust)\b|^(?:it|that|this)\s|^(?:小|大)?名$|"
-                   r"^(?:his|her|their|your)\b|^[\d一二三四五六七八九十两几]+(?:岁|个月|年)|跟着|和我|给我|帮我|的家$|哪|什么|都能|^(?:现在|这里|那里|这边|那边)", re.IGNORECASE)
+                   r"^(?:his|her|their|your)\b|^的|^(?:给|帮|替|跟|和)|^[\d一二三四五六七八九十两几]+(?:岁|个月|年)|跟着|和我|给我|帮我|的家$|哪|什么|都能|^(?:现在|这里|那里|这边|那边)", re.IGNORECASE)
 _STOP = frozenset({"it", "that", "this", "you", "them", "him", "her", "there", "here", "they",
+                   "stuff", "things", "it all", "everything", "evening", "night", "morning",
+                   "online", "weekly", "beginner", "free", "new", "first",
                    "she", "he", "we", "i", "me",
                    "home", "work", "here now", "so", "too", "much", "a lot", "and"})
 
@@ -591,7 +614,7 @@ NOT_A_NAME = frozenset({
     "Lol", "Wow", "Sure", "Just", "Not", "Maybe", "Please", "Right", "Aw", "Ugh", "Hmm", "Um",
     "Uh", "Mm", "He", "She", "It", "They", "We", "You", "What", "Where", "When", "Who", "Why",
     "How", "That", "There", "Here", "This", "Let", "Every", "Each", "Last", "Next", "All",
-    "Some", "Most", "Half", "Whole", "Our", "My", "Your", "Their", "His", "Her"})
+    "Some", "Most", "Half", "Whole", "Our", "My", "Your", "Their", "His", "Her", "The", "A", "An"})
 
 
 def _statement(rule: Rule, m: re.Match[str]) -> Statement | None:
@@ -613,11 +636,15 @@ def _statement(rule: Rule, m: re.Match[str]) -> Statement | None:
         value = value[3:]  # "learning to code"
     if not value or value.casefold() in _STOP or _JUNK.search(value):
         return None
+    if attribute == "owns" and ends:
+        value = re.split(r"\s+(?:to|for|from|off|on)\s+", value)[0]  # "sold the ps4 to a guy"
+    if attribute == "owns" and (len(value.split()) > 3 or re.search(r"\b(?:of|off|for|from)\b", value)):
+        return None  # "a little set of paints", "a foamie off bec": a purchase, not a thing one has
     if value.split()[0] in NOT_A_NAME and (attribute in ("pet", "partner", "child")
                                            or value[:1].isupper()):
         return None  # "Yeah, my daughter's six", "Every summer to Nairn"
-    if attribute == "works_at" and value in _ZH_CITIES:
-        return None  # 在杭州工作: where one works, not for whom (a place, told as one)
+    if attribute == "works_at" and (value in _ZH_CITIES or re.search(r"[里下上边中]$", value)):
+        return None  # 在杭州工作, 在厂里做: where one works, not for whom
     return Statement(attribute, value, ends, kind, weak=rule.mode == "weak")
 
 
@@ -656,6 +683,8 @@ _LOWER_WORD = re.compile(r"(?<![\w'])[a-z][a-z'-]+\b")
 def written_out(text: str, proper: dict[str, str] | None = None) -> str:
     """The turn with phone English written out (and its lowercased names capitalised as the
     talk spells them elsewhere); Chinese and tidy English come back as they are."""
+    if re.search(r"[A-Z]{2}", text) and not re.search(r"[a-z]", text):
+        text = text.lower()  # shouting: the words, not the capitals
     if re.search(r"[\u4e00-\u9fff]", text) or not re.search(r"\b(?:i|im|ive|cant|dont|bf|gf|u)\b|"
                                                         r"^[^A-Z]*$", text):
         return text
