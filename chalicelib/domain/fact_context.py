@@ -406,11 +406,35 @@ def read_turns(turns: Sequence[Turn], speakers: Sequence[str] = (),
         said += [s for s in _bound(turns, i, names, intros, frozenset(speakers))
                  if not any((t.attribute == s.attribute and not t.ends) or t.value == s.value
                             for t in said)]
+        if (kind := _PET_WORD.search(turn.text)) and not any(s.attribute == "pet" for s in said):
+            said += [Statement("pet", s.value, kind=kind.group(0).lower()) for s in said
+                     if s.attribute == NAMING]
         out.append([_specific(s, turn.text) for s in said])
     _answers(turns, out)
+    _about_others(turns, out)
     _pets_that_died(turns, out)
     _likes_that_ended(turns, out, [v for a, v in known if a == "likes"])
     return out
+
+
+_ABOUT_OTHER = re.compile(r"你(?:儿子|女儿|老公|老婆|男朋友|女朋友|妈|爸|哥|姐|弟|妹|孩子|朋友|同事)|令郎|令爱|"
+                          r"令尊|令堂|\byour (?:son|daughter|wife|husband|boyfriend|girlfriend|mum|mom|"
+                          r"dad|brother|sister|kids?|friend)\b|\b(?:does|is|did|has) (?:he|she)\b",
+                          re.IGNORECASE)
+
+
+# a question for something (where, what) — not a yes/no about who they are to the user
+_WH = re.compile(r"什么|哪|何|怎么|多少|几|\b(?:what|where|how|which|who)\b", re.IGNORECASE)
+
+
+def _about_others(turns: Sequence[Turn], out: list[list[Statement]]) -> None:
+    """令郎在何处高就？— 在美国西雅图，做芯片的工程师: the answer to a question about somebody
+    else is theirs, unless the user says "I"/我 in it."""
+    for i in range(1, len(turns)):
+        if (turns[i].role == "user" and turns[i - 1].role != "user"
+                and _ABOUT_OTHER.search(turns[i - 1].text) and _WH.search(turns[i - 1].text)
+                and not re.search(r"我|\bI\b|\bI'm\b|\bmy\b", turns[i].text, re.IGNORECASE)):
+            out[i] = []
 
 
 def _likes_that_ended(turns: Sequence[Turn], out: list[list[Statement]], known: Sequence[str]
