@@ -144,3 +144,33 @@ def test_the_core_layer_waits_for_a_second_mention_of_a_fact_told_in_passing(tmp
     assert view["lives_in"].in_passing and not view["allergic_to"].in_passing
     facts.learn(services, "s", [msg(2, "The Bristol rain again!", 30)], T0)
     assert "lives in Bristol" in facts.core_block(services, "s", ["Tom"], 120)
+
+
+def test_phone_english_is_read_as_written():
+    assert said(("user", "also my bf josh and i had a fight bc i keep cancelling"))[0] == [
+        ("partner", "Josh", False)]
+    assert said(("user", "im allergic to latex so i have to remember the gloves"))[0] == [
+        ("allergic_to", "latex", False)]
+    # a lowercase name is capitalised the way the companion spells it
+    assert said(("assistant", "How's Redline treating you?"), ("user", "scout i quit redline"))[1] == [
+        ("works_at", "Redline", True)]
+    # a verb after "my husband" is no name
+    assert said(("user", "my husband does the 11pm bottle"))[0] == []
+
+
+def test_an_answer_about_somebody_else_is_theirs():
+    assert said(("assistant", "令郎在何处高就？"), ("user", "在美国西雅图，做芯片的工程师。"))[1] == []
+    assert said(("assistant", "What does your sister do?"), ("user", "She's a nurse in Leeds."))[1] == []
+    # a yes/no about who somebody is to the user is the user's
+    assert said(("assistant", "Kofi's your son?"), ("user", "Yeah. He's nine."))[1] == [
+        ("child", "Kofi", False)]
+
+
+def test_a_pet_just_told_dead_is_not_reopened_by_saying_who_it_was():
+    got: dict = {}
+    steps = [(Statement("pet", "豆豆", True, kind="仓鼠"), 0), (Statement("pet", "豆豆", kind="仓鼠"), 0.05)]
+    for i, (statement, hours) in enumerate(steps):
+        for fact in facts.apply(got, "s", "Tom", statement, T0 + timedelta(hours=hours),
+                                f"message:s1:{i}", T0):
+            got[fact.key] = fact
+    assert [(f.value, f.valid_to is None) for f in got.values()] == [("豆豆", False)]
