@@ -411,6 +411,7 @@ def read_turns(turns: Sequence[Turn], speakers: Sequence[str] = (),
                      if s.attribute == NAMING]
         out.append([_specific(s, turn.text) for s in said])
     _answers(turns, out)
+    _children_named(turns, out, names)
     _about_others(turns, out)
     _pets_that_died(turns, out)
     _likes_that_ended(turns, out, [v for a, v in known if a == "likes"])
@@ -425,6 +426,26 @@ _ABOUT_OTHER = re.compile(r"你(?:儿子|女儿|老公|老婆|男朋友|女朋�
 
 # a question for something (where, what) — not a yes/no about who they are to the user
 _WH = re.compile(r"什么|哪|何|怎么|多少|几|\b(?:what|where|how|which|who)\b", re.IGNORECASE)
+
+
+_KIDS_Q = re.compile(r"\b(?:kids|children|little ones|sons|daughters|squires|grandkids)\b|孩子|娃|儿女",
+                     re.IGNORECASE)
+_NAME_AGE = re.compile(r"\b((?-i:[A-Z])[a-zà-ÿ]+)(?:\s+is|'s|,)\s+(?:\d{1,2}|one|two|three|four|five|six|"
+                       r"seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
+                       r"seventeen|eighteen)\b")
+
+
+def _children_named(turns: Sequence[Turn], out: list[list[Statement]], names: set[str]) -> None:
+    """"How many young squires do you have?" — "two. Mateo is 16 …, Lucía is 12": the names
+    an answer about one's children gives with an age are the children."""
+    for i in range(1, len(turns)):
+        if turns[i].role != "user" or turns[i - 1].role == "user" or not (
+                "?" in turns[i - 1].text and _KIDS_Q.search(turns[i - 1].text)):
+            continue
+        for m in _NAME_AGE.finditer(turns[i].text):
+            name = m.group(1)
+            if name not in _NOT_NAMES | _DISCOURSE and not any(s.value == name for s in out[i]):
+                out[i].append(Statement("child", name))
 
 
 def _about_others(turns: Sequence[Turn], out: list[list[Statement]]) -> None:

@@ -288,6 +288,7 @@ _EN: list[Rule] = _table(re.IGNORECASE | re.M, (
     ("learning", False, rf"\bI(?:'ve| have)\s+(?:just\s+|finally\s+)?taken up\s+(?P<value>[\w' -]{{2,30}}?){_END}"),
     ("lives_in", False, rf"\b{_I}\s*(?:'re|are|'m|am)\s+renting\s+(?:a|an)\s+(?:\w+\s+)?(?:flat|house|place|"
                         rf"apartment|room|unit)\s+in\s+{_V}"),
+    ("child", False, rf"\bour\s+(?:little\s+|eldest\s+|youngest\s+)?(?:boy|girl|son|daughter)\s+(?P<value>{_NAME})\b", "given"),
 ))
 # "I used to love coffee but now I can't stand it": a like that ended, and a dislike
 _USED_TO = re.compile(r"\bI used to (?P<verb>love|like|enjoy|hate|dislike|can't stand)\s+"
