@@ -20,7 +20,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from chalicelib.domain.facts import _JOB, _ZJOB, NAMING, NOT_A_NAME, Statement, statements
+from chalicelib.domain.facts import JOBS_EN as _JOB
+from chalicelib.domain.facts import JOBS_ZH as _ZJOB
+from chalicelib.domain.facts import NAMING, NOT_A_NAME, Statement, statements
 from chalicelib.domain.facts import PET_KINDS_EN as _PET
 from chalicelib.domain.facts import PET_KINDS_ZH as _ZPET
 
@@ -383,39 +385,47 @@ def read_turns(turns: Sequence[Turn], speakers: Sequence[str] = (),
     told = [statements(t.text, proper) if t.role == "user" else [] for t in turns]
     names -= {w for said in told for s in said if s.attribute not in ("pet", "partner", "child")
               for w in s.value.split()}
-    intros = {i: (m["name"] or m["zname"]) for i, t in enumerate(turns) if t.role == "user"
-              for m in [_INTRO.search(t.text)] if m}
-    for i in range(1, len(turns)):
-        if (turns[i].role == "user" and turns[i - 1].role != "user" and i not in intros
-                and _asked(turns[i - 1].text) == NAMING
-                and (named := _answer(NAMING, turns[i].text))):
-            intros[i] = named
-        m = _WHO_IS.search(turns[i - 1].text)
-        if (turns[i].role == "user" and turns[i - 1].role != "user" and m and i not in intros
-                and (m["name"] or "") not in _NOT_NAMES | _DISCOURSE):
-            intros[i] = m["name"] or m["zname"]
-    out: list[list[Statement]] = []
-    for i, turn in enumerate(turns):
-        if turn.role != "user":
-            out.append([])
-            continue
-        said = list(told[i])
-        if i and turns[i - 1].role != "user" and (asked := _as_said(turns[i - 1].text, turn.text)):
-            said += [s for s in statements(asked) if s not in said]
-        # a role the turn names itself ("我家猫咪咪", "my wife Hannah") binds nothing more
-        said += [s for s in _bound(turns, i, names, intros, frozenset(speakers))
-                 if not any((t.attribute == s.attribute and not t.ends) or t.value == s.value
-                            for t in said)]
-        if (kind := _PET_WORD.search(turn.text)) and not any(s.attribute == "pet" for s in said):
-            said += [Statement("pet", s.value, kind=kind.group(0).lower()) for s in said
-                     if s.attribute == NAMING]
-        out.append([_specific(s, turn.text) for s in said])
+    intros = _introduced(turns)
+    out = [_turn_in_context(turns, i, told[i], names, intros, frozenset(speakers))
+           if turns[i].role == "user" else [] for i in range(len(turns))]
     _answers(turns, out)
     _children_named(turns, out, names)
     _about_others(turns, out)
     _pets_that_died(turns, out)
     _likes_that_ended(turns, out, [v for a, v in known if a == "likes"])
     return out
+
+
+def _introduced(turns: Sequence[Turn]) -> dict[int, str]:
+    """The name each user turn is about by the turns before it: one it introduces ("Meet
+    Pepper!", 这是可乐！), one the companion asked about ("Pavlova?", 安安是？), or the answer to
+    a naming question ("它叫什么？" — "芝麻")."""
+    intros = {i: (m["name"] or m["zname"]) for i, t in enumerate(turns) if t.role == "user"
+              for m in [_INTRO.search(t.text)] if m}
+    for i in range(1, len(turns)):
+        if turns[i].role != "user" or turns[i - 1].role == "user" or i in intros:
+            continue
+        if _asked(turns[i - 1].text) == NAMING and (named := _answer(NAMING, turns[i].text)):
+            intros[i] = named
+        elif (m := _WHO_IS.search(turns[i - 1].text)) and (
+                m["name"] or "") not in _NOT_NAMES | _DISCOURSE:
+            intros[i] = m["name"] or m["zname"]
+    return intros
+
+
+def _turn_in_context(turns: Sequence[Turn], i: int, told: list[Statement], names: set[str],
+                     intros: dict[int, str], speakers: frozenset[str]) -> list[Statement]:
+    turn, said = turns[i], list(told)
+    if i and turns[i - 1].role != "user" and (asked := _as_said(turns[i - 1].text, turn.text)):
+        said += [s for s in statements(asked) if s not in said]
+    # a role the turn names itself ("我家猫咪咪", "my wife Hannah") binds nothing more
+    said += [s for s in _bound(turns, i, names, intros, speakers)
+             if not any((t.attribute == s.attribute and not t.ends) or t.value == s.value
+                        for t in said)]
+    if (kind := _PET_WORD.search(turn.text)) and not any(s.attribute == "pet" for s in said):
+        said += [Statement("pet", s.value, kind=kind.group(0).lower()) for s in said
+                 if s.attribute == NAMING]
+    return [_specific(s, turn.text) for s in said]
 
 
 _ABOUT_OTHER = re.compile(r"你(?:儿子|女儿|老公|老婆|男朋友|女朋友|妈|爸|哥|姐|弟|妹|孩子|朋友|同事)|令郎|令爱|"
