@@ -82,7 +82,8 @@ _GENERIC = frozenset({"car", "van", "bike", "camera", "laptop", "phone", "comput
                       "车", "相机", "电脑", "手机", "笔记本", "新东西", "something new"})
 
 
-_ZH_ASKS = re.compile(r"什么|哪|吗\s*$|呢\s*$|多少|几[个岁年月天]|谁")
+# a question word asks, unless 都/也 follows it ("哪个专业都卷": every one)
+_ZH_ASKS = re.compile(r"(?:什么|哪[个里儿家些]?|谁|几[个岁年月天]|多少)(?![^，。！？\s]{0,4}(?:都|也))|[吗呢]\s*$")
 
 
 def _asked(text: str) -> str | None:

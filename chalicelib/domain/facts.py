@@ -379,7 +379,7 @@ _ZJOB = ("(?:设计师|工程师|程序员|老师|教师|医生|护士|文案|�
          "技术员|质检员|审计|分析师|顾问|规划师|建筑师|架构师|测试|开发|运维|保洁|园丁|村医|花艺师|"
          "美容师|营养师|新媒体运营)")
 # a first character no Chinese given name starts with, in "我老公X…" (我老公今天…)
-_ZNOT_NAME = "(?![今昨明最已在又也还就都很说是去来要会想不没把被跟和给让做出回上下到从对一这那刚非真太好的骂嫌催念吵天学走])"
+_ZNOT_NAME = "(?![今昨明最已在又也还就都很说是去来要会想不没把被跟和给让做出回上下到从对一这那刚非真太好的骂嫌催念吵天学走叫])"
 # the kinds of pet and the jobs, for the turns around a statement (domain.fact_context)
 PET_KINDS_EN, PET_KINDS_ZH = _PET, _ZPET
 JOBS_EN, JOBS_ZH = _JOB, _ZJOB
@@ -388,12 +388,14 @@ _ZT = r"(?:今天|昨天|前天|上个?月|上周|上星期|最近|刚刚|刚|�
 _ZH: list[Rule] = _table(0, (
     ("lives_in", False, rf"{_ZT}(?:现在|又)?{_ZT}(?:搬|搬家)(?:到|去)了?{_ZV}{_ZEND}"),
     ("lives_in", False, rf"(?:现在|目前|如今)?(?:住在|定居在){_ZV}(?:了|啦|这边|那边)?{_ZEND}"),
-    ("lives_in", False, rf"(?:现在|目前|如今|还)?在{_ZV}(?:住|生活|定居)(?:了)?"),
+    ("lives_in", False, rf"(?:现在|目前|如今|还)?(?<![现实存正所好])在{_ZV}(?:住|生活|定居)(?:了)?"
+                        r"(?![一两三四五六七八九十几\d]+(?:晚|天|夜|个晚上|个星期|周))"),
     ("lives_in", False, rf"搬(?:了|家了|走了)[，,]\s*(?:现在|如今)(?:住)?在{_ZV}{_ZEND}"),
     ("lives_in", False, rf"来{_ZV}(?:[一二三四五六七八九十两几\d]+年|好几年|很多年|多年)了"),
     ("lives_in", False, rf"在{_ZV}(?:土生土长|长大的?，?(?:一直)?住)"),
     ("lives_in", False, rf"我(?:现在)?在{_ZV}(?:读|上)(?:大[一二三四]|研[一二三]|研究生|高中|大学|博士)"),
-    ("works_at", False, rf"(?:现在|目前)?在{_ZV}(?:上班|工作|实习|做|当|干了)"),
+    ("works_at", False, rf"(?:现在|目前)?(?<![现实存正所好])在(?!线|家|面|找|准备|考虑|想|学|读|看|等|忙|写|打|搞)(?!一家|一个|某)"
+                        rf"{_ZV}(?:上班|工作|实习|做|当|干了)"),
     ("works_at", False, rf"{_ZT}(?:入职了?|加入了?|进了){_ZV}{_ZEND}"),
     ("works_at", False, rf"{_ZV}(?:录用|录取|聘用)了?我"),
     ("works_at", True, rf"{_ZT}(?:就)?(?:从{_ZV})?(?:辞职|离职)了"),
@@ -593,6 +595,10 @@ def _zh(text: str) -> list[Statement]:
                 part = clause[begin:m.start() + 1]
                 if _ZH_OTHERS.search(part) and "我" not in part[-2:]:
                     continue
+                if "我" not in part and _ZH_OTHERS.search(clause[:begin]) and not re.search(
+                        r"我(?!(?:的)?(?:大学|高中)?(?:室友|同事|朋友|同学|闺蜜|姐|妹|哥|弟|爸|妈))",
+                        clause[:begin]):
+                    continue  # 我大学室友，现在在陆家嘴做审计: the roommate's, still
                 statement = _statement(rule, m)
                 if statement:
                     out.append(statement)
@@ -659,8 +665,14 @@ def _statement(rule: Rule, m: re.Match[str]) -> Statement | None:
     if value.split()[0] in NOT_A_NAME and (attribute in ("pet", "partner", "child")
                                            or value[:1].isupper()):
         return None  # "Yeah, my daughter's six", "Every summer to Nairn"
-    if attribute == "works_at" and (value in _ZH_CITIES or re.search(r"[里下上边中]$", value)):
+    if attribute == "works_at" and (value in _ZH_CITIES or re.search(r"[里下上边中]$|^家", value)):
         return None  # 在杭州工作, 在厂里做: where one works, not for whom
+    if attribute == "lives_in" and re.search(r"(?:酒店|宾馆|民宿|旅馆|青旅|客栈|全季|汉庭|如家|家|房)$|"
+                                             r"\b(?:hotel|hostel|airbnb|motel|resort)\b", value,
+                                             re.IGNORECASE):
+        return None  # a stay (a hotel on a trip, a brother's place), not a home town
+    if attribute == "learning" and "我" in value:
+        return None
     return Statement(attribute, value, ends, kind, weak=rule.mode == "weak")
 
 
