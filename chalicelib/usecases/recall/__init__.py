@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from chalicelib.domain.errors import BadRequest
 from chalicelib.domain.models import Card, Layer, RecallRequest, RecallResponse
 from chalicelib.domain.names import named_people, speaks_of_self
@@ -33,7 +35,7 @@ from chalicelib.usecases.recall.fusion import (
     reciprocal_rank_fusion,
     score_fusion,
 )
-from chalicelib.usecases.recall.gate import Gate
+from chalicelib.usecases.recall.gate import SMALL_TALK, Gate, language, small_talk_vector
 from chalicelib.usecases.recall.graph import Links, add_scores, expand, with_threads
 from chalicelib.usecases.recall.query import Intent, asks_for_list, intents
 from chalicelib.usecases.recall.recipes import RecallRecipe, resolve
@@ -453,6 +455,7 @@ def recall_by_time(services: Services, space: str, request: RecallRequest,
         trace.add("[时间回忆] 命中门槛：没有关键词，时间段内的记忆都算命中",
                   "[time recall] hit threshold: no keywords, every memory in the window is a hit")
     layers: list[Layer] = []
+    shift = language_shift(services, topic, qvec) if terms else None
     windows = layer_windows(anchor.start, anchor.end, recipe.expand_factor,
                             recipe.max_expansions)
     for index, (start, end) in enumerate(windows):
@@ -460,7 +463,8 @@ def recall_by_time(services: Services, space: str, request: RecallRequest,
         in_window = services.keywords.count(space, flt)
         candidates = search_candidates(services, space, topic, qvec, recipe, flt)
         loaded = load_cards(services.store, space, candidates, services.clean)
-        hits = [(card, cand) for card, cand in loaded if is_hit(card, cand, terms, recipe)]
+        hits = [(card, cand) for card, cand in loaded
+                if is_hit(card, cand, terms, recipe, shift)]
         cards = dedupe_evidence(rerank(hits, named, recipe) if recipe.time_rerank
                                 else [card for card, _ in hits])[:limit]
         layers.append(Layer(layer=index, start=start, end=end, candidates=in_window,
@@ -485,6 +489,16 @@ def recall_by_time(services: Services, space: str, request: RecallRequest,
     first, last = windows[0], windows[-1]
     note = forgot_note(trace.zh, anchor.matched, window_label(*first), window_label(*last))
     return respond(request, "forgot", layers, [], trace, note=note)
+
+
+def language_shift(services: Services, query: str, qvec) -> dict[str, float]:
+    """Per language, the query's cosine to small talk in it minus to small talk in its own:
+    how much lower any line in that language sits for this query (0 for its own)."""
+    q = np.asarray(qvec, np.float32)
+    base = {lang: float(np.dot(q, small_talk_vector(services.embedder, lang)))
+            for lang in SMALL_TALK}
+    own = base[language(query)]
+    return {lang: cos - own for lang, cos in base.items()}
 
 
 def forgot_note(zh: bool, matched: str, named: str, widest: str) -> str:

@@ -18,6 +18,7 @@ from chalicelib.domain.models import Card
 from chalicelib.domain.textproc import tokenize
 from chalicelib.ports import SearchFilter
 from chalicelib.usecases.recall.fusion import Candidate
+from chalicelib.usecases.recall.gate import language
 from chalicelib.usecases.recall.recipes import RecallRecipe
 
 POINTS_PER_TERM = 2
@@ -73,12 +74,22 @@ def keyword_points(terms: list[str], card: Card) -> int:
     return POINTS_PER_TERM * sum(1 for t in terms if t in tokens)
 
 
-def is_hit(card: Card, cand: Candidate, terms: list[str], recipe: RecallRecipe) -> bool:
+def is_hit(card: Card, cand: Candidate, terms: list[str], recipe: RecallRecipe,
+           shift: dict[str, float] | None = None) -> bool:
+    """A window's memory is about the question: it holds the question's words, or its meaning
+    is `time_min_similarity` close. `shift`: per language, how much lower a card in that
+    language sits for this query than one in the query's own (its small talk's cosine minus
+    the query's small talk's, recall.gate) — e5 puts any two languages further apart than
+    any pair within one, so a memory told in English is judged by the same lift above its
+    small talk as a Chinese one, not by a cosine no English line reaches for a Chinese query."""
     if not terms:
         return True
     if keyword_points(terms, card) >= recipe.min_score:
         return True
-    return cand.parts.get("vector", 0.0) >= recipe.time_min_similarity
+    floor = recipe.time_min_similarity
+    if shift:
+        floor += shift.get(language(f"{card.title} {card.text}"), 0.0)
+    return cand.parts.get("vector", 0.0) >= floor
 
 
 def window_filter(base: SearchFilter, start: datetime, end: datetime) -> SearchFilter:

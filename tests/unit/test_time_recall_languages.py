@@ -1,0 +1,48 @@
+"""The time path judges a memory in another language than the question by its lift above
+that language's small talk, not by a cosine only same-language lines reach
+(chalicelib.usecases.recall.timewindow.is_hit, recall.language_shift)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from chalicelib.domain.models import Card
+from chalicelib.usecases.recall import language_shift
+from chalicelib.usecases.recall.fusion import Candidate
+from chalicelib.usecases.recall.recipes import RecallRecipe
+from chalicelib.usecases.recall.timewindow import is_hit
+
+
+def card(text: str) -> Card:
+    return Card(ref="event:e1", kind="event", title="", text=text, score=1.0)
+
+
+def test_a_foreign_card_is_judged_by_the_lift_of_its_language():
+    recipe = RecallRecipe(name="hybrid")
+    english = card("We drove to Portland for the long weekend.")
+    near = Candidate("event:e1", parts={"vector": recipe.time_min_similarity - 0.05})
+    terms = ["长周末", "哪里"]
+    assert not is_hit(english, near, terms, recipe)  # the query's own floor: too far
+    # English sits 0.08 lower for this Chinese query than Chinese does: 0.05 below is a hit
+    assert is_hit(english, near, terms, recipe, {"en": -0.08, "zh": 0.0})
+    # …and the shift never lowers the floor for a card in the query's own language
+    chinese = card("我们开车去了波特兰过长周末")
+    assert not is_hit(chinese, near, terms, recipe, {"en": -0.08, "zh": 0.0})
+
+
+class _Embedder:
+    """Small talk in English points one way, Chinese the other; a query between them."""
+
+    def embed_passages(self, texts):
+        zh = any("\u4e00" <= ch <= "\u9fff" for t in texts for ch in t)
+        return [np.array([0.0, 1.0]) if zh else np.array([1.0, 0.0]) for _ in texts]
+
+
+class _Services:
+    embedder = _Embedder()
+
+
+def test_the_shift_is_the_other_languages_small_talk_cosine_minus_the_querys_own():
+    shift = language_shift(_Services(), "七月四号那个长周末我去了哪里？", np.array([0.6, 0.8]))
+    assert shift["zh"] == 0.0
+    assert abs(shift["en"] - (0.6 - 0.8)) < 1e-6
