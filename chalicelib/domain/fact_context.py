@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 
 from chalicelib.domain.facts import JOBS_EN as _JOB
 from chalicelib.domain.facts import JOBS_ZH as _ZJOB
-from chalicelib.domain.facts import NAMING, NOT_A_NAME, Statement, statements
+from chalicelib.domain.facts import HERE, NAMING, NOT_A_NAME, Statement, statements
 from chalicelib.domain.facts import PET_KINDS_EN as _PET
 from chalicelib.domain.facts import PET_KINDS_ZH as _ZPET
 
@@ -390,6 +390,7 @@ def read_turns(turns: Sequence[Turn], speakers: Sequence[str] = (),
     out = [_turn_in_context(turns, i, told[i], names, intros, frozenset(speakers))
            if turns[i].role == "user" else [] for i in range(len(turns))]
     _answers(turns, out)
+    _here(turns, out)
     _children_named(turns, out, names)
     _about_others(turns, out)
     _pets_that_died(turns, out)
@@ -444,6 +445,22 @@ _KIDS_Q = re.compile(r"\b(?:kids|children|little ones|sons|daughters|squires|gra
 _NAME_AGE = re.compile(r"\b((?-i:[A-Z])[a-zà-ÿ]+)(?:\s+is|'s|,)\s+(?:\d{1,2}|one|two|three|four|five|six|"
                        r"seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
                        r"seventeen|eighteen)\b")
+
+
+_PLACE_NAMED = re.compile(r"\b(?:from|in|to|at)\s+((?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)*)")
+
+
+def _here(turns: Sequence[Turn], out: list[list[Statement]]) -> None:
+    """"Writing to you from Brighton." … "I live here now!": "here" is the last place the
+    turn or the two before it name; none named, nothing is kept."""
+    for i, said in enumerate(out):
+        for k, s in enumerate(said):
+            if s.value != HERE:
+                continue
+            text = " ".join(t.text for t in turns[max(0, i - 2):i + 1])
+            places = [p for p in _PLACE_NAMED.findall(text) if p.split()[0] not in NOT_A_NAME]
+            said[k] = replace(s, value=places[-1]) if places else replace(s, value="")
+        out[i] = [s for s in said if s.value]
 
 
 def _children_named(turns: Sequence[Turn], out: list[list[Statement]], names: set[str]) -> None:

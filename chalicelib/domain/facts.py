@@ -48,6 +48,8 @@ class Statement:
     weak: bool = False
 
 
+# "I live here now": a place the turns around it name (domain.fact_context); never kept as is
+HERE = "\0here"
 # "Her name is Luna", 小名叫糖糖: a name for the pet or child just told of without one
 # (chalicelib.usecases.facts gives it to the latest nameless one); not an attribute itself
 NAMING = "named"
@@ -289,6 +291,9 @@ _EN: list[Rule] = _table(re.IGNORECASE | re.M, (
     ("lives_in", False, rf"\b{_I}\s*(?:'re|are|'m|am)\s+renting\s+(?:a|an)\s+(?:\w+\s+)?(?:flat|house|place|"
                         rf"apartment|room|unit)\s+in\s+{_V}"),
     ("child", False, rf"\bour\s+(?:little\s+|eldest\s+|youngest\s+)?(?:boy|girl|son|daughter)\s+(?P<value>{_NAME})\b", "given"),
+    # a home of the past ("I grew up in Leicester"): kept closed, never closing a home told now
+    ("lives_in", True, rf"\bI\s+grew up\s+in\s+{_V}(?!\s+and\s+(?:still|never left))", "weak"),
+    ("lives_in", False, r"\bI\s+(?:now\s+)?live\s+(?P<value>here)\b(?:\s+now)?"),
 ))
 # "I used to love coffee but now I can't stand it": a like that ended, and a dislike
 _USED_TO = re.compile(r"\bI used to (?P<verb>love|like|enjoy|hate|dislike|can't stand)\s+"
@@ -656,6 +661,8 @@ def _statement(rule: Rule, m: re.Match[str]) -> Statement | None:
         value = value.rsplit("的", 1)[-1] or value  # 自由职业的平面设计师 → 平面设计师
     if attribute == "learning" and value.casefold().startswith("to "):
         value = value[3:]  # "learning to code"
+    if attribute == "lives_in" and value.casefold() == "here":
+        return Statement(attribute, HERE, ends)  # which place: the talk around it says
     if not value or value.casefold() in _STOP or _JUNK.search(value):
         return None
     if attribute == "owns" and ends:

@@ -204,6 +204,10 @@ def _end(mine: list[Fact], space: str, person: str, statement: Statement, at: da
          ref: str, now: datetime) -> list[Fact]:
     open_ = [f for f in mine if f.attribute == statement.attribute and f.valid_to is None
              and (f.valid_from is None or f.valid_from <= at)]
+    if statement.weak:  # a past told in passing ("I grew up in Leicester") closes nothing
+        if any(same_value(f.value, statement.value) for f in open_):
+            return []
+        open_ = []
     if statement.value == "*":  # "I handed in my notice": the job held before this talk
         open_ = [f for f in open_ if f.valid_from is None or at - f.valid_from > _SAME_TALK]
     else:

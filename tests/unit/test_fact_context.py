@@ -174,3 +174,19 @@ def test_a_pet_just_told_dead_is_not_reopened_by_saying_who_it_was():
                                 f"message:s1:{i}", T0):
             got[fact.key] = fact
     assert [(f.value, f.valid_to is None) for f in got.values()] == [("豆豆", False)]
+
+
+def test_a_home_of_the_past_closes_nothing_and_here_is_the_place_just_named():
+    assert said(("user", "I grew up in Leicester but I haven't lived there since."))[0] == [
+        ("lives_in", "Leicester", True)]
+    got: dict = {}
+    for i, statement in enumerate([Statement("lives_in", "Leeds"),
+                                   Statement("lives_in", "Leeds", True, weak=True)]):
+        for fact in facts.apply(got, "s", "Tom", statement, T0 + timedelta(days=i),
+                                f"message:s1:{i}", T0):
+            got[fact.key] = fact
+    assert [(f.value, f.valid_to) for f in got.values()] == [("Leeds", None)]
+    assert said(("user", "Morning! Writing to you from Brighton."), ("assistant", "Visiting?"),
+                ("user", "I live here now! Moved in last weekend."))[2] == [
+        ("lives_in", "Brighton", False)]
+    assert said(("user", "I live here now!"))[0] == []
