@@ -20,9 +20,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from chalicelib.domain.facts import HERE, NAMING, NOT_A_NAME, Statement, statements
 from chalicelib.domain.facts import JOBS_EN as _JOB
 from chalicelib.domain.facts import JOBS_ZH as _ZJOB
-from chalicelib.domain.facts import HERE, NAMING, NOT_A_NAME, Statement, statements
 from chalicelib.domain.facts import PET_KINDS_EN as _PET
 from chalicelib.domain.facts import PET_KINDS_ZH as _ZPET
 
