@@ -122,3 +122,27 @@ _SELF = re.compile(r"我|\b(?:I|I'm|I've|I'd|I'll|me|my|mine|myself|we|we're|we'
 def speaks_of_self(query: str) -> bool:
     """Whether the query speaks of the one asking ("what did I buy", 我上周去哪了)."""
     return _SELF.search(query) is not None
+
+
+# Capitalised words that name no one: how a sentence opens, the calendar, the pronoun I.
+_NOT_PERSON = frozenset({
+    "I", "I'm", "I've", "I'd", "I'll", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday",
+    "Saturday", "Sunday", "January", "February", "March", "April", "May", "June", "July",
+    "August", "September", "October", "November", "December", "Christmas", "Easter",
+    "Thanksgiving", "Halloween", "New", "Year", "Eve", "Day", "Mr", "Mrs", "Ms", "Dr", "Mom",
+    "Mum", "Dad", "God", "OK", "TV"})
+_CAPITALISED = re.compile(r"(?<![\w'’])((?-i:[A-Z])[a-z]{2,})(?:'s|’s)?(?![\w])")
+_OPENS = re.compile(r"(?:^|[.!?]\s+|[\"“(]\s*)$")
+
+
+def name_like_words(query: str) -> list[str]:
+    """The capitalised words of a Latin-script question that stand where a name stands:
+    not opening a sentence, not the calendar ("What did Melanie paint last May?" →
+    ["Melanie"]). Chinese writes no capitals: nothing there."""
+    out = []
+    for m in _CAPITALISED.finditer(query):
+        word = m.group(1)
+        if word in _NOT_PERSON or _OPENS.search(query[:m.start()]):
+            continue
+        out.append(word)
+    return list(dict.fromkeys(out))

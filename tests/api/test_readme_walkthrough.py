@@ -90,7 +90,8 @@ def test_the_checkup_comes_first_and_nothing_unrelated_follows(walk):
 
 @pytest.mark.parametrize(("query", "gate_line"), [
     ("我的吉他课怎么样了", "没有候选通过准入门槛"),
-    ("how was my trip to Tokyo?", "nothing passed the gate"),
+    # Tokyo is in no memory: the hook injects nothing before the gate is asked
+    ("how was my trip to Tokyo?", "a name the memory has never seen"),
 ])
 def test_what_was_never_said_brings_no_card(walk, query, gate_line):
     out = walk(query=query)

@@ -21,7 +21,7 @@ import numpy as np
 
 from chalicelib.domain.errors import BadRequest
 from chalicelib.domain.models import Card, Layer, RecallRequest, RecallResponse
-from chalicelib.domain.names import named_people, speaks_of_self
+from chalicelib.domain.names import name_like_words, named_people, speaks_of_self
 from chalicelib.domain.textproc import is_cjk, query_terms
 from chalicelib.ports import Freshness, SearchFilter, Services
 from chalicelib.usecases.people import space_people
@@ -191,6 +191,12 @@ def recall(services: Services, space: str, request: RecallRequest, *,
         return respond(request, "unparsed", [], [], trace)
     cooled = cooled_refs(services, space, request.window, now, recipe, counted=may_write)
     named = asked_about(request.query, *space_people(services, space))  # one read per recall
+    if strangers := strangers_asked_about(services, space, request, recipe, named):
+        who = ", ".join(strangers)
+        trace.add(f"[记忆检索] 问的是「{who}」，记忆里从没有这个名字：不注入任何记忆",
+                  f"[recall] asks about {who}, a name the memory has never seen: nothing "
+                  "injected")
+        return apply_cooldown(request, respond(request, "none", [], [], trace), cooled, trace)
     if anchor is None:
         result = recall_plain(services, space, request, recipe, named, trace)
     else:
@@ -269,6 +275,25 @@ def asked_about(query: str, people: set[str], users: set[str]) -> set[str]:
     if not named and len(users) == 1 and speaks_of_self(query):
         return set(users)
     return named
+
+
+def strangers_asked_about(services: Services, space: str, request: RecallRequest,
+                          recipe: RecallRecipe, named: set[str]) -> list[str]:
+    """A hook-sized recall whose question names someone (a capitalised word where a name
+    stands) that no memory, speaker or alias of the space holds: what it would inject is
+    about other people, so it injects nothing. Wider recalls (search, a tool's read) still
+    answer; one keyword lookup per such word."""
+    limit = request.card_limit or recipe.max_cards
+    if gate_threshold(request, recipe, limit).scope != "hook" or is_cjk(request.query):
+        return []
+    known = {n.casefold() for n in named}
+    out = []
+    for word in name_like_words(request.query):
+        if word.casefold() in known:
+            continue
+        if not services.keywords.keyword_search(space, word, 1):
+            out.append(word)
+    return out
 
 
 def recall_plain(services: Services, space: str, request: RecallRequest, recipe: RecallRecipe,

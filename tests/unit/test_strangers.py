@@ -1,0 +1,58 @@
+"""A hook-sized recall whose question names someone no memory holds injects nothing
+(chalicelib.usecases.recall.strangers_asked_about, domain.names.name_like_words)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from chalicelib.config import Settings
+from chalicelib.domain.models import MessageIn, PutMessagesRequest, RecallRequest
+from chalicelib.domain.names import name_like_words
+from chalicelib.usecases.extract import run_extraction
+from chalicelib.usecases.ingest import put_messages
+from chalicelib.usecases.recall import recall
+from chalicelib.wiring import build_services
+
+
+@pytest.mark.parametrize("query,words", [
+    ("What did Melanie paint last May?", ["Melanie"]),
+    ("What does Jon think about Gina's new studio?", ["Jon", "Gina"]),
+    ("Where did I go in March?", []),  # the calendar and I are no one
+    ("Melanie, what did you paint?", []),  # a sentence's opener may be any word
+    ("上周二我去哪了", []),
+])
+def test_name_like_words(query, words):
+    assert name_like_words(query) == words
+
+
+@pytest.fixture()
+def services(tmp_path):
+    services = build_services(Settings(data_dir=tmp_path, embedder="hash", schedule="off",
+                                       salience="rules", _env_file=None), index="inline")
+    at = datetime(2026, 5, 3, 20, tzinfo=UTC)
+    put_messages(services, "s", "1", PutMessagesRequest(messages=[
+        MessageIn(seq=1, role="user", speaker="Caroline", at=at,
+                  content="I painted a sunrise over the lake with my friend Dana today."),
+        MessageIn(seq=2, role="assistant", speaker="Echo", at=at,
+                  content="That sounds lovely, Caroline!")]))
+    run_extraction(services, "s", "1")
+    return services
+
+
+def test_a_hook_recall_about_a_stranger_injects_nothing(services):
+    out = recall(services, "s", RecallRequest(query="What did Melanie paint at the lake?"))
+    assert (out.verdict, out.cards) == ("none", [])
+    assert any("Melanie" in line and "never seen" in line for line in out.trace)
+
+
+def test_known_names_and_wide_recalls_still_answer(services):
+    # Dana is in a memory, Caroline is a speaker: the gate decides as before
+    for query in ("What did Dana paint with me at the lake?", "What did Caroline paint at the lake?"):
+        out = recall(services, "s", RecallRequest(query=query))
+        assert not any("never seen" in line for line in out.trace)
+    # a wide recall (a search, a tool's read) answers about anyone
+    wide = recall(services, "s", RecallRequest(query="What did Melanie paint at the lake?",
+                                               max_cards=20, limit=20))
+    assert not any("never seen" in line for line in wide.trace)
