@@ -131,18 +131,46 @@ _NOT_PERSON = frozenset({
     "August", "September", "October", "November", "December", "Christmas", "Easter",
     "Thanksgiving", "Halloween", "New", "Year", "Eve", "Day", "Mr", "Mrs", "Ms", "Dr", "Mom",
     "Mum", "Dad", "God", "OK", "TV"})
-_CAPITALISED = re.compile(r"(?<![\w'’])((?-i:[A-Z])[a-z]{2,})(?:'s|’s)?(?![\w])")
+_CAPITALISED = re.compile(r"(?<![\w'’])((?-i:[A-Z])[a-zA-Z]{2,})(?:'s|’s)?(?![\w])")
 _OPENS = re.compile(r"(?:^|[.!?]\s+|[\"“(]\s*)$")
 
 
-def name_like_words(query: str) -> list[str]:
-    """The capitalised words of a Latin-script question that stand where a name stands:
-    not opening a sentence, not the calendar ("What did Melanie paint last May?" →
-    ["Melanie"]). Chinese writes no capitals: nothing there."""
-    out = []
+def name_like_words(query: str) -> list[list[str]]:
+    """The names of a Latin-script question, each as its capitalised words, where a name
+    stands: not opening a sentence, not the calendar ("What does John like about Lebron
+    James?" → [["John"], ["Lebron", "James"]]). Chinese writes no capitals: nothing there."""
+    out: list[list[str]] = []
+    end = -1
     for m in _CAPITALISED.finditer(query):
         word = m.group(1)
         if word in _NOT_PERSON or _OPENS.search(query[:m.start()]):
+            end = -1
             continue
-        out.append(word)
-    return list(dict.fromkeys(out))
+        if out and re.fullmatch(r"\s+", query[end:m.start()] or "x"):
+            out[-1].append(word)  # the next word of the same name
+        else:
+            out.append([word])
+        end = m.end()
+    return [list(n) for n in dict.fromkeys(tuple(n) for n in out)]
+
+
+def near_known(word: str, known: Iterable[str]) -> bool:
+    """A name's word is one the space knows, written a little differently: one letter off
+    ("Andew", "Andrew") or the same stem ("Himalayan", "Himalayas")."""
+    w = word.casefold()
+    for name in known:
+        for part in re.findall(r"[^\W\d_]+", name.casefold()):
+            if part == w or (len(w) >= 6 and len(part) >= 6 and part[:6] == w[:6]):
+                return True
+            if abs(len(part) - len(w)) <= 1 and len(w) >= 4 and _one_edit(part, w):
+                return True
+    return False
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """At most one letter inserted, deleted or changed (hand-written: four lines, and no
+    library's edit distance is worth a dependency for a bound of one)."""
+    if len(a) < len(b):
+        a, b = b, a
+    i = next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), len(b))
+    return a[i + 1:] == b[i + 1:] if len(a) == len(b) else a[i + 1:] == b[i:]

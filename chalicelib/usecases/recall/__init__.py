@@ -21,7 +21,8 @@ import numpy as np
 
 from chalicelib.domain.errors import BadRequest
 from chalicelib.domain.models import Card, Layer, RecallRequest, RecallResponse
-from chalicelib.domain.names import name_like_words, named_people, speaks_of_self
+from chalicelib.domain.names import name_like_words, named_people, near_known, speaks_of_self
+from chalicelib.domain.records import Entity
 from chalicelib.domain.textproc import is_cjk, query_terms
 from chalicelib.ports import Freshness, SearchFilter, Services
 from chalicelib.usecases.people import space_people
@@ -286,13 +287,18 @@ def strangers_asked_about(services: Services, space: str, request: RecallRequest
     limit = request.card_limit or recipe.max_cards
     if gate_threshold(request, recipe, limit).scope != "hook" or is_cjk(request.query):
         return []
-    known = {n.casefold() for n in named}
+    names = name_like_words(request.query)
+    if not names:
+        return []
+    people, _users = space_people(services, space)
+    known = [*people, *named]
+    known += [n for e in services.store.list_records(Entity, space) for n in (e.name, *e.aliases)]
     out = []
-    for word in name_like_words(request.query):
-        if word.casefold() in known:
+    for name in names:  # a name is known when any of its words is
+        if any(near_known(word, known) or services.keywords.keyword_search(space, word, 1)
+               for word in name):
             continue
-        if not services.keywords.keyword_search(space, word, 1):
-            out.append(word)
+        out.append(" ".join(name))
     return out
 
 
