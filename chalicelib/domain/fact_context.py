@@ -390,6 +390,7 @@ def read_turns(turns: Sequence[Turn], speakers: Sequence[str] = (),
     out = [_turn_in_context(turns, i, told[i], names, intros, frozenset(speakers))
            if turns[i].role == "user" else [] for i in range(len(turns))]
     _answers(turns, out)
+    _asked_what_became(turns, out, known)
     _here(turns, out)
     _children_named(turns, out, names)
     _about_others(turns, out)
@@ -448,6 +449,29 @@ _NAME_AGE = re.compile(r"\b((?-i:[A-Z])[a-zà-ÿ]+)(?:\s+is|'s|,)\s+(?:\d{1,2}|o
 
 
 _PLACE_NAMED = re.compile(r"\b(?:from|in|to|at)\s+((?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)*)")
+
+
+_ENDED_ANSWER = re.compile(r"^\W*(?:(?:嗯|对|唉|哎)\W*)?(?:最后)?(?:卖了|卖掉了|送人了|送给|转给|扔了|没了|走了|"
+                           r"分了|辞了|不学了|不玩了|放弃了)|^\W*(?:(?:yeah|well|oh)\W+)?(?:I\s+)?(?:sold it|"
+                           r"gave it away|it's gone|gone|it died|he died|she died|we broke up|"
+                           r"quit|gave (?:it|them) up)\b", re.IGNORECASE)
+
+
+def _asked_what_became(turns: Sequence[Turn], out: list[list[Statement]],
+                       known: Sequence[tuple[str, str]]) -> None:
+    """钢琴最后怎么处理的？— 卖了 / "What happened to the boat?" — "Sold it": a question that
+    names a fact the user holds, answered by its end, ends it."""
+    told = [(s.attribute, s.value) for said in out for s in said if not s.ends]
+    facts = [(a, v) for a, v in dict.fromkeys([*known, *told]) if v and v != "*"]
+    for i in range(1, len(turns)):
+        if turns[i].role != "user" or turns[i - 1].role == "user":
+            continue
+        if not _ENDED_ANSWER.search(turns[i].text):
+            continue
+        question = turns[i - 1].text.casefold()
+        named = [(a, v) for a, v in facts if v.casefold() in question]
+        if len(named) == 1 and not any(s.ends and s.attribute == named[0][0] for s in out[i]):
+            out[i].append(Statement(named[0][0], named[0][1], True))
 
 
 def _here(turns: Sequence[Turn], out: list[list[Statement]]) -> None:

@@ -190,3 +190,16 @@ def test_a_home_of_the_past_closes_nothing_and_here_is_the_place_just_named():
                 ("user", "I live here now! Moved in last weekend."))[2] == [
         ("lives_in", "Brighton", False)]
     assert said(("user", "I live here now!"))[0] == []
+
+
+def test_endings_as_chat_tells_them():
+    assert said(("user", "前辈我退坑原神了"))[0] == [("likes", "原神", True)]
+    assert said(("user", "小橘 我把麻将戒了"))[0] == [("likes", "麻将", True)]
+    assert said(("user", "小七 铁馆倒闭了"))[0] == [("works_at", "铁馆", True)]
+    # a question naming a thing the user holds, answered by its end
+    got = read_turns([Turn("assistant", "辛苦了。钢琴最后怎么处理的?"),
+                      Turn("user", "卖了，卖给一个学琴的小姑娘家里。")], [], [("owns", "钢琴")])
+    assert [(s.attribute, s.value, s.ends) for s in got[1]] == [("owns", "钢琴", True)]
+    got = read_turns([Turn("assistant", "What happened to the boat?"),
+                      Turn("user", "Sold it to a guy from Galveston.")], [], [("owns", "bass boat")])
+    assert got[1] == []  # "the boat" is not "bass boat": nothing is guessed
