@@ -390,6 +390,7 @@ def read_turns(turns: Sequence[Turn], speakers: Sequence[str] = (),
     out = [_turn_in_context(turns, i, told[i], names, intros, frozenset(speakers))
            if turns[i].role == "user" else [] for i in range(len(turns))]
     _answers(turns, out)
+    _moves_confirmed(turns, out)
     _asked_what_became(turns, out, known)
     _here(turns, out)
     _children_named(turns, out, names)
@@ -455,6 +456,22 @@ _ENDED_ANSWER = re.compile(r"^\W*(?:(?:嗯|对|唉|哎)\W*)?(?:最后)?(?:卖了
                            r"分了|辞了|不学了|不玩了|放弃了)|^\W*(?:(?:yeah|well|oh)\W+)?(?:I\s+)?(?:sold it|"
                            r"gave it away|it's gone|gone|it died|he died|she died|we broke up|"
                            r"quit|gave (?:it|them) up)\b", re.IGNORECASE)
+
+
+_MOVED = re.compile(r"\bmov(?:ed|ing day|e went|e go)\b|\bnew (?:place|flat|house|home|unit)\b|"
+                    r"\byou made it\b|搬家|搬过来|搬过去|新家", re.IGNORECASE)
+
+
+def _moves_confirmed(turns: Sequence[Turn], out: list[list[Statement]]) -> None:
+    """"hello from HAMILTON" — "You made it! How was moving day?": a place told in passing is
+    a home told plainly when the talk right after it is of the move."""
+    for i, said in enumerate(out):
+        for k, s in enumerate(said):
+            if s.attribute == "lives_in" and s.weak and not s.ends and any(
+                    _MOVED.search(t.text) for t in turns[i:i + 3]) and not any(
+                    t.attribute == "lives_in" and not t.weak and not t.ends
+                    for near in out[max(0, i - 1):i + 3] for t in near):
+                said[k] = replace(s, weak=False)  # unless the move names its place plainly
 
 
 def _asked_what_became(turns: Sequence[Turn], out: list[list[Statement]],

@@ -112,7 +112,8 @@ _JOB = (r"(?:designer|engineer|developer|teacher|nurse|doctor|writer|editor|mana
 # what one starts or gives up by name ("I took up pottery", "I gave up the guitar")
 _SKILL = (r"(?:guitar|piano|violin|cello|drums|ukulele|pottery|painting|yoga|swimming|boxing|"
           r"climbing|japanese|spanish|french|german|korean|chinese|italian|coding|python|"
-          r"knitting|dancing|singing)")
+          r"knitting|dancing|singing|fiddle|bass|harp|flute|saxophone|clarinet|trumpet|chess|"
+          r"surfing|skating|tennis|golf)")
 # …and what a class or course is of ("my Portuguese class")
 _LEARNABLE = (rf"(?:{_SKILL}|portuguese|surfing|driving|cooking|baking|photography|arabic|russian|"
               r"dutch|mandarin|cantonese|hindi|turkish|greek|swedish|polish|irish|welsh|"
@@ -141,7 +142,8 @@ _EN: list[Rule] = _table(re.IGNORECASE | re.M, (
                         rf"(?:[\w-]+\s+){{0,2}}?at\s+(?:the\s+)?{_V}", "weak"),
     ("works_at", True, rf"\bI\s+(?:(?:just|finally)\s+)?(?:quit|left)\s+(?:my job at\s+|my job with\s+)?{_V}"),
     ("works_at", True, r"\bI\s+(?:(?:just|finally)\s+)?(?P<any>handed in my notice|resigned|quit my job|"
-                       r"left my job|got laid off|was laid off|lost my job)"),
+                       r"left my job|got laid off|was laid off|lost my job|got let go|was let go|got fired|was fired|"
+                       r"got made redundant|was made redundant)"),
     ("works_as", False, rf"\bI\s+(?:now\s+)?work\s+as\s+an?\s+(?P<value>[\w -]{{2,40}}?){_END}"),
     ("works_as", False, rf"\b(?:as|became)\s+an?\s+(?P<value>(?:[\w-]+\s+)?{_JOB})\b"),
     ("works_as", False, r"\bmy (?:new )?job is (?:being )?an?\s+(?P<value>[\w -]{2,30}?)(?=[.,;!?]|$)"),
@@ -261,7 +263,8 @@ _EN: list[Rule] = _table(re.IGNORECASE | re.M, (
     ("works_as", True, r"\bI\s+(?:(?:just|finally|officially)\s+)?(?P<any>retired)\b"),
     ("learning", False, rf"\bI(?:'ve| have)\s+been\s+(?:doing|learning|practising|practicing)\s+(?:the\s+)?"
                         rf"(?P<value>{_LEARNABLE})\b"),
-    ("learning", False, rf"\b(?P<value>{_LEARNABLE})\s+(?:lessons?|classes|class|course)\b"),
+    ("learning", False, rf"(?<!\bher )(?<!\bhis )(?<!\btheir )(?<!'s )\b(?P<value>{_LEARNABLE})\s+"
+                        r"(?:lessons?|classes|class|course)\b"),
     ("studies", False, r"\b(?:bachelor|master|diploma|doctorate)(?:'s)?\s+(?:of|in)\s+(?:science\s+in\s+|arts\s+in\s+)?"
                        rf"(?P<value>[\w -]{{2,40}}?){_END}"),
     ("allergic_to", False, r"\bI\s+(?:have|'ve got|have got)\s+(?:an?\s+|a\s+bad\s+|a\s+severe\s+)?"
@@ -294,6 +297,12 @@ _EN: list[Rule] = _table(re.IGNORECASE | re.M, (
     # a home of the past ("I grew up in Leicester"): kept closed, never closing a home told now
     ("lives_in", True, rf"\bI\s+grew up\s+in\s+{_V}(?!\s+and\s+(?:still|never left))", "weak"),
     ("lives_in", False, r"\bI\s+(?:now\s+)?live\s+(?P<value>here)\b(?:\s+now)?"),
+    ("partner", True, rf"\bI\s+(?:ended (?:it|things)|called it off)\s+with\s+(?P<value>{_NAME})"),
+    ("works_at", True, r"\b(?P<any>laid off)\b[^.!?]{0,40}\bme included\b"),
+    ("lives_in", False, rf"^\s*{_V}!+\s+(?:we\s+|I\s+)?moved\b"),
+    ("lives_in", False, rf"^\W*(?:hello|hi|greetings|morning|evening)?\W*(?:\w+\s+)?(?:writing|typing|texting)?\s*"
+                        rf"(?:to you\s+)?from\s+{_V}\s*(?:[!.]|$)", "weak"),
+    ("lives_in", False, rf"^\W*(?:hello|hi|greetings)\s+from\s+{_V}", "weak"),
 ))
 # "I used to love coffee but now I can't stand it": a like that ended, and a dislike
 _USED_TO = re.compile(r"\bI used to (?P<verb>love|like|enjoy|hate|dislike|can't stand)\s+"

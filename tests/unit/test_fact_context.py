@@ -203,3 +203,13 @@ def test_endings_as_chat_tells_them():
     got = read_turns([Turn("assistant", "What happened to the boat?"),
                       Turn("user", "Sold it to a guy from Galveston.")], [], [("owns", "bass boat")])
     assert got[1] == []  # "the boat" is not "bass boat": nothing is guessed
+
+
+def test_a_place_in_passing_is_a_home_when_the_talk_is_of_the_move():
+    assert said(("user", "hello from HAMILTON"), ("assistant", "You made it! How was moving day?"),
+                ("user", "chaos lol"))[0] == [("lives_in", "HAMILTON", False)]
+    got = read_turns([Turn("user", "hello from Hamilton"), Turn("assistant", "Visiting?")])
+    assert [s.weak for s in got[0]] == [True]  # no move talked of: still in passing
+    # a move that names its place plainly keeps the flat's district in passing
+    got = read_turns([Turn("user", "We finally moved to Berlin! It's a little flat in Neukölln.")])
+    assert [(s.value, s.weak) for s in got[0]] == [("Berlin", False), ("Neukölln", True)]
