@@ -17,8 +17,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-import numpy as np
-
 from chalicelib.domain.errors import BadRequest
 from chalicelib.domain.models import Card, Layer, RecallRequest, RecallResponse
 from chalicelib.domain.names import name_like_words, named_people, near_known, speaks_of_self
@@ -36,7 +34,7 @@ from chalicelib.usecases.recall.fusion import (
     reciprocal_rank_fusion,
     score_fusion,
 )
-from chalicelib.usecases.recall.gate import SMALL_TALK, Gate, language, small_talk_vector
+from chalicelib.usecases.recall.gate import Gate, language, small_talk_cosines
 from chalicelib.usecases.recall.graph import Links, add_scores, expand, with_threads
 from chalicelib.usecases.recall.query import Intent, asks_for_list, intents
 from chalicelib.usecases.recall.recipes import RecallRecipe, resolve
@@ -191,8 +189,9 @@ def recall(services: Services, space: str, request: RecallRequest, *,
                   "retry with a date like 2026-10-20")
         return respond(request, "unparsed", [], [], trace)
     cooled = cooled_refs(services, space, request.window, now, recipe, counted=may_write)
-    named = asked_about(request.query, *space_people(services, space))  # one read per recall
-    if strangers := strangers_asked_about(services, space, request, recipe, named):
+    people = space_people(services, space)  # one read per recall
+    named = asked_about(request.query, *people)
+    if strangers := strangers_asked_about(services, space, request, recipe, people[0] | named):
         who = ", ".join(strangers)
         trace.add(f"[记忆检索] 问的是「{who}」，记忆里从没有这个名字：不注入任何记忆",
                   f"[recall] asks about {who}, a name the memory has never seen: nothing "
@@ -279,26 +278,26 @@ def asked_about(query: str, people: set[str], users: set[str]) -> set[str]:
 
 
 def strangers_asked_about(services: Services, space: str, request: RecallRequest,
-                          recipe: RecallRecipe, named: set[str]) -> list[str]:
+                          recipe: RecallRecipe, people: set[str]) -> list[str]:
     """A hook-sized recall whose question names someone (a capitalised word where a name
     stands) that no memory, speaker or alias of the space holds: what it would inject is
     about other people, so it injects nothing. Wider recalls (search, a tool's read) still
-    answer; one keyword lookup per such word."""
+    answer. `people`: the space's people and those the question is about (read already);
+    then one keyword lookup per word, and the entities read only for a name still unknown."""
     limit = request.card_limit or recipe.max_cards
     if gate_threshold(request, recipe, limit).scope != "hook" or is_cjk(request.query):
         return []
-    names = name_like_words(request.query)
-    if not names:
-        return []
-    people, _users = space_people(services, space)
-    known = [*people, *named]
-    known += [n for e in services.store.list_records(Entity, space) for n in (e.name, *e.aliases)]
+    entities: list[str] | None = None
     out = []
-    for name in names:  # a name is known when any of its words is
-        if any(near_known(word, known) or services.keywords.keyword_search(space, word, 1)
+    for name in name_like_words(request.query):  # a name is known when any of its words is
+        if any(near_known(word, people) or services.keywords.keyword_search(space, word, 1)
                for word in name):
             continue
-        out.append(" ".join(name))
+        if entities is None:
+            entities = [n for e in services.store.list_records(Entity, space)
+                        for n in (e.name, *e.aliases)]
+        if not any(near_known(word, entities) for word in name):
+            out.append(" ".join(name))
     return out
 
 
@@ -525,9 +524,7 @@ def recall_by_time(services: Services, space: str, request: RecallRequest,
 def language_shift(services: Services, query: str, qvec) -> dict[str, float]:
     """Per language, the query's cosine to small talk in it minus to small talk in its own:
     how much lower any line in that language sits for this query (0 for its own)."""
-    q = np.asarray(qvec, np.float32)
-    base = {lang: float(np.dot(q, small_talk_vector(services.embedder, lang)))
-            for lang in SMALL_TALK}
+    base = small_talk_cosines(services.embedder, qvec)
     own = base[language(query)]
     return {lang: cos - own for lang, cos in base.items()}
 

@@ -82,6 +82,12 @@ WORDS_ONLY_SHARE = 2 / 3
 WORDS_ONLY_MIN = 2
 
 
+def small_talk_cosines(embedder: Embedder, qvec) -> dict[str, float]:
+    """The query's cosine to the small talk of each language ("zh", "en")."""
+    q = np.asarray(qvec, np.float32)
+    return {lang: float(np.dot(q, small_talk_vector(embedder, lang))) for lang in SMALL_TALK}
+
+
 def words_suffice(terms: Sequence[str], held: Sequence[str]) -> bool:
     """Every content term held, or at least two covering two thirds of the query. A CJK
     bigram counts by the characters it covers, not as one term: the bigrams of "奶糖打疫苗"
@@ -155,9 +161,7 @@ class Gate:
                   term_weight: float, cross_coverage: float = 0.5) -> Gate:
         """`cosines`: the vector list's scores for this query (all of them, any order)."""
         content = strip_names(query, named) if named else query
-        q = np.asarray(qvec, np.float32)
-        baselines = {lang: float(np.dot(q, small_talk_vector(embedder, lang)))
-                     for lang in SMALL_TALK}
+        baselines = small_talk_cosines(embedder, qvec)
         bound = min(cosines) if cosines and vector_k and len(cosines) >= vector_k else None
         return cls(threshold=threshold, term_weight=term_weight,
                    terms=query_terms(content or query), baselines=baselines, bound=bound,
