@@ -20,13 +20,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from chalicelib.domain.facts import HERE, NAMING, NOT_A_NAME, Statement, statements
+from chalicelib.domain.facts import HAN, HERE, NAMING, NOT_A_NAME, Statement, statements
 from chalicelib.domain.facts import JOBS_EN as _JOB
 from chalicelib.domain.facts import JOBS_ZH as _ZJOB
 from chalicelib.domain.facts import PET_KINDS_EN as _PET
 from chalicelib.domain.facts import PET_KINDS_ZH as _ZPET
-
-_CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 @dataclass(frozen=True)
@@ -99,11 +97,11 @@ def _answer(attribute: str, text: str) -> str | None:
     if not m:
         return None
     phrase = m.group(1).strip()
-    if _CJK.search(phrase):
+    if HAN.search(phrase):
         phrase = phrase.split()[-1] if phrase.split()[0] in _ZH_YES_WORDS else phrase.split()[0]
     if called := _CALLED.search(phrase):
         return called.group(1)
-    if _CJK.search(phrase):
+    if HAN.search(phrase):
         value = _ZH_TAIL.sub("", _ZH_LEAD.sub("", phrase))
         if attribute == "owns":
             value = value.replace("的", "")
@@ -135,7 +133,7 @@ _ZH_JOB_PHRASE = re.compile(rf"^(?P<value>[\u4e00-\u9fff]{{0,6}}{_ZJOB})$")
 def _jobs_named(text: str) -> list[Statement]:
     """中建 结构工程师 七月入职: an answer about work that names a job in one of its phrases."""
     m = _FIRST_PHRASE.match(text)
-    phrases = m.group(1).split() if m and _CJK.search(m.group(1)) else []
+    phrases = m.group(1).split() if m and HAN.search(m.group(1)) else []
     return [Statement("works_as", j["value"]) for p in phrases
             for j in [_ZH_JOB_PHRASE.match(p)] if j]
 
@@ -319,7 +317,7 @@ _ZH_QUESTION = re.compile(r"[^。！!？?]*(?:[吗呀吧啊呢]\s*[？?]?|[？?]
 
 def _as_said(question: str, answer: str) -> str | None:
     """The companion's question about the user, in the user's words, if the answer takes it."""
-    if _CJK.search(question):
+    if HAN.search(question):
         asks = [q for q in _ZH_QUESTION.findall(question) if "你" in q or len(q.strip()) <= 10]
         if not asks or not _YES.search(answer):
             return None

@@ -55,6 +55,9 @@ HERE = "\0here"
 NAMING = "named"
 
 
+# a Han character: what makes a text (or a value) Chinese to these rules
+HAN = re.compile(r"[\u4e00-\u9fff]")
+
 # ------------------------------------------------------------------ rules
 
 
@@ -119,6 +122,9 @@ _LEARNABLE = (rf"(?:{_SKILL}|portuguese|surfing|driving|cooking|baking|photograp
               r"dutch|mandarin|cantonese|hindi|turkish|greek|swedish|polish|irish|welsh|"
               r"sign language|watercolour|watercolor|chess|fiddle)")
 
+# retiring ends the job: the place and the line of work alike
+_RETIRED_EN = r"\bI\s+(?:(?:just|finally|officially)\s+)?(?P<any>retired)\b"
+_RETIRED_ZH = r"(?P<any>最后一天班|退休了|办了退休|光荣退休)"
 _EN: list[Rule] = _table(re.IGNORECASE | re.M, (
     # where they live
     ("lives_in", False, rf"\b{_I}\s+(?:(?:have|has|just|finally|now|recently|officially)\s+)*"
@@ -259,8 +265,8 @@ _EN: list[Rule] = _table(re.IGNORECASE | re.M, (
     ("learning", False, r"\bI\s+(?:just\s+|finally\s+)?(?:started|signed up for|enrolled in|joined)\s+(?:an?\s+)?"
                         r"(?P<value>[\w' -]{2,30}?)\s+(?:night\s+|evening\s+|online\s+|weekly\s+)?"
                         r"(?:class|classes|course|lessons)\b"),
-    ("works_at", True, r"\bI\s+(?:(?:just|finally|officially)\s+)?(?P<any>retired)\b"),
-    ("works_as", True, r"\bI\s+(?:(?:just|finally|officially)\s+)?(?P<any>retired)\b"),
+    ("works_at", True, _RETIRED_EN),
+    ("works_as", True, _RETIRED_EN),
     ("learning", False, rf"\bI(?:'ve| have)\s+been\s+(?:doing|learning|practising|practicing)\s+(?:the\s+)?"
                         rf"(?P<value>{_LEARNABLE})\b"),
     ("learning", False, rf"(?<!\bher )(?<!\bhis )(?<!\btheir )(?<!'s )\b(?P<value>{_LEARNABLE})\s+"
@@ -536,8 +542,8 @@ _ZH: list[Rule] = _table(0, (
                     r"(?P<value>[\u4e00-\u9fffA-Za-z0-9]{0,10}?(?:车|房|电脑|相机|吉他|钢琴|自行车|摩托|手机|平板|"
                     r"房子|无人机|电动车))"),
     ("studies", False, r"我是(?:学|读)(?P<value>[\u4e00-\u9fff]{1,6}?)的"),
-    ("works_at", True, r"(?P<any>最后一天班|退休了|办了退休|光荣退休)"),
-    ("works_as", True, r"(?P<any>最后一天班|退休了|办了退休|光荣退休)"),
+    ("works_at", True, _RETIRED_ZH),
+    ("works_as", True, _RETIRED_ZH),
     ("pet", False, r"带(?P<name>[\u4e00-\u9fff]{2})去[^，。\s]{0,6}?(?:溜|遛)"),
     ("allergic_to", True, r"(?:^|[，,\s！!])(?P<value>[\u4e00-\u9fff]{1,5}?)不(?:再)?过敏了"),
     ("lives_in", False, r"我们(?P<value>(?!学校|公司|家|村|小区|单位|这|那|班|宿舍)[\u4e00-\u9fff]{2})"
@@ -673,7 +679,7 @@ def _statement(rule: Rule, m: re.Match[str]) -> Statement | None:
     if not value and (groups.get("any") or (ends and attribute in ("studies", "works_at", "works_as",
                                                                    "partner"))):
         value = "*"  # ended, whatever it was
-    if attribute == "works_as" and re.search(r"[\u4e00-\u9fff]", value):
+    if attribute == "works_as" and HAN.search(value):
         value = value.rsplit("的", 1)[-1] or value  # 自由职业的平面设计师 → 平面设计师
     if attribute == "learning" and value.casefold().startswith("to "):
         value = value[3:]  # "learning to code"
@@ -704,7 +710,7 @@ def _tidy(value: str) -> str:
     value = _LEAD.sub("", value)
     while (trimmed := _TRAIL.sub("", value)) != value:
         value = trimmed
-    if re.search(r"[\u4e00-\u9fff]", value):
+    if HAN.search(value):
         value = _ZH_TRAIL.sub("", value)
     return value.strip()
 
@@ -736,7 +742,7 @@ def written_out(text: str, proper: dict[str, str] | None = None) -> str:
     talk spells them elsewhere); Chinese and tidy English come back as they are."""
     if re.search(r"[A-Z]{2}", text) and not re.search(r"[a-z]", text):
         text = text.lower()  # shouting: the words, not the capitals
-    if re.search(r"[\u4e00-\u9fff]", text) or not re.search(r"\b(?:i|im|ive|cant|dont|bf|gf|u)\b|"
+    if HAN.search(text) or not re.search(r"\b(?:i|im|ive|cant|dont|bf|gf|u)\b|"
                                                         r"^[^A-Z]*$", text):
         return text
     for pattern, repl in _CASUAL:
@@ -783,7 +789,7 @@ _FOLLOWERS = frozenset({
 
 def statements(text: str, proper: dict[str, str] | None = None) -> list[Statement]:
     """What one turn states about its speaker, in the order said (zh and en)."""
-    found = _zh(text) if re.search(r"[\u4e00-\u9fff]", text) else []
+    found = _zh(text) if HAN.search(text) else []
     found += _en(written_out(text, proper))
     # "my cat Miso passed away" names Miso too: the ending is what the turn says
     named = {f.value.casefold() for f in found if f.attribute in ("pet", "child")}
@@ -802,7 +808,7 @@ def same_value(a: str, b: str) -> bool:
     short, long = sorted((a, b), key=len)
     if not short:
         return False
-    if re.search(r"[\u4e00-\u9fff]", short):
+    if HAN.search(short):
         return short in long
     if " " not in long and _stem(short) == _stem(long):
         return True  # code / coding, cat / cats
