@@ -185,10 +185,11 @@ _DISCOURSE = frozenset({
     "Apparently", "Basically"})
 
 
-def proper_forms(turns: Sequence[Turn], speakers: Sequence[str] = ()) -> dict[str, str]:
+def proper_forms(turns: Sequence[Turn], speakers: Sequence[str] = (),
+                 names: Sequence[str] = ()) -> dict[str, str]:
     """The capitalised words of a stretch of talk (mid-sentence, so names, not sentence
-    openers), by their lowercase: how a lowercase chatter's "josh" or "toowong" is spelt when
-    the companion writes it."""
+    openers), and of `names` known already, by their lowercase: how a lowercase chatter's
+    "josh" or "toowong" is spelt when the companion writes it."""
     out: dict[str, str] = {s.casefold(): s for s in speakers if s and s[:1].isupper()}
     for turn in turns:
         for m in re.finditer(r"(?<![\w'])((?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)*)", turn.text):
@@ -197,6 +198,10 @@ def proper_forms(turns: Sequence[Turn], speakers: Sequence[str] = ()) -> dict[st
             for k, word in enumerate(words):
                 if (k or not start) and word not in NOT_A_NAME and not word.isupper():
                     out.setdefault(word.casefold(), word)
+    for name in names:
+        for word in re.findall(r"(?<![\w'])(?-i:[A-Z])[\w'-]+", name):
+            if word not in NOT_A_NAME and not word.isupper():
+                out.setdefault(word.casefold(), word)
     return out
 
 
@@ -380,7 +385,7 @@ def read_turns(turns: Sequence[Turn], speakers: Sequence[str] = (),
     `known`: (attribute, value) of the facts the space holds now ("Redline Freight"), so a
     lowercase "i quit redline" names them and "现在是真不喜欢了" finds the like it ends."""
     names = batch_names(turns, speakers)
-    proper = proper_forms([*turns, *(Turn("known", f"· {v}") for _, v in known)], speakers)
+    proper = proper_forms(turns, speakers, [v for _, v in known])
     told = [statements(t.text, proper) if t.role == "user" else [] for t in turns]
     names -= {w for said in told for s in said if s.attribute not in ("pet", "partner", "child")
               for w in s.value.split()}
