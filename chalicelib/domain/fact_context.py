@@ -20,7 +20,15 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from chalicelib.domain.facts import HAN, HERE, NAMING, NOT_A_NAME, Statement, statements
+from chalicelib.domain.facts import (
+    HAN,
+    HERE,
+    NAMING,
+    NOT_A_NAME,
+    Statement,
+    statements,
+    written_out,
+)
 from chalicelib.domain.facts import JOBS_EN as _JOB
 from chalicelib.domain.facts import JOBS_ZH as _ZJOB
 from chalicelib.domain.facts import PET_KINDS_EN as _PET
@@ -47,7 +55,7 @@ _QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(a, re.compile(p, re.IGNORECASE
     ("works_at", r"\bwhere (?:do|are) you (?:work|working)\b|\bwhich (?:company|firm|school|hospital|"
                  r"clinic|shop|store|restaurant|bank)\b|\bwhat (?:school|hospital|company)\b|"
                  r"哪家公司|在哪(?:儿|里)?(?:上班|工作)|跳槽到了?哪(?:家|儿|里)"),
-    ("works_at?", r"(?:去)了?哪(?:家|儿|里)|^\W*(?:\w{0,6}[！!，,])?\s*(?:哪里|哪儿|哪家|去哪)\s*[？?]"),
+    ("works_at?", r"^\W*(?:[\w']+[!.,]+\s*){0,3}where\s*\?\s*$|(?:去)了?哪(?:家|儿|里)|(?:现在|那)?在哪(?:儿|里)?\s*[？?]|^\W*(?:\w{0,6}[！!，,])?\s*(?:哪里|哪儿|哪家|去哪)\s*[？?]"),
     ("lives_in", r"\bwhere (?:do you live|are you living|did you move|are you based)\b|"
                  r"住(?:在)?哪|搬(?:到|去)了?哪"),
     (NAMING, r"\bwhat(?:'s| is) (?:his|her|its|their|the (?:dog|cat|puppy|kitten|baby)'s) name\b|"
@@ -130,12 +138,23 @@ def _answer(attribute: str, text: str) -> str | None:
 _ZH_JOB_PHRASE = re.compile(rf"^(?P<value>[\u4e00-\u9fff]{{0,6}}{_ZJOB})$")
 
 
+_EN_JOB_PHRASE = re.compile(rf"^(?:(?:yes|yeah|ya|yep|still|just|a|an|freelance|self-employed|"
+                            rf"senior|junior|head|trainee|student|full-time|part-time)\s+)*"
+                            rf"(?P<value>(?:[\w-]+\s+)?{_JOB})$", re.IGNORECASE)
+
+
 def _jobs_named(text: str) -> list[Statement]:
-    """中建 结构工程师 七月入职: an answer about work that names a job in one of its phrases."""
-    m = _FIRST_PHRASE.match(text)
-    phrases = m.group(1).split() if m and HAN.search(m.group(1)) else []
-    return [Statement("works_as", j["value"]) for p in phrases
-            for j in [_ZH_JOB_PHRASE.match(p)] if j]
+    """中建 结构工程师 七月入职, "st brendans, icu. nurse.": talk of work that names a job as one
+    of its phrases, alone."""
+    if HAN.search(text):
+        m = _FIRST_PHRASE.match(text)
+        phrases = re.split(r"[\s。，,！!]+", text) if m else []
+        return [Statement("works_as", j["value"]) for p in phrases
+                for j in [_ZH_JOB_PHRASE.match(p)] if j]
+    phrases = [p.strip() for p in re.split(r"[.,;!?\n]+", text)]
+    return [Statement("works_as", j["value"].lower()) for p in phrases
+            for j in [_EN_JOB_PHRASE.match(p)] if j and j["value"].split()[0].lower() not in
+            {"my", "her", "his", "their", "our", "the", "your"}]
 
 
 # ------------------------------------------------------------------ names bound to a role
@@ -284,6 +303,16 @@ def _bound(turns: Sequence[Turn], i: int, names: set[str], intros: dict[int, str
     return out
 
 
+# a lowercase turn's opening word as the subject of a verb: the name a phone types small
+_LOWER_SUBJECT = re.compile(r"^([a-z]{3,})(?:'s|\s+(?:is|was|has|had|keeps|kept|just|loves|hates|"
+                            r"sleeps|slept)\b)(?![^.!?]*[A-Z])")
+_SUBJECT_WORDS = frozenset({"she", "he", "they", "it", "this", "that", "there", "here", "what",
+                            "who", "everything", "everyone", "nothing", "someone", "work", "life",
+                            "today", "tonight", "mum", "mom", "dad", "home", "weather", "rent",
+                            "traffic", "school", "uni", "class", "boss", "team", "shop", "job",
+                            "one", "mine", "which", "where", "when", "how", "why"})
+
+
 def _near_name(turns: Sequence[Turn], i: int, names: set[str], intros: dict[int, str],
                speakers: frozenset[str], lone: bool, openers: bool = False) -> str | None:
     previous_user = next((j for j in range(i - 1, max(-1, i - 4), -1)
@@ -294,6 +323,9 @@ def _near_name(turns: Sequence[Turn], i: int, names: set[str], intros: dict[int,
         if j in intros:
             return intros[j]
         found = _names_in(turns[j].text, names, speakers, lone and j == i, openers)
+        if j == i and not found and (m := _LOWER_SUBJECT.match(turns[i].text)) and (
+                m[1] not in _SUBJECT_WORDS):
+            return m[1].capitalize()  # typed in lowercase: "tico is asleep on my feet. my dog"
         if len(found) == 1:
             return found[0]
         if found:
@@ -324,7 +356,7 @@ def _as_said(question: str, answer: str) -> str | None:
     """The companion's question about the user, in the user's words, if the answer takes it."""
     if HAN.search(question):
         asks = [q for q in _ZH_QUESTION.findall(question) if "你" in q or len(q.strip()) <= 10]
-        if not asks or not _YES.search(answer):
+        if not asks or not (_YES.search(answer) or _echoed(asks[-1], answer)):
             return None
         said = re.sub(r"[吗呀吧啊呢]?\s*[？?]?$", "", asks[-1].strip())
         said = said.replace("是不是", "").replace("是否", "").replace("您", "我").replace("你", "我")
@@ -343,6 +375,15 @@ def _as_said(question: str, answer: str) -> str | None:
             said = re.sub(r"\byour\b", "my", re.sub(r"\byou\b", "me", said))
             return re.sub(r"^I am the\b", "I am a", said)  # "the pharmacist there": one
     return None
+
+
+# a Chinese yes is often the question's verb said back (您喜欢钓鱼吧？— 喜欢。; 有猫吗？— 有！)
+_ZH_ECHO = re.compile(r"^\W*(?P<verb>[\u4e00-\u9fff]{1,2})[。！!，,~～\s]")
+
+
+def _echoed(question: str, answer: str) -> bool:
+    m = _ZH_ECHO.match(answer)
+    return bool(m) and not m["verb"].startswith(("不", "没")) and m["verb"] in question
 
 
 def _chosen(rest: str, answer: str) -> str | None:
@@ -386,6 +427,8 @@ def read_turns(turns: Sequence[Turn], speakers: Sequence[str] = (),
     lowercase "i quit redline" names them and "现在是真不喜欢了" finds the like it ends."""
     names = batch_names(turns, speakers)
     proper = proper_forms(turns, speakers, [v for _, v in known])
+    # phone English written out once ("my gf." is "my girlfriend."), for every step below
+    turns = [Turn(t.role, written_out(t.text, proper)) if t.role == "user" else t for t in turns]
     told = [statements(t.text, proper) if t.role == "user" else [] for t in turns]
     names -= {w for said in told for s in said if s.attribute not in ("pet", "partner", "child")
               for w in s.value.split()}
@@ -429,6 +472,9 @@ def _turn_in_context(turns: Sequence[Turn], i: int, told: list[Statement], names
     said += [s for s in _bound(turns, i, names, intros, speakers)
              if not any((t.attribute == s.attribute and not t.ends) or t.value == s.value
                         for t in said)]
+    if any(s.attribute == "works_at" and not s.ends for s in said) and not any(
+            s.attribute == "works_as" for s in said):
+        said += _jobs_named(turn.text)  # "i work at bean there, a coffee place. barista"
     if (kind := _PET_WORD.search(turn.text)) and not any(s.attribute == "pet" for s in said):
         said += [Statement("pet", s.value, kind=kind.group(0).lower()) for s in said
                  if s.attribute == NAMING]
@@ -590,6 +636,9 @@ def _feelings(question: str, answer: str) -> list[Statement]:
     return []
 
 
+_WH_OR_YES = re.compile(r"\?|？|吗|呢")
+
+
 def _answers(turns: Sequence[Turn], out: list[list[Statement]]) -> None:
     """A bare answer to the companion's question states its value; it makes a generic value
     the user told just before specific (in place)."""
@@ -600,6 +649,9 @@ def _answers(turns: Sequence[Turn], out: list[list[Statement]]) -> None:
                    if not any(t.attribute in ("likes", "dislikes") and t.value == s.value
                               for t in out[i])]
         attribute = _asked(turns[i - 1].text)
+        if attribute is None and _ABOUT_WORK.search(turns[i - 1].text) and _WH_OR_YES.search(
+                turns[i - 1].text) and not any(s.attribute == "works_as" for s in out[i]):
+            out[i] += _jobs_named(turns[i].text)  # "Is this freelance work?" — "yes. illustrator."
         before = next((j for j in range(i - 2, max(-1, i - 5), -1) if turns[j].role == "user"),
                       None)
         if attribute is None and before is not None and _WHICH.search(turns[i - 1].text) and any(

@@ -86,7 +86,8 @@ _NAME = rf"{_CAP}[\w-]*"
 _THING = r"(?P<value>(?:an?\s+|the\s+|some\s+)?[\w' -]{2,40}?)"
 _END = (r"(?=\s*(?:[.,;:!?)]|\band\b|\bbut\b|\bnow\b|\bnext\b|\blast\b|\bsince\b|\bfor\b|\bthis\b|"
         r"\btoday\b|\byesterday\b|\bagain\b|\bwith\b|\bbecause\b|\btwice\b|\bonce\b|\bevery\b|"
-        r"\bat\b|\bon\b|\bthrough\b|\bis\b|\bwas\b|\bso\b|$))")
+        r"\bat\b|\bon\b|\bthrough\b|\bis\b|\bwas\b|\bso\b|\bwhich\b|\bwho\b|\bbc\b|\blol\b|"
+        r"\btho\b|\btbh\b|\bhaha\w*|\blmao\b|$))")
 _PET = (r"(?:cat|kitten|kitty|dog|puppy|pup|rabbit|bunny|hamster|parrot|bird|fish|turtle|tortoise|"
         r"guinea pig|ferret|lizard|snake|collie|spaniel|labrador|retriever|terrier|poodle|corgi|"
         r"husky|beagle|dachshund|pug|greyhound|whippet|tabby|siamese|budgie|budgerigar|canary|"
@@ -415,7 +416,7 @@ _ZH: list[Rule] = _table(0, (
     ("lives_in", False, rf"在{_ZV}(?:土生土长|长大的?，?(?:一直)?住)"),
     ("lives_in", False, rf"我(?:现在)?在{_ZV}(?:读|上)(?:大[一二三四]|研[一二三]|研究生|高中|大学|博士)"),
     ("works_at", False, rf"(?:现在|目前)?(?<![现实存正所好])在(?!线|家|面|找|准备|考虑|想|学|读|看|等|忙|写|打|搞)(?!一家|一个|某)"
-                        rf"{_ZV}(?:上班|工作|实习|做|当|干了)"),
+                        rf"{_ZV}(?:上班|工作|实习|做(?!了?[\u4e00-\u9fff]{{0,4}}?(?:检查|检测|手术|体检|治疗|B超|CT|理疗|按摩|美甲|头发)|了?(?:个|一次))|当|干了)"),
     ("works_at", False, rf"{_ZT}(?:入职了?|加入了?|进了){_ZV}{_ZEND}"),
     ("works_at", False, rf"{_ZV}(?:录用|录取|聘用)了?我"),
     ("works_at", True, rf"{_ZT}(?:就)?(?:从{_ZV})?(?:辞职|离职)了"),
@@ -425,7 +426,7 @@ _ZH: list[Rule] = _table(0, (
                         rf"{_ZJOB})"),
     ("studies", False, rf"(?:读|学|念|攻读)(?:的是)?{_ZV}(?:专业|系|研究生|博士|本科|硕士)"),
     ("studies", False, rf"(?:读大[一二三四]|读研[一二三]?|上大学)[，,]\s*学{_ZV}的"),
-    ("studies", True, r"(?:我)?(?:已经|终于|可以|顺利)?毕业了"),
+    ("studies", True, r"(?:我)?(?:已经|终于|可以|顺利|正式)?毕业(?:了|啦)|不(?:再)?是学生了"),
     ("learning", False, rf"(?:我)?{_ZT}(?:现在)?(?:开始|在|正在)学(?:习)?(?:起了|起)?"
                         r"(?P<value>吉他|钢琴|小提琴|大提琴|架子鼓|尤克里里|日语|韩语|英语|法语|"
                         r"德语|西班牙语|编程|游泳|瑜伽|画画|绘画|油画|素描|水彩|书法|陶艺|滑板|滑雪|冲浪|攀岩|拳击|街舞|"
@@ -435,6 +436,7 @@ _ZH: list[Rule] = _table(0, (
                        r"(?:我)?(?:已经)?(?:不学了|放弃了|没再学|学不下去)"),
     ("learning", True, r"我(?:已经)?(?:不学|放弃(?:了)?(?:学)?)(?P<value>吉他|钢琴|小提琴|日语|韩语|英语|"
                        r"法语|编程|游泳|瑜伽|画画|书法|舞蹈)"),
+    ("pet", False, rf"我(?:家|们家){_ZT}(?:来了|多了|添了)(?:一只|一条|只|条)(?:小)?{_ZPET}"),
     ("pet", False, rf"我(?:家|们)?{_ZT}(?:养了|领养了|收养了|捡了|有了|买了|养着|有)"
                    rf"(?:一|两|只|条|一只|一条|个)*(?:[\u4e00-\u9fff]{{0,4}}?){_ZPET}"
                    r"(?:[，,]?(?:叫|名叫|取名(?:叫)?|名字叫)(?P<name>[\u4e00-\u9fffA-Za-z]{1,6}))?"),
@@ -455,8 +457,8 @@ _ZH: list[Rule] = _table(0, (
     ("child", False, r"我(?:的)?(?:儿子|女儿|孩子|宝宝)(?:叫|名叫|名字叫)(?P<value>[\u4e00-\u9fffA-Za-z]{1,6}?)"
                      r"(?=[，。！？,.!?\s了]|$)"),
     ("allergic_to", False, rf"我对{_ZV}(?:严重|有点|有些)?过敏"),
-    ("allergic_to", True, rf"我(?:现在|已经)?对{_ZV}(?:已经)?不(?:再)?过敏了"),
-    ("likes", False, rf"我(?:超|很|特别|最|真的|非常|也|太|好|还是){{0,2}}(?:喜欢|爱)(?:吃|喝|玩|看|听)?(?!你|他|她|它|这|那|上){_ZV}{_ZEND}"),
+    ("allergic_to", True, rf"我(?:现在|已经)?对{_ZV}(?:已经)?(?:不(?:再)?过敏了|没(?:有)?(?:过敏反应|过敏)了)"),
+    ("likes", False, rf"我(?:从小|打小|一直|向来|本来)?(?:就)?(?:超|很|特别|最|真的|非常|也|太|好|还是){{0,2}}(?:喜欢|爱)(?:吃|喝|玩|看|听)?(?!你|他|她|它|这|那|上){_ZV}{_ZEND}"),
     ("dislikes", False, rf"我(?:很|特别|真的|最|也)?(?:讨厌|不喜欢|受不了|不爱)(?:吃|喝|玩|看|听)?(?!你|他|她|它|这|那){_ZV}{_ZEND}"),
     ("likes", True, rf"我(?:已经)?(?:不再喜欢|不喜欢)?{_ZV}?(?:不喝|不吃|不玩)(?:了)"),
     ("likes", True, rf"我(?:已经)?不(?:再)?(?:喝|吃|玩){_ZV}了"),
@@ -481,6 +483,8 @@ _ZH: list[Rule] = _table(0, (
                    rf"天天|每天|总|老是|就)(?=[^。！？]*?(?:这只|那只|这条|那条){_ZPET})", "given"),
     (NAMING, False, r"(?:^|[，,])(?:小名|大名|名字|取名)?(?:叫|取名)(?!了)"
                     r"(?P<value>[\u4e00-\u9fffA-Za-z]{1,4}?)(?=[，。！？,.!?~～]|$)"),
+    ("child", False, r"(?P<kind>女儿|儿子|闺女)[^。！!？?]{0,16}?出生的?[^。！!？?]{0,4}?(?:小名|大名|名字|取名)"
+                     r"(?:叫|是)(?P<name>[\u4e00-\u9fff]{1,3}?)(?=[，。！？,.!?~～]|$)", "given"),
     ("child", False, r"(?:^|[，,！!])(?:是)?(?:个|一个)(?P<kind>女儿|儿子|闺女|男孩|女孩|小公主|小王子)"
                      r"(?=[，。！？,.!?~～]|$)"),
     ("partner", False, r"(?:^|[，,])(?:我的?)?(?:老公|老婆|男朋友|女朋友|男友|女友|对象|未婚夫|未婚妻)"
@@ -515,13 +519,16 @@ _ZH: list[Rule] = _table(0, (
     ("lives_in", False, rf"我(?:现在|已经|终于)?(?:人)?在(?P<value>{_ZCITY})了"),
     ("lives_in", False, rf"(?:^|[，,\s])(?P<value>{_ZCITY})(?:的)?(?:太阳|天气|天|冬天|夏天|晚上|早上|交通|"
                         r"房租|房价|满城)", "weak"),
-    ("pet", True, r"(?:^|[，,\s])(?P<name>(?![我你他她它])[\u4e00-\u9fffA-Za-z]{1,4}?)(?:去世了|走了|死了|没了|"
+    # two characters at least, none a pronoun or a time: 冻死了 / 累死了 are "so cold", "so tired"
+    ("pet", True, r"(?:^|[，,\s])(?P<name>(?!上周|上个|昨天|今天|前天|那天|后来|最后)(?:(?![我你他她它])"
+                  r"[\u4e00-\u9fffA-Za-z]){2,4}?)(?:去世了|走了|死了|没了|"
                   r"去喵星了|去汪星了)"),
     ("owns", True, r"(?:我的?)?(?P<value>[\u4e00-\u9fffA-Za-z0-9]{1,6}?)被偷了"),
     ("owns", False, r"骑(?:着)?(?:我的)?(?P<value>摩托车?|电动车|小电驴|自行车|单车)", "weak"),
     ("learning", False, r"(?:去|报了?|报名了?)[^，。]{0,8}?学(?P<value>冲浪|滑雪|游泳|拳击|攀岩|吉他|钢琴|画画|"
                         r"日语|韩语|英语|法语|德语|舞蹈|街舞|瑜伽|书法|陶艺|烘焙|做饭|开车|驾驶)"),
-    ("partner", True, r"(?:^|[，,\s])(?:和|跟)(?P<value>[\u4e00-\u9fffA-Za-z]{1,4}?)(?:分手了|离婚了)"),
+    ("partner", True, r"(?:^|[，,\s]|我)(?:和|跟)(?P<value>[\u4e00-\u9fffA-Za-z]{1,4}?)(?:分手了|离婚了|分了|掰了)"
+                      r"(?=[，,。！!~～\s]|$)"),
     ("lives_in", False, rf"在(?P<value>{_ZCITY})(?:上班|工作)", "weak"),
     ("studies", False, r"(?:读研|读博|读本科|读大[一二三四]|研[一二三]|大[一二三四])[，,\s]+"
                        r"(?P<value>[\u4e00-\u9fff]{2,6}?(?:工程|科学|学|管理|设计|技术|医学|文学|艺术))(?=[，,\s]|$)"),
@@ -559,6 +566,8 @@ _ZH: list[Rule] = _table(0, (
     ("likes", True, r"(?P<any>(?:现在|已经|是|真)?(?:真的?)?不(?:再)?喜欢了|(?:一点)?兴趣都没(?:有)?了)"),
     ("pet", True, r"(?:^|[，,\s])(?:把)?(?P<name>(?![我你他她它])[\u4e00-\u9fffA-Za-z]{1,4}?)(?:送给|送人|送走|给了)"
                   r"[^，。！!]{0,8}?了"),
+    ("owns", True, r"(?:^|[，,\s])(?P<value>(?:二手|旧|老)?(?:电动车|小电驴|摩托车?|自行车|单车|车|电脑|相机|吉他|钢琴|"
+                   r"房子|平板|手机))(?:卖给|卖掉|转给|送给)"),
     ("owns", True, r"把(?:我的|那台|那辆|那架)?(?P<value>[\u4e00-\u9fffA-Za-z0-9]{1,8}?)(?:送给|送人|转给)"),
     ("partner", True, r"(?:老伴|爱人|老公|老婆|先生|太太)(?:已经)?(?P<any>走了|去世了|过世了|不在了)"),
     ("lives_in", False, rf"(?:^|[，,\s])(?P<value>{_ZCITY})(?:的)?(?:今天|这几天|这两天|最近|又|也|一直|突然|这天气|这天|"
@@ -637,12 +646,12 @@ def _zh(text: str) -> list[Statement]:
 _LEAD = re.compile(r"^(?:(?:the|a|an|some|my|our|(?-i:used|new|old|second-hand))\s+)+", re.IGNORECASE)
 _TRAIL = re.compile(r"\s+(?:now|here|there|too|as well|a lot|so much|lately|recently|again|"
                     r"anymore|any more|at all|for good)$", re.IGNORECASE)
-_ZH_TRAIL = re.compile(r"(?:了|啦|呢|啊|吧|呀|哦|嘛|这边|那边|工作|上班|的)+$")
+_ZH_TRAIL = re.compile(r"(?:了|啦|呢|啊|吧|呀|哦|嘛|这边|那边|工作|上班|的|一起)+$")
 # Values that name nothing: a pronoun, a bare verb of feeling after "learning to", an age,
 # a word about a name, a clause that goes on with somebody else
 _JUNK = re.compile(r"^(?:it|that|this|them|him|her|you|like|love|live|be|accept|deal|cope|"
                    r"play|relax|trust)\b|^(?:it|that|this)\s|^(?:小|大)?名$|"
-                   r"^(?:his|her|their|your)\b|^的|^(?:给|帮|替|跟|和)|^[\d一二三四五六七八九十两几]+(?:岁|个月|年)|跟着|和我|给我|帮我|的家$|哪|什么|都能|^(?:现在|这里|那里|这边|那边)", re.IGNORECASE)
+                   r"^(?:his|her|their|your)\b|^的|^(?:给|帮|替|跟|和)|^(?:快|已经|都|才|差不多)?[\d一二三四五六七八九十两几半]+(?:岁|个月|个?星期|周|天|年)|跟着|和我|给我|帮我|的家$|哪|什么|都能|^(?:现在|这里|那里|这边|那边)", re.IGNORECASE)
 _STOP = frozenset({"it", "that", "this", "you", "them", "him", "her", "there", "here", "they",
                    "stuff", "things", "it all", "everything", "evening", "night", "morning",
                    "online", "weekly", "beginner", "free", "new", "first",
@@ -702,6 +711,10 @@ def _statement(rule: Rule, m: re.Match[str]) -> Statement | None:
         return None  # a stay (a hotel on a trip, a brother's place), not a home town
     if attribute == "learning" and "我" in value:
         return None
+    if attribute == "allergic_to":
+        value = re.sub(r"^我?对", "", value)
+    if attribute == "allergic_to" and not ends and re.search(r"[不没]|已经", value):
+        return None  # 我对花生不过敏了: the ending's rule reads it
     return Statement(attribute, value, ends, kind, weak=rule.mode == "weak")
 
 
@@ -749,8 +762,34 @@ def written_out(text: str, proper: dict[str, str] | None = None) -> str:
         text = pattern.sub(repl, text)
     if proper:
         text = _LOWER_WORD.sub(lambda m: proper.get(m.group(0), m.group(0)), text)
-    return _NAMED_LOWER.sub(lambda m: m.group(1) + m.group(2).capitalize()
+    text = _NAMED_LOWER.sub(lambda m: m.group(1) + m.group(2).capitalize()
                             if m.group(2) not in _FOLLOWERS else m.group(0), text)
+    if not re.search(r"[A-Z](?<!\bI)(?!'[a-z])", text.replace("I'", "i'")):
+        text = _PLACE_LOWER.sub(_capitalised_place, text)  # typed all in lowercase
+    return text
+
+
+# "i work at bean there", "moved to north london": in a turn typed all in lowercase, the words
+# where a firm or a place goes are its name, up to a word that is no part of one
+_PLACE_LOWER = re.compile(r"(\b(?:work(?:s|ing)?\s+(?:at|for)|started\s+(?:work(?:ing)?\s+)?at|"
+                          r"live[sd]?\s+in|living\s+in|moved\s+(?:back\s+)?to|based\s+in)\s+)"
+                          r"([a-z][\w&'-]*(?:\s+(?:&\s+)?[a-z][\w'-]*){0,2})")
+_NOT_PLACE_WORDS = frozenset({"home", "myself", "night", "nights", "weekends", "school", "work",
+                              "uni", "college", "my", "our", "their", "his", "her", "this", "that",
+                              "it", "some", "least", "the", "a", "an", "what", "where", "which",
+                              "town", "city", "place", "shop", "store", "office", "same", "new"})
+
+
+def _capitalised_place(m: re.Match[str]) -> str:
+    words = []
+    for word in m.group(2).split():
+        if word in _FOLLOWERS or word in _NOT_PLACE_WORDS or word.endswith(("ing", "ly")):
+            break
+        words.append(word)
+    if not words:
+        return m.group(0)
+    name = " ".join(w if w == "&" else w.capitalize() for w in words)
+    return m.group(1) + name + m.group(2)[len(" ".join(words)):]
 
 
 # what comes after a name as the subject: "my husband marcus does", "my bf josh and i"

@@ -213,3 +213,25 @@ def test_a_place_in_passing_is_a_home_when_the_talk_is_of_the_move():
     # a move that names its place plainly keeps the flat's district in passing
     got = read_turns([Turn("user", "We finally moved to Berlin! It's a little flat in Neukölln.")])
     assert [(s.value, s.weak) for s in got[0]] == [("Berlin", False), ("Neukölln", True)]
+
+
+def test_terse_and_phone_typed_answers():
+    # a Chinese yes is often the question's verb said back
+    assert ("likes", "钓鱼", False) in said(("assistant", "您很喜欢钓鱼吧？"), ("user", "喜欢。就这点爱好。"))[1]
+    assert said(("assistant", "您不喜欢吃辣吧？"), ("user", "不。"))[1] == []
+    # a job said alone as one phrase of an answer about work
+    assert said(("assistant", "Where do you work?"), ("user", "st brendans hospital, icu. nurse."))[1] == [
+        ("works_as", "nurse", False)]
+    assert said(("assistant", "Is this freelance work?"),
+                ("user", "yes. freelance graphic designer. 3 years now."))[1] == [
+        ("works_as", "graphic designer", False)]
+    # a bare "Where?" after talk of a new job asks for the firm
+    assert ("works_at", "Onda Studio", False) in said(
+        ("user", "big news. took a full-time job."), ("assistant", "Congratulations! Where?"),
+        ("user", "Onda Studio. design agency in the old town."))[2]
+    # "my gf." answers "Who's Ama?" once phone English is written out
+    assert said(("assistant", "That's sweet. Who's Ama?"), ("user", "my gf. we share a place"))[1] == [
+        ("partner", "Ama", False)]
+    # a lowercase opener that does something is the name the role noun takes, not a thing before
+    assert said(("user", "old Vespa. mine."), ("assistant", "Sounds fun."),
+                ("user", "tico is asleep on my feet. my dog. lucky him."))[2] == [("pet", "Tico", False)]

@@ -37,6 +37,18 @@ T0 = datetime(2026, 1, 5, 20, tzinfo=UTC)
     ("我养了一只橘猫，叫奶糖。", [("pet", "奶糖", False)]),
     ("我不喝咖啡了", [("likes", "咖啡", True)]),
     ("我现在是一名护士。", [("works_as", "护士", False)]),
+    # typed all in lowercase: the words where a firm or a place goes are its name
+    ("i work at bean there, a coffee place", [("works_at", "Bean", False)]),
+    ("we moved to north london last week", [("lives_in", "North London", False)]),
+    ("im allergic to cats which is bad", [("allergic_to", "cats", False)]),
+    ("sold my ps5 lol", [("owns", "ps5", True)]),
+    ("我跟小雨分了", [("partner", "小雨", True)]),
+    ("我家来了一只小猫", [("pet", "猫", False)]),
+    ("我从小就爱听川剧", [("likes", "川剧", False)]),
+    ("电动车卖给新来的骑手了", [("owns", "电动车", True)]),
+    ("我对花生不过敏了。", [("allergic_to", "花生", True)]),
+    ("现在正式毕业啦", [("studies", "*", True)]),
+    ("女儿，九月二十号出生的，小名叫朵朵。", [("child", "朵朵", False)]),
 ])
 def test_what_a_turn_states_about_its_speaker(text, expected):
     assert [(s.attribute, s.value, s.ends) for s in statements(text)] == expected
@@ -45,6 +57,9 @@ def test_what_a_turn_states_about_its_speaker(text, expected):
 @pytest.mark.parametrize("text", [
     "I might move to Tokyo next year.", "my sister moved to Rome", "You could move to Paris!",
     "Do you live in Berlin?", "我想养只狗", "我姐姐搬到上海了", "你住在哪里？", "如果我搬到北京呢",
+    # a degree, not a death (冻死了: "freezing"); a time, not a firm; a test, not a workplace
+    "刚跑完最后一单 冻死了", "烦死了 又下雨", "上周她走了", "我到上海啦！入职快三周了",
+    "在医院做了过敏检测", "i work at home mostly",
 ])
 def test_plans_questions_and_other_people_state_nothing(text):
     assert statements(text) == []
