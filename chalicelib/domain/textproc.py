@@ -43,7 +43,9 @@ _ZH_PARTICLE_WORDS = frozenset(
 # Conversational frames that ask about memory without naming its content.
 _ZH_QUERY_STOP = frozenset(
     ["还记", "记得", "记不", "忘了", "聊了", "聊过", "聊的", "说过", "说了", "什么", "怎么", "时候",
-     "那天", "一下", "告诉", "知道", "是不", "不是", "有没", "没有", "发生", "之前", "以前", "那次"]
+     "那天", "一下", "告诉", "知道", "是不", "不是", "有没", "没有", "发生", "之前", "以前", "那次",
+     # the present and the start, as "now" and "currently" are English stop words
+     "现在", "目前", "如今", "当初", "一开"]
 )
 _stemmer = snowballstemmer.stemmer("english")
 _stem_lock = threading.Lock()  # a snowball stemmer keeps state while it works: one at a time
