@@ -98,7 +98,7 @@ export async function renderRecall(main, _args, app) {
   const maxCards = h('input', {type: 'number', min: 1, max: 50, value: last.max_cards, placeholder: '2'});
   const now = h('input', {type: 'datetime-local', value: last.now});
   const format = h('select', {}, options([['blocks', 'blocks'], ['timeline', 'timeline'], ['compact', 'compact']], last.format));
-  const minRelevance = h('input', {type: 'number', min: 0, max: 1, step: 0.01, value: last.min_relevance, placeholder: '0.09'});
+  const minRelevance = h('input', {type: 'number', min: 0, max: 1, step: 0.01, value: last.min_relevance, placeholder: '0.06'});
   const submit = h('button', {type: 'submit', class: 'primary'}, t('recall.submit'));
   const result = h('div', {class: 'recall-result', 'aria-live': 'polite'});
   // Enter recalls, as in a chat box (Ctrl/⌘+Enter too); Shift+Enter adds a line. The Enter

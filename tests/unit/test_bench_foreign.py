@@ -69,7 +69,7 @@ def test_the_report_has_hook_and_foreign_numbers(tmp_path):
                         json_path=tmp_path / "r.json")
     assert report["errors"] == [], report["errors"][:1]
     hook = report["hook"]
-    assert (hook["max_cards"], hook["min_relevance"]) == (2, 0.09)
+    assert (hook["max_cards"], hook["min_relevance"]) == (2, 0.06)
     assert hook["foreign_pairs"] == [["a", "c"], ["c", "a"]]
     for side in ("gated", "ungated"):
         assert hook["own"][side]["questions"] == 6

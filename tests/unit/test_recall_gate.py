@@ -191,9 +191,11 @@ def test_a_relevant_card_passes_alone_with_verdict_hit(stub_services):
 def test_nothing_relevant_means_no_card_verdict_none_and_a_trace_line(stub_services):
     res = ask(stub_services, "我的吉他课怎么样了")  # stub: no known word → small talk itself
     assert (res.verdict, res.cards, res.context) == ("none", [], "")
-    # the threshold and the margin: the best candidate's relevance against it
+    # the threshold and the margin: the best candidate's relevance against it (small talk's
+    # 0, less the space term: the space holds none of the query's words)
     assert res.trace[-1] == (f"[记忆检索] 没有候选通过准入门槛（相关度 ≥ "
-                             f"{HYBRID.min_relevance:g}，小份召回；最高相关度 0 < "
+                             f"{HYBRID.min_relevance:g}，小份召回；最高相关度 "
+                             f"{-HYBRID.space_weight:g} < "
                              f"{HYBRID.min_relevance:g}），本次不注入记忆")
     back = ask(stub_services, "我的吉他课怎么样了", min_relevance=0)
     assert back.verdict == "hit" and len(back.cards) == HYBRID.max_cards
@@ -227,8 +229,8 @@ def test_an_empty_space_names_the_gate_with_nothing_to_judge(stub_services):
 
 
 def test_recipes_carry_the_gate():
-    assert (HYBRID.min_relevance, HYBRID.min_relevance_wide, HYBRID.term_weight) == (
-        0.09, 0.025, 0.08)
+    assert (HYBRID.min_relevance, HYBRID.min_relevance_wide, HYBRID.term_weight,
+            HYBRID.space_weight) == (0.06, 0.025, 0.08, 0.1)
     assert RecallRecipe(name="x", min_relevance=0).min_relevance == 0
 
 
@@ -237,7 +239,7 @@ def test_the_gate_threshold_is_a_setting():
     from chalicelib.usecases.recall.recipes import resolve
 
     assert resolve("hybrid", Settings(min_relevance=0.2)).min_relevance == 0.2
-    assert resolve("hybrid", Settings()).min_relevance == 0.09
+    assert resolve("hybrid", Settings()).min_relevance == 0.06
     assert resolve("hybrid", Settings(min_relevance_wide=0.01)).min_relevance_wide == 0.01
     assert resolve("hybrid", Settings()).min_relevance_wide == 0.025
 
@@ -274,3 +276,34 @@ def test_a_chinese_question_whose_bigrams_straddle_words_still_finds_a_new_messa
         MessageIn(seq=1, role="user", speaker="小明", content="奶糖今天很乖，吃了很多", at=T0)]))
     out = recall(svc, "s", RecallRequest(query="奶糖打疫苗了吗", now=T0 + timedelta(days=1)))
     assert [c.ref for c in out.cards] == ["message:c1:0"]
+
+
+class _Keywords:
+    """A keyword index that holds some words of the space."""
+
+    def __init__(self, words):
+        self.words, self.asked = set(words), []
+
+    def keyword_search(self, space, query, k):
+        self.asked.append(query)
+        return ["hit"] if query in self.words else []
+
+
+def test_terms_the_space_never_used_cost_relevance():
+    g = gate(["lgbtq", "support", "group"], baseline=0.80)
+    near = card("We went to the support group together.", vector=0.90)
+    before = g.judge(near).relevance
+    keywords = _Keywords({"support", "group"})
+    g.space_holds(keywords, "sp", 0.1)
+    assert keywords.asked == ["lgbtq", "support", "group"]  # one lookup per term
+    assert g.space_share == pytest.approx(2 / 3)
+    assert g.judge(near).relevance == pytest.approx(before - 0.1 / 3)
+    # every term held somewhere: nothing changes; weight 0: not even read
+    held = gate(["support", "group"], baseline=0.80)
+    first = held.judge(near).relevance
+    held.space_holds(keywords, "sp", 0.1)
+    assert held.judge(near).relevance == pytest.approx(first)
+    off = gate(["lgbtq"], baseline=0.80)
+    asked = len(keywords.asked)
+    off.space_holds(keywords, "sp", 0.0)
+    assert len(keywords.asked) == asked and off.space_share == 1.0

@@ -162,3 +162,17 @@ def test_a_chinese_list_question_gets_the_named_persons_own_turns(services, put,
     assert out.cards and {c.speaker for c in out.cards} == {"小明"}
     assert {c.kind for c in out.cards} == {"message"}
     assert any("问的是一串" in line and "只看小明自己说的" in line for line in out.trace)
+
+
+@pytest.mark.usefixtures("chat")
+def test_a_time_that_holds_all_the_memory_selects_nothing(services):
+    """"this year", every memory told this year: recalled like a question naming no time (a
+    list question: Mel's own turns), not by the time path's hit rule; a narrower time that
+    holds only part of the memory still goes the time path."""
+    out = ask(services, "What books has Mel read this year?", LISTS)
+    assert any("holds nearly all the memory" in line for line in out.trace)
+    assert any("asks for a list" in line and "Mel's own" in line for line in out.trace)
+    assert out.cards and {c.speaker for c in out.cards} == {"Mel"}
+    assert out.layers == []
+    narrow = ask(services, "What books has Mel read in March?", LISTS)
+    assert not any("holds nearly all the memory" in line for line in narrow.trace)

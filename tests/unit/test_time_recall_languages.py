@@ -46,3 +46,20 @@ def test_the_shift_is_the_other_languages_small_talk_cosine_minus_the_querys_own
     shift = language_shift(_Services(), "七月四号那个长周末我去了哪里？", np.array([0.6, 0.8]))
     assert shift["zh"] == 0.0
     assert abs(shift["en"] - (0.6 - 0.8)) < 1e-6
+
+
+def test_a_foreign_card_needs_only_a_share_of_the_lift_a_card_in_the_querys_language_needs():
+    # own small talk 0.8, the floor 0.88: a Chinese card needs a lift of 0.08 above Chinese
+    # small talk; an English one time_cross_lift × 0.08 above English small talk (0.6)
+    recipe = RecallRecipe(name="hybrid", time_min_similarity=0.88, time_cross_lift=0.25)
+    shift = language_shift(_Services(), "七月四号那个长周末我去了哪里？", np.array([0.6, 0.8]), recipe)
+    assert shift["zh"] == 0.0
+    assert abs(shift["en"] - ((0.6 - 0.8) - 0.75 * 0.08)) < 1e-6
+    floor_en = recipe.time_min_similarity + shift["en"]
+    assert abs(floor_en - (0.6 + 0.25 * 0.08)) < 1e-6
+    english = card("We drove to Portland for the long weekend.")
+    terms = ["长周末", "哪里"]
+    assert is_hit(english, Candidate("event:e1", parts={"vector": floor_en + 0.001}), terms,
+                  recipe, shift)
+    assert not is_hit(english, Candidate("event:e1", parts={"vector": floor_en - 0.01}), terms,
+                      recipe, shift)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from datetime import timedelta
 
 from chalicelib.domain.errors import BadRequest
 from chalicelib.domain.models import Card, Layer, RecallRequest, RecallResponse
@@ -36,6 +37,7 @@ from chalicelib.usecases.recall.fusion import (
 )
 from chalicelib.usecases.recall.gate import Gate, language, small_talk_cosines
 from chalicelib.usecases.recall.graph import Links, add_scores, expand, with_threads
+from chalicelib.usecases.recall.profile import facts_answering
 from chalicelib.usecases.recall.query import Intent, asks_for_list, intents
 from chalicelib.usecases.recall.recipes import RecallRecipe, resolve
 from chalicelib.usecases.recall.rerank import rerank
@@ -197,7 +199,9 @@ def recall(services: Services, space: str, request: RecallRequest, *,
                   f"[recall] asks about {who}, a name the memory has never seen: nothing "
                   "injected")
         return apply_cooldown(request, respond(request, "none", [], [], trace), cooled, trace)
-    if anchor is None:
+    if anchor is not None and holds_all(services, space, anchor):
+        result = recall_in_all_of(services, space, request, recipe, anchor, named, trace)
+    elif anchor is None:
         result = recall_plain(services, space, request, recipe, named, trace)
     else:
         result = recall_by_time(services, space, request, recipe, anchor, named, trace)
@@ -221,6 +225,45 @@ def recall_hook_sized(services: Services, space: str, request: RecallRequest, *,
         request = request.model_copy(update={"max_cards": resolve_recipe(services,
                                                                          request).max_cards})
     return recall(services, space, request, may_write=may_write)
+
+
+# A named time of a month or more that holds this share of the space's memories ("今年",
+# "this year" in a space told this year) selects nothing: the time path's hit rule (shared
+# keywords, a near paraphrase) would rank its whole memory by a few words, so a question with
+# words of its own is recalled by meaning and keywords like one naming no time, within the
+# time. A shorter time ("昨天" in a space started yesterday) keeps the time path: what it
+# says of that day is the answer, and its trace says which day it read.
+ALL_OF_IT = 0.9
+ALL_OF_IT_MIN = timedelta(days=28)
+
+
+def holds_all(services: Services, space: str, anchor: Anchor) -> bool:
+    """Does the anchor's window (a month or more, with words beside the time) hold nearly
+    all of the space's memories?"""
+    if anchor.end - anchor.start < ALL_OF_IT_MIN or not query_terms(anchor.topic):
+        return False
+    total = services.keywords.count(space, SearchFilter())
+    inside = services.keywords.count(space, window_filter(SearchFilter(), anchor.start,
+                                                          anchor.end))
+    return total > 0 and inside >= ALL_OF_IT * total
+
+
+def recall_in_all_of(services: Services, space: str, request: RecallRequest,
+                     recipe: RecallRecipe, anchor: Anchor, named: set[str],
+                     trace: Trace) -> RecallResponse:
+    """A recall whose named time holds the whole memory: the plain recall's cards, those of
+    that time. Naming a time asks to remember (the time path admits its hits without the
+    gate), so the gate's lower floor applies at every size, not the hook's threshold."""
+    label = window_label(anchor.start, anchor.end)
+    if request.min_relevance is None:
+        request = request.model_copy(update={"min_relevance": recipe.min_relevance_wide})
+    trace.add(f"[时间回忆] 「{anchor.matched}」（{label}）涵盖几乎全部记忆，不按时间筛选，按内容检索",
+              f"[time recall] {anchor.matched!r} ({label}) holds nearly all the memory: "
+              "recalled by meaning and keywords within it")
+    plain = recall_plain(services, space, request, recipe, named, trace)
+    cards = [c for c in plain.cards if c.when is None
+             or (c.when.start < anchor.end and c.when.end > anchor.start)]
+    return respond(request, "hit" if cards else "none", [], cards, trace)
 
 
 def fill_by_meaning(services: Services, space: str, request: RecallRequest,
@@ -322,6 +365,9 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
             lists, floors = search_lists(services, space, intent.keywords, intent.vector,
                                          recipe, SearchFilter()), {}
             lists = with_answers(services, space, lists, recipe.answers, recipe.question_keeps)
+            if recipe.facts_weight and (told := facts_answering(services, space, intent.text,
+                                                                named, intent.past)):
+                lists["facts"] = (told, recipe.facts_weight)
         candidates = fuse_lists(lists, recipe, floors)
         if recipe.graph_seeds and not listing:
             candidates = through_links(services, links, lists, candidates, intent.keywords,
@@ -334,6 +380,8 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
                                   [c.parts["vector"] for c in candidates if "vector" in c.parts],
                                   recipe.vector_k, threshold.value, recipe.term_weight,
                                   recipe.cross_coverage)
+            if threshold.scope == "hook":
+                gate.space_holds(services.keywords, space, recipe.space_weight)
             ranked = gate.admit(ranked)
             gates.append(gate)
         per_intent.append(updates.apply(ranked, intent.past))
@@ -485,7 +533,7 @@ def recall_by_time(services: Services, space: str, request: RecallRequest,
         trace.add("[时间回忆] 命中门槛：没有关键词，时间段内的记忆都算命中",
                   "[time recall] hit threshold: no keywords, every memory in the window is a hit")
     layers: list[Layer] = []
-    shift = language_shift(services, topic, qvec) if terms else None
+    shift = language_shift(services, topic, qvec, recipe) if terms else None
     windows = layer_windows(anchor.start, anchor.end, recipe.expand_factor,
                             recipe.max_expansions)
     for index, (start, end) in enumerate(windows):
@@ -521,12 +569,19 @@ def recall_by_time(services: Services, space: str, request: RecallRequest,
     return respond(request, "forgot", layers, [], trace, note=note)
 
 
-def language_shift(services: Services, query: str, qvec) -> dict[str, float]:
-    """Per language, the query's cosine to small talk in it minus to small talk in its own:
-    how much lower any line in that language sits for this query (0 for its own)."""
+def language_shift(services: Services, query: str, qvec,
+                   recipe: RecallRecipe | None = None) -> dict[str, float]:
+    """Per language, how far a card in it may sit below the query's own cosine floor: the
+    query's cosine to small talk in it minus to small talk in its own (0 for its own), and,
+    since e5 squeezes meaning across languages into a narrower band than within one, the
+    lift above small talk a foreign card needs is the own language's × time_cross_lift."""
     base = small_talk_cosines(services.embedder, qvec)
-    own = base[language(query)]
-    return {lang: cos - own for lang, cos in base.items()}
+    lang = language(query)
+    own = base[lang]
+    squeeze = 0.0
+    if recipe is not None:
+        squeeze = (1 - recipe.time_cross_lift) * max(0.0, recipe.time_min_similarity - own)
+    return {other: cos - own - (squeeze if other != lang else 0.0) for other, cos in base.items()}
 
 
 def forgot_note(zh: bool, matched: str, named: str, widest: str) -> str:

@@ -17,7 +17,11 @@ names, under the hybrid recipe):
 - **coverage**: the share of the query's content terms (`query_terms`: stop words and
   particles dropped, names excluded) that the card's title and text hold.
 
-    relevance = lift + term_weight × coverage        admitted when relevance ≥ the threshold
+- **the space's words** (a hook-sized recall): the share of those terms that any memory of
+  the space holds at all; a term the space never used costs space_weight × its share.
+
+    relevance = lift + term_weight × coverage − space_weight × (1 − space share)
+                                                     admitted when relevance ≥ the threshold
 
 A card whose vector is not among the vector list's hits has a cosine at most the list's
 lowest, which stands in for it when the list is full; a card with no vector evidence at all
@@ -112,9 +116,11 @@ def language(text: str) -> str:
     return "zh" if is_cjk(text) else "en"
 
 
-def relevance(lift: float, coverage: float, term_weight: float) -> float:
-    """The gate's score: meaning above small talk, plus the share of content terms held."""
-    return lift + term_weight * coverage
+def relevance(lift: float, coverage: float, term_weight: float, space_share: float = 1.0,
+              space_weight: float = 0.0) -> float:
+    """The gate's score: meaning above small talk, plus the share of content terms held,
+    less space_weight × the share of them the space holds nowhere."""
+    return lift + term_weight * coverage - space_weight * (1.0 - space_share)
 
 
 def held_terms(terms: Sequence[str], card: Card) -> list[str]:
@@ -150,6 +156,10 @@ class Gate:
     bound: float | None  # the lowest cosine of a full vector list; None if not full
     lang: str = "en"  # the query's
     cross_coverage: float = 0.0
+    # the share of the content terms some memory of the space holds (`space_holds`), and its
+    # weight: a question whose words the space never used is about something it was not told
+    space_share: float = 1.0
+    space_weight: float = 0.0
     # what admit() saw, for the trace: cards judged, cards passed, the best relevance
     judged: int = 0
     passed: int = 0
@@ -190,8 +200,17 @@ class Gate:
         lift = cosine - self.baselines[lang]
         if lang != self.lang:
             cover = self.foreign_coverage(held, lang, lift)
-        score = relevance(lift, cover, self.term_weight)
+        score = relevance(lift, cover, self.term_weight, self.space_share, self.space_weight)
         return Judgement(score >= self.threshold, score, cover)
+
+    def space_holds(self, keywords, space: str, weight: float) -> None:
+        """Read, one keyword lookup per content term, which of them the space holds at all
+        (foreign questions: "the LGBTQ support group" asked of a space that never spoke of
+        one; LoCoMo, bench/README.md "The gate's space term"), and weigh it."""
+        if weight <= 0 or not self.terms:
+            return
+        held = sum(1 for term in self.terms if keywords.keyword_search(space, term, 1))
+        self.space_share, self.space_weight = held / len(self.terms), weight
 
     def foreign_coverage(self, held: Sequence[str], lang: str, lift: float) -> float:
         """A card in another language: the share of the query terms in its script it holds,

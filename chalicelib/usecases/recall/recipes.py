@@ -62,6 +62,10 @@ class RecallRecipe:
     # (1.0: all of it): a question that names the topic ("都去了哪些地方？") is rarely what
     # the query is after, its answer is.
     question_keeps: float = 1.0
+    # A question asking for a lasting fact of a person ("我现在住在哪？"): the turns that told
+    # the person's current value (a past one, asked about the past) join the candidates as a
+    # list of their own with this weight (recall/profile.py); 0: off.
+    facts_weight: float = 0.0
     # Show the event distilled from a message instead of the raw message when both rank.
     prefer_events: bool = False
     # Diversity (MMR over word overlap) and near-duplicate suppression among the cards.
@@ -102,9 +106,14 @@ class RecallRecipe:
     # min_relevance 0 switches the gate off at every size; a request's `min_relevance`
     # replaces both. Calibrated for multilingual-e5-small on LoCoMo (bench/README.md,
     # "Admission gate").
-    min_relevance: float = 0.09
+    min_relevance: float = 0.06
     min_relevance_wide: float = 0.025
     term_weight: float = 0.08
+    # A hook-sized recall also weighs the share of the query's content terms the space holds
+    # nowhere (gate.Gate.space_holds): relevance − space_weight × (1 − that share). With it
+    # the threshold above fell from 0.09 to 0.06 (LoCoMo, six conversations, leave-two-out:
+    # bench/README.md, "The gate's space term"); 0: off.
+    space_weight: float = 0.1
     # A card in another language than the query whose script none of the query's terms are
     # in counts this coverage (gate.py): what a matching card in the query's language holds.
     cross_coverage: float = 0.0
@@ -128,6 +137,12 @@ class RecallRecipe:
     # ... or its cosine similarity is at least this much. e5-small puts unrelated Chinese chat
     # lines at 0.83-0.85 and a paraphrase at ~0.90, so only a near-paraphrase passes on meaning.
     time_min_similarity: float = 0.88
+    # A memory in another language than the query needs this share of the lift above small
+    # talk (in its language) that a memory in the query's own needs to reach the floor above.
+    # Cross-lingual bench, tuned on en→zh, checked on zh→en (bench/README.md): time R@10
+    # en→zh 0.31 → 0.85 and zh→en 0.62 → 0.77 from 1.0 to 0.3; the time questions asked in a
+    # space that does not hold them get cards 0.54 of the time (Chinese asked in Chinese: 0.73).
+    time_cross_lift: float = 0.3
     # ---- cooldown (seed 004): a card a window injected stays out of that window for this
     # many recalls or minutes, whichever ends first, and is not backfilled.
     cooldown_recalls: int = 3
@@ -145,7 +160,7 @@ class RecallRecipe:
 # the answer to a question hit lifted with it (bench/README.md, "Answers inherit").
 HYBRID = RecallRecipe(name="hybrid", fusion="score", name_boost=1.0, strip_names=True,
                       prefer_events=True, graph_seeds=5, graph_turns=2, list_pool=40,
-                      answers=0.3)
+                      answers=0.3, facts_weight=0.5)
 # The default without following links: the bench measures the graph step against it.
 HYBRID_NO_GRAPH = replace(HYBRID, name="hybrid_no_graph", graph_seeds=0)
 HYBRID_RRF = RecallRecipe(name="hybrid_rrf")

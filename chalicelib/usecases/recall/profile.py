@@ -1,0 +1,31 @@
+"""A question asking for a lasting fact ("我现在住在哪？", "Where does Maya work now?",
+domain.fact_questions) is answered from the person's facts too (usecases.facts): the turns
+that told the current value — or, asked about the past, the values that ended — join the
+candidates as a hit list of their own ("facts", weight recipe.facts_weight). The store's
+facts already know that a later "搬到浦东张江" replaced "合租在徐汇"; meaning and keywords
+alone rank every turn that says 住 alike (a hotel on a trip among them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from chalicelib.domain.fact_questions import attribute_asked
+from chalicelib.domain.records import Fact
+from chalicelib.ports import Hit, Services
+
+
+def facts_answering(services: Services, space: str, question: str, people: Iterable[str],
+                    past: bool) -> list[Hit]:
+    """The message refs of the facts the question asks for about `people` (current ones, or
+    the closed ones for a question about the past), the latest told first."""
+    people = set(people)
+    attribute = attribute_asked(question) if people else None
+    if attribute is None:
+        return []
+    facts = [f for f in services.store.list_records(Fact, space)
+             if f.person in people and f.attribute == attribute
+             and (f.valid_to is not None) == past]
+    facts.sort(key=lambda f: f.learned_at, reverse=True)
+    refs = dict.fromkeys(ref for f in facts for ref in reversed(f.sources))
+    return [Hit(ref, 1.0) for ref in refs]

@@ -1,0 +1,111 @@
+"""A question asking for a lasting fact is answered from the person's facts too
+(domain.fact_questions, usecases.recall.profile, recipe field `facts_weight`): the turn that
+told the current value ranks first, the one that told the value it replaced when the
+question asks about the past."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import timedelta
+
+import pytest
+
+from chalicelib.domain.fact_questions import attribute_asked
+from chalicelib.domain.models import RecallRequest
+from chalicelib.ports import Hit
+from chalicelib.usecases.extract import extract_session
+from chalicelib.usecases.recall import recall, recipes
+from chalicelib.usecases.recall.profile import facts_answering
+from chalicelib.usecases.recall.recipes import HYBRID
+from tests.unit.conftest import SPACE, T0
+
+pytestmark = pytest.mark.usefixtures("timeparse_or_stub")
+
+WITH = replace(HYBRID, name="test_facts_on")
+WITHOUT = replace(HYBRID, name="test_facts_off", facts_weight=0.0)
+PLAIN_ON = replace(HYBRID, name="test_plain_on", prefer_events=False, graph_seeds=0)
+PLAIN_OFF = replace(PLAIN_ON, name="test_plain_off", facts_weight=0.0)
+
+
+@pytest.fixture(autouse=True)
+def test_recipes(monkeypatch):
+    for recipe in (WITH, WITHOUT, PLAIN_ON, PLAIN_OFF):
+        monkeypatch.setitem(recipes.RECIPES, recipe.name, recipe)
+
+
+@pytest.mark.parametrize("question,attribute", [
+    ("我现在住在哪？", "lives_in"), ("搬家之前我住哪个区？", "lives_in"),
+    ("Where does Maya live now?", "lives_in"), ("我现在在什么公司上班？", "works_at"),
+    ("Where do I work now?", "works_at"), ("What does Jon do for work?", "works_as"),
+    ("换工作之前我是做什么的？", "works_as"), ("What am I allergic to?", "allergic_to"),
+    ("我对什么过敏？", "allergic_to"), ("我现在开的什么车？", "owns"),
+    ("Who is Maya's boyfriend?", "partner"),
+])
+def test_the_attribute_a_question_asks_for(question, attribute):
+    assert attribute_asked(question) == attribute
+
+
+@pytest.mark.parametrize("question", [
+    "What did we eat in Lisbon?", "我上周去哪了？", "How was the concert?", "年糕是什么品种的猫？",
+])
+def test_questions_about_no_lasting_fact(question):
+    assert attribute_asked(question) is None
+
+
+FILLER = ["The weather is lovely today.", "I watched a film last night.",
+          "Work was busy, lots of meetings.", "I made pasta for dinner."]
+
+
+@pytest.fixture
+def moved(e5_services, put):
+    services = e5_services
+    put("s1", [(1, "user", "Mia", "I live in Munich, in a flat near the river."),
+               (2, "assistant", "Aria", "Munich sounds lovely!"),
+               *[(3 + i, "user", "Mia", text) for i, text in enumerate(FILLER)]])
+    extract_session(services, SPACE, "s1")
+    put("s2", [(1, "user", "Mia", "Our new flat in Kreuzberg finally has internet!"),
+               (2, "assistant", "Aria", "Congratulations on the move!"),
+               (3, "user", "Mia", "Our hotel in Rome had a lovely river view where we lived for a week."),
+               *[(4 + i, "user", "Mia", text) for i, text in enumerate(FILLER)]],
+        base=T0 + timedelta(days=30))
+    extract_session(services, SPACE, "s2")
+
+
+def rank_of(services, query: str, recipe, turn: tuple[str, int]) -> int:
+    """Where the first card citing `turn` comes (len(cards) when none does)."""
+    out = recall(services, SPACE, RecallRequest(query=query, now=T0 + timedelta(days=40),
+                                                recipe=recipe.name, max_cards=10))
+    return next((i for i, c in enumerate(out.cards) for s in c.sources
+                 if (s.session, s.seq_start) == turn), len(out.cards))
+
+
+@pytest.mark.e5
+@pytest.mark.usefixtures("moved")
+def test_the_facts_asked_for_join_the_candidates(e5_services):
+    services = e5_services
+    assert facts_answering(services, SPACE, "Where do I live now?", {"Mia"}, False) == [
+        Hit("message:s2:1", 1.0)]
+    assert facts_answering(services, SPACE, "Where did I live before?", {"Mia"}, True) == [
+        Hit("message:s1:1", 1.0)]
+    assert facts_answering(services, SPACE, "Where do I live now?", {"Aria"}, False) == []
+    assert facts_answering(services, SPACE, "What film did I watch?", {"Mia"}, False) == []
+    # the turn itself (messages shown as they are) carries the facts' part, only with the list
+    request = RecallRequest(query="Where do I live now?", max_cards=10, recipe="test_plain_on")
+    on = recall(services, SPACE, request)
+    off = recall(services, SPACE, request.model_copy(update={"recipe": "test_plain_off"}))
+    assert next(c for c in on.cards if c.ref == "message:s2:1").score_parts["facts"] == 1.0
+    assert all("facts" not in c.score_parts for c in off.cards)
+    # the new home first; asked about the past, the old one
+    kreuzberg, munich = ("s2", 1), ("s1", 1)
+    assert rank_of(services, "Where do I live now?", WITH, kreuzberg) == 0
+    assert rank_of(services, "Where did I live before I moved?", WITH, munich) == 0
+
+
+@pytest.mark.e5
+@pytest.mark.usefixtures("moved")
+def test_a_question_about_no_fact_is_not_touched(e5_services):
+    services = e5_services
+    query = "What film did I watch?"
+    a = recall(services, SPACE, RecallRequest(query=query, recipe=WITH.name, max_cards=5))
+    b = recall(services, SPACE, RecallRequest(query=query, recipe=WITHOUT.name, max_cards=5))
+    assert [c.ref for c in a.cards] == [c.ref for c in b.cards]
