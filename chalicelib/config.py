@@ -62,6 +62,7 @@ class Settings(BaseSettings):
     max_cards: int | None = Field(default=None, ge=1, le=50)
     min_score: float | None = None
     min_relevance: float | None = Field(default=None, ge=0, le=1)  # the admission gate
+    min_relevance_cjk: float | None = Field(default=None, ge=0, le=1)  # …of a Chinese query
     min_relevance_wide: float | None = Field(default=None, ge=0, le=1)  # …above max_cards
     expand_factor: float | None = Field(default=None, gt=1)
     max_expansions: int | None = Field(default=None, ge=0, le=6)

@@ -191,12 +191,10 @@ def test_a_relevant_card_passes_alone_with_verdict_hit(stub_services):
 def test_nothing_relevant_means_no_card_verdict_none_and_a_trace_line(stub_services):
     res = ask(stub_services, "我的吉他课怎么样了")  # stub: no known word → small talk itself
     assert (res.verdict, res.cards, res.context) == ("none", [], "")
-    # the threshold and the margin: the best candidate's relevance against it (small talk's
-    # 0, less the space term: the space holds none of the query's words)
+    # the threshold (a Chinese query's) and the margin: the best candidate's relevance
     assert res.trace[-1] == (f"[记忆检索] 没有候选通过准入门槛（相关度 ≥ "
-                             f"{HYBRID.min_relevance:g}，小份召回；最高相关度 "
-                             f"{-HYBRID.space_weight:g} < "
-                             f"{HYBRID.min_relevance:g}），本次不注入记忆")
+                             f"{HYBRID.min_relevance_cjk:g}，小份召回；最高相关度 0 < "
+                             f"{HYBRID.min_relevance_cjk:g}），本次不注入记忆")
     back = ask(stub_services, "我的吉他课怎么样了", min_relevance=0)
     assert back.verdict == "hit" and len(back.cards) == HYBRID.max_cards
     assert not any("没有候选通过" in line for line in back.trace)
@@ -229,8 +227,8 @@ def test_an_empty_space_names_the_gate_with_nothing_to_judge(stub_services):
 
 
 def test_recipes_carry_the_gate():
-    assert (HYBRID.min_relevance, HYBRID.min_relevance_wide, HYBRID.term_weight,
-            HYBRID.space_weight) == (0.06, 0.025, 0.08, 0.1)
+    assert (HYBRID.min_relevance, HYBRID.min_relevance_cjk, HYBRID.min_relevance_wide,
+            HYBRID.term_weight, HYBRID.space_weight) == (0.06, 0.09, 0.025, 0.08, 0.1)
     assert RecallRecipe(name="x", min_relevance=0).min_relevance == 0
 
 
@@ -240,6 +238,7 @@ def test_the_gate_threshold_is_a_setting():
 
     assert resolve("hybrid", Settings(min_relevance=0.2)).min_relevance == 0.2
     assert resolve("hybrid", Settings()).min_relevance == 0.06
+    assert resolve("hybrid", Settings(min_relevance_cjk=0.1)).min_relevance_cjk == 0.1
     assert resolve("hybrid", Settings(min_relevance_wide=0.01)).min_relevance_wide == 0.01
     assert resolve("hybrid", Settings()).min_relevance_wide == 0.025
 
@@ -307,3 +306,12 @@ def test_terms_the_space_never_used_cost_relevance():
     asked = len(keywords.asked)
     off.space_holds(keywords, "sp", 0.0)
     assert len(keywords.asked) == asked and off.space_share == 1.0
+
+
+def test_a_card_in_another_language_is_not_charged_for_words_the_space_lacks():
+    g = gate(["lisbon", "flight"], baseline=0.80)
+    g.space_holds(_Keywords(set()), "sp", 0.1)  # a Chinese space: no English word held
+    chinese = card("Sam 订了去里斯本的机票", vector=0.86)
+    english = card("Sam booked the flight", vector=0.86)
+    assert g.judge(english).relevance < g.judge(chinese).relevance
+    assert g.space_share == 0.0

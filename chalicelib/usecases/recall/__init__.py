@@ -433,12 +433,15 @@ class GateThreshold:
 
 def gate_threshold(request: RecallRequest, recipe: RecallRecipe, limit: int) -> GateThreshold:
     """The admission threshold for this recall: the request's own if it names one; else the
-    recipe's `min_relevance` for a hook-sized recall (at most recipe.max_cards cards) and its
+    recipe's `min_relevance` for a hook-sized recall (at most recipe.max_cards cards; a
+    Chinese query's `min_relevance_cjk`, as the space term reads words only) and its
     lower floor `min_relevance_wide` (never above min_relevance) for a wider one. A
     min_relevance of 0 switches the gate off at every size."""
     if request.min_relevance is not None:
         return GateThreshold(request.min_relevance, "request")
     if limit <= recipe.max_cards:
+        if recipe.min_relevance and is_cjk(request.query):
+            return GateThreshold(recipe.min_relevance_cjk, "hook", "min_relevance_cjk")
         return GateThreshold(recipe.min_relevance, "hook")
     if not recipe.min_relevance:
         return GateThreshold(0.0, "wide")
