@@ -315,3 +315,15 @@ def test_a_card_in_another_language_is_not_charged_for_words_the_space_lacks():
     english = card("Sam booked the flight", vector=0.86)
     assert g.judge(english).relevance < g.judge(chinese).relevance
     assert g.space_share == 0.0
+
+
+def test_a_foreign_cards_lift_counts_as_lift_over_cross_lift_where_a_wide_recall_reads_it():
+    g = gate(["诊所", "街区"], baseline=0.80, threshold=0.025)
+    g.baselines, g.lang = {"zh": 0.80, "en": 0.78}, "zh"
+    english = card("the new clinic is in Ballard", vector=0.79)  # lift 0.01 above English
+    assert not g.judge(english).admitted
+    g.cross_lift = 0.3
+    assert g.judge(english).relevance == pytest.approx(0.01 / 0.3)
+    assert g.judge(english).admitted
+    chinese = card("新诊所在巴拉德", vector=0.81)  # the query's language: as it is
+    assert g.judge(chinese).relevance == pytest.approx(0.01 + 0.08 * 0.5)

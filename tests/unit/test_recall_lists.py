@@ -176,3 +176,21 @@ def test_a_time_that_holds_all_the_memory_selects_nothing(services):
     assert out.layers == []
     narrow = ask(services, "What books has Mel read in March?", LISTS)
     assert not any("holds nearly all the memory" in line for line in narrow.trace)
+
+
+def test_a_time_still_to_come_recalls_what_was_said_of_it(services, put):
+    """"What are my plans for Thanksgiving?" a week before it: no memory is dated then, the
+    plan was told before; recalled by its words, not "forgot". A past time that holds
+    nothing is still forgotten."""
+    said = T0.replace(month=11, day=15)
+    put("p1", [(1, "user", "Maya", "Thanksgiving at my parents' place in Spokane this year"),
+               (2, "assistant", "Juno", "Are you driving over?")], base=said)
+    now = said.replace(day=20)
+    ahead = recall(services, SPACE, RecallRequest(query="What are my plans for Thanksgiving?",
+                                                  now=now, max_cards=3))
+    assert ahead.verdict == "hit", ahead.trace
+    assert any("Spokane" in c.text for c in ahead.cards)
+    assert any("still to come" in line for line in ahead.trace)
+    past = recall(services, SPACE, RecallRequest(query="What did I do at Easter?", now=now,
+                                                 max_cards=3))
+    assert past.verdict == "forgot" and not past.cards

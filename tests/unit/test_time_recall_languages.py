@@ -50,8 +50,8 @@ def test_the_shift_is_the_other_languages_small_talk_cosine_minus_the_querys_own
 
 def test_a_foreign_card_needs_only_a_share_of_the_lift_a_card_in_the_querys_language_needs():
     # own small talk 0.8, the floor 0.88: a Chinese card needs a lift of 0.08 above Chinese
-    # small talk; an English one time_cross_lift × 0.08 above English small talk (0.6)
-    recipe = RecallRecipe(name="hybrid", time_min_similarity=0.88, time_cross_lift=0.25)
+    # small talk; an English one cross_lift × 0.08 above English small talk (0.6)
+    recipe = RecallRecipe(name="hybrid", time_min_similarity=0.88, cross_lift=0.25)
     shift = language_shift(_Services(), "七月四号那个长周末我去了哪里？", np.array([0.6, 0.8]), recipe)
     assert shift["zh"] == 0.0
     assert abs(shift["en"] - ((0.6 - 0.8) - 0.75 * 0.08)) < 1e-6

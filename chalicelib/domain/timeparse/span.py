@@ -38,7 +38,8 @@ FUTURE_WORDS = re.compile(
     r"打算|准备|计划|将要|将会|即将|要去|要回|要来|会去|会来|预计|预定|约好|约了|下次|到时候|届时|想去"
     r"|明天|后天|下周|下个|下星期|下礼拜|明年"
     r"|\b(?:will|shall|gonna|going to|plan(?:s|ning)? to|planning|upcoming|scheduled|see you"
-    r"|looking forward|can't wait|hope to|intend to|tomorrow|next (?:week|month|year|weekend))\b"
+    r"|looking forward|can't wait|hope to|intend to|tomorrow|next (?:week|month|year|weekend)"
+    r"|plans? for|(?:am|are|is) (?:I|we|you|he|she|they) (?:doing|going|having|spending))\b"
     r"|['’]ll\b",
     re.IGNORECASE,
 )

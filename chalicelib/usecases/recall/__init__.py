@@ -205,6 +205,8 @@ def recall(services: Services, space: str, request: RecallRequest, *,
         result = recall_plain(services, space, request, recipe, named, trace)
     else:
         result = recall_by_time(services, space, request, recipe, anchor, named, trace)
+        if result.verdict == "forgot" and anchor.start >= now:
+            result = recall_plans(services, space, request, recipe, anchor, named, trace)
         result = fill_by_meaning(services, space, request, recipe, named, result, trace)
     result = apply_cooldown(request, result, cooled, trace)
     if request.format == "timeline" and result.cards:  # key events by the space's threshold
@@ -264,6 +266,19 @@ def recall_in_all_of(services: Services, space: str, request: RecallRequest,
     cards = [c for c in plain.cards if c.when is None
              or (c.when.start < anchor.end and c.when.end > anchor.start)]
     return respond(request, "hit" if cards else "none", [], cards, trace)
+
+
+def recall_plans(services: Services, space: str, request: RecallRequest, recipe: RecallRecipe,
+                 anchor: Anchor, named: set[str], trace: Trace) -> RecallResponse:
+    """A time still to come holds no memory ("感恩节我打算去哪过？" a week before it): only
+    what was said of it before, a plan told on its own day ("Thanksgiving at my parents'
+    place"). So not "forgot": recalled by meaning and keywords, the time's words kept in the
+    query (a plan names its time), through the gate like any plain recall."""
+    label = window_label(anchor.start, anchor.end)
+    trace.add(f"[时间回忆] 「{anchor.matched}」（{label}）还没到：找之前说过的打算",
+              f"[time recall] {anchor.matched!r} ({label}) is still to come: what was said "
+              "of it before")
+    return recall_plain(services, space, request, recipe, named, trace)
 
 
 def fill_by_meaning(services: Services, space: str, request: RecallRequest,
@@ -380,6 +395,8 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
                                   [c.parts["vector"] for c in candidates if "vector" in c.parts],
                                   recipe.vector_k, threshold.value, recipe.term_weight,
                                   recipe.cross_coverage)
+            if threshold.scope == "wide":  # the floor refuses the plainly unrelated only
+                gate.cross_lift = recipe.cross_lift
             if threshold.scope == "hook":
                 gate.space_holds(services.keywords, space, recipe.space_weight)
             ranked = gate.admit(ranked)
@@ -577,13 +594,13 @@ def language_shift(services: Services, query: str, qvec,
     """Per language, how far a card in it may sit below the query's own cosine floor: the
     query's cosine to small talk in it minus to small talk in its own (0 for its own), and,
     since e5 squeezes meaning across languages into a narrower band than within one, the
-    lift above small talk a foreign card needs is the own language's × time_cross_lift."""
+    lift above small talk a foreign card needs is the own language's × cross_lift."""
     base = small_talk_cosines(services.embedder, qvec)
     lang = language(query)
     own = base[lang]
     squeeze = 0.0
     if recipe is not None:
-        squeeze = (1 - recipe.time_cross_lift) * max(0.0, recipe.time_min_similarity - own)
+        squeeze = (1 - recipe.cross_lift) * max(0.0, recipe.time_min_similarity - own)
     return {other: cos - own - (squeeze if other != lang else 0.0) for other, cos in base.items()}
 
 

@@ -156,6 +156,9 @@ class Gate:
     bound: float | None  # the lowest cosine of a full vector list; None if not full
     lang: str = "en"  # the query's
     cross_coverage: float = 0.0
+    # a card in another language: its lift counts as lift / cross_lift (e5 squeezes meaning
+    # across languages into a narrower band than within one; recipe.cross_lift, wide recalls only)
+    cross_lift: float = 1.0
     # the share of the content terms some memory of the space holds (`space_holds`), and its
     # weight: a question whose words the space never used is about something it was not told
     space_share: float = 1.0
@@ -200,6 +203,7 @@ class Gate:
         lift = cosine - self.baselines[lang]
         space_share = self.space_share
         if lang != self.lang:  # its words are not the query's: neither is the space's absence
+            lift = lift / self.cross_lift if lift > 0 else lift
             cover, space_share = self.foreign_coverage(held, lang, lift), 1.0
         score = relevance(lift, cover, self.term_weight, space_share, self.space_weight)
         return Judgement(score >= self.threshold, score, cover)
