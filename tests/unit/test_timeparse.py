@@ -414,3 +414,16 @@ def test_earlier_and_later_this_year_stay_in_this_year():
     assert (early.start.date(), early.end.date()) == (date(2023, 1, 1), date(2023, 6, 9))
     late = parse_time("we will travel later this year", now)
     assert (late.start.date(), late.end.date()) == (date(2023, 6, 10), date(2024, 1, 1))
+
+
+@pytest.mark.parametrize("text,expected", [
+    # "this year" apart from the day it names: this year's, even before it comes
+    ("Thanksgiving at my parents' place in Spokane this year", ("2026-11-26", "2026-11-27", "day")),
+    ("Thanksgiving at my parents' place", ("2025-11-27", "2025-11-28", "day")),  # the latest
+    # plans: the future, though no "will" says so
+    ("What are my plans for Thanksgiving?", ("2026-11-26", "2026-11-27", "day")),
+    ("What am I doing for Thanksgiving?", ("2026-11-26", "2026-11-27", "day")),
+    ("What did I do for Thanksgiving?", ("2025-11-27", "2025-11-28", "day")),
+])
+def test_this_year_and_plans_pick_the_occurrence(text, expected):
+    assert window(text, datetime.fromisoformat("2026-11-15T20:00:00-08:00"), None) == expected

@@ -245,14 +245,17 @@ def weekdays_ago(ctx: Ctx, weekday: int, n: int) -> Atom:
 def pick_year(ctx: Ctx, build: Build, started_only: bool) -> Atom | None:
     """Resolve something named without a year (10月3日, August, 春节).
 
-    Future wording: the first occurrence that has not ended. Otherwise the latest one that
+    "This year" elsewhere in the sentence (a holiday, a season): this year's. Future
+    wording: the first occurrence that has not ended. Otherwise the latest one that
     has started (started_only: holidays, seasons) or that starts at most
     YEARLESS_LOOKAHEAD after now (dates, months). Keeps `build` so a year named beside it
     (去年 + 8月, May 1 - May 7 2023) can move it."""
     y = ctx.today.year
     found = [a for a in (build(y - 1), build(y), build(y + 1)) if a is not None]
     chosen: Atom | None = None
-    if ctx.future:
+    if ctx.this_year and started_only:  # "Thanksgiving at my parents' place this year"
+        chosen = next((a for a in found if a.lo is not None and a.lo.year == y), None)
+    elif ctx.future:
         chosen = next((a for a in found if a.hi is not None and a.hi > ctx.now), None)
     else:
         limit = ctx.now if started_only else ctx.now + YEARLESS_LOOKAHEAD

@@ -44,6 +44,10 @@ FUTURE_WORDS = re.compile(
     re.IGNORECASE,
 )
 
+# "Thanksgiving at my parents' place this year": a day named without a year in a sentence
+# that says "this year" is this year's, not the latest one that has started.
+THIS_YEAR_WORDS = re.compile(r"今年|\bthis year\b", re.IGNORECASE)
+
 # Full-width digits, letters and punctuation -> ASCII, one char for one char so that
 # offsets into the normalised text are offsets into the caller's text.
 _FULL_WIDTH = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)}
@@ -65,6 +69,7 @@ class Ctx:
     zone: tzinfo
     text: str
     future: bool = False
+    this_year: bool = False  # the sentence says "this year" / 今年 apart from the day it names
 
     @property
     def today(self) -> date:
@@ -94,4 +99,5 @@ def make_ctx(now: datetime, tz: str | tzinfo | None, text: str) -> Ctx:
     zone = resolve_zone(now, tz)
     norm = text.translate(_FULL_WIDTH)
     return Ctx(now=now.astimezone(zone), zone=zone, text=norm,
-               future=FUTURE_WORDS.search(norm) is not None)
+               future=FUTURE_WORDS.search(norm) is not None,
+               this_year=THIS_YEAR_WORDS.search(norm) is not None)
