@@ -194,3 +194,12 @@ def test_a_time_still_to_come_recalls_what_was_said_of_it(services, put):
     past = recall(services, SPACE, RecallRequest(query="What did I do at Easter?", now=now,
                                                  max_cards=3))
     assert past.verdict == "forgot" and not past.cards
+
+
+def test_a_later_day_asked_about_as_past_is_not_a_plan(services, put):
+    said = T0.replace(month=11, day=15)
+    put("p2", [(1, "user", "Maya", "Thanksgiving at my parents' place in Spokane this year")],
+        base=said)
+    out = recall(services, SPACE, RecallRequest(query="What did I do on 28 November?",
+                                                now=said.replace(day=20), max_cards=3))
+    assert out.verdict == "forgot" and not out.cards

@@ -205,7 +205,7 @@ def recall(services: Services, space: str, request: RecallRequest, *,
         result = recall_plain(services, space, request, recipe, named, trace)
     else:
         result = recall_by_time(services, space, request, recipe, anchor, named, trace)
-        if result.verdict == "forgot" and anchor.start >= now:
+        if result.verdict == "forgot" and anchor.start >= now and speaks_of_plans(request.query):
             result = recall_plans(services, space, request, recipe, anchor, named, trace)
         result = fill_by_meaning(services, space, request, recipe, named, result, trace)
     result = apply_cooldown(request, result, cooled, trace)
@@ -268,12 +268,20 @@ def recall_in_all_of(services: Services, space: str, request: RecallRequest,
     return respond(request, "hit" if cards else "none", [], cards, trace)
 
 
+def speaks_of_plans(query: str) -> bool:
+    """The question speaks of what is still to come (打算, will, plans for …): a time after
+    now is then a plan's. "What did Maria do on 20 August?" asked before that day is not."""
+    from chalicelib.domain.timeparse.span import FUTURE_WORDS  # lazily, as find_anchor
+
+    return FUTURE_WORDS.search(query) is not None
+
+
 def recall_plans(services: Services, space: str, request: RecallRequest, recipe: RecallRecipe,
                  anchor: Anchor, named: set[str], trace: Trace) -> RecallResponse:
-    """A time still to come holds no memory ("感恩节我打算去哪过？" a week before it): only
-    what was said of it before, a plan told on its own day ("Thanksgiving at my parents'
-    place"). So not "forgot": recalled by meaning and keywords, the time's words kept in the
-    query (a plan names its time), through the gate like any plain recall."""
+    """A time still to come, asked as one ("感恩节我打算去哪过？" a week before it), holds no
+    memory: only what was said of it before, a plan told on its own day ("Thanksgiving at my
+    parents' place"). So not "forgot": recalled by meaning and keywords, the time's words
+    kept in the query (a plan names its time), through the gate like any plain recall."""
     label = window_label(anchor.start, anchor.end)
     trace.add(f"[时间回忆] 「{anchor.matched}」（{label}）还没到：找之前说过的打算",
               f"[time recall] {anchor.matched!r} ({label}) is still to come: what was said "
