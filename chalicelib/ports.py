@@ -189,6 +189,9 @@ class KeywordIndex(Protocol):
     def keyword_search(self, space: str, query: str, k: int,
                        flt: SearchFilter = ACTIVE) -> list[Hit]: ...
     def count(self, space: str, flt: SearchFilter = ACTIVE) -> int: ...
+    def held_terms(self, space: str, terms: Sequence[str]) -> set[str]:
+        """The terms (query_terms tokens) some document of the space holds, in one call."""
+        ...
 
 
 @runtime_checkable

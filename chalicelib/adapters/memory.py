@@ -376,6 +376,10 @@ class MemoryKeywordIndex:
             ranked = sorted(scores, key=lambda key: (-scores[key], self._docs[key].order))
         return [Hit(key[1], scores[key]) for key in ranked[:k]]
 
+    def held_terms(self, space: str, terms: Sequence[str]) -> set[str]:
+        """The terms some document of the space holds: a lookup each, in process."""
+        return {t for t in terms if self.keyword_search(space, t, 1)}
+
     def count(self, space: str, flt: SearchFilter = ACTIVE) -> int:
         with self._lock:
             return sum(1 for (sp, _), e in self._docs.items()

@@ -501,6 +501,23 @@ class OpenSearchIndex:
                                              "filter": {"bool": self._filters(space, flt)}}}}}
         return self._hits(self._search(self.index_name(space), body), k, score_to_cosine)
 
+    def held_terms(self, space: str, terms: Sequence[str]) -> set[str]:
+        """The terms some document of the space holds: one `_msearch` round trip, a
+        zero-size search per term (hits.total says whether any document matches)."""
+        terms = list(dict.fromkeys(terms))
+        if not terms:
+            return set()
+        name = self.index_name(space)
+        lines: list[dict[str, Any]] = []
+        for term in terms:
+            bool_query = self._filters(space, ACTIVE)
+            bool_query["must"] = [{"match": {"tokens": {"query": term}}}]
+            lines += [{"index": name},
+                      {"size": 0, "track_total_hits": True, "query": {"bool": bool_query}}]
+        responses = self.client.msearch(body=lines)["responses"]
+        return {term for term, found in zip(terms, responses, strict=True)
+                if found.get("status", 200) == 200 and found["hits"]["total"]["value"] > 0}
+
     def count(self, space: str, flt: SearchFilter = ACTIVE) -> int:
         body = {"query": {"bool": self._filters(space, flt)}}
         try:

@@ -47,6 +47,22 @@ def test_keyword_ranks_matching_docs_and_ignores_others(keyword_index):
     assert keyword_index.keyword_search("sp", "the a of", 10) == []
 
 
+def test_held_terms_says_which_terms_the_space_holds_in_one_call(keyword_index):
+    from chalicelib.domain.textproc import query_terms
+
+    keyword_index.upsert([
+        doc("event:1", "We went hiking in the mountains"),
+        doc("event:2", "奶糖昨天进行了体检"),
+        doc("event:3", "the support group met downtown", space="other"),
+        doc("event:4", "a lovely lake at sunrise", status="superseded"),
+    ])
+    terms = query_terms("hiking support lake 奶糖 LGBTQ")
+    assert keyword_index.held_terms("sp", terms) == set(query_terms("hiking 奶糖"))
+    assert keyword_index.held_terms("other", terms) == set(query_terms("support"))
+    assert keyword_index.held_terms("sp", []) == set()
+    assert keyword_index.held_terms("nobody", terms) == set()
+
+
 def test_keyword_upsert_replaces_and_delete_removes(keyword_index):
     keyword_index.upsert([doc("event:1", "hiking in the mountains")])
     keyword_index.upsert([doc("event:1", "swimming at the beach")])

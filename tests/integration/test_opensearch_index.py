@@ -537,3 +537,23 @@ def test_double_cjk_analyzer_approximation():
     assert cjk("猫") == ["猫"]
     assert cjk("ＡＢＣ") == ["abc"]
     assert [norm_length(n) for n in (1, 23, 24, 100)] == [1, 23, 24, 96]
+
+
+def test_held_terms_is_one_msearch_and_an_item_error_stays_its_own(es):
+    idx = make_index(es)
+    idx.upsert([doc("event:1", "Melanie painted a sunrise")])
+    mark = len(es.requests)
+    terms = query_terms("painted lgbtq sunrise")
+    assert idx.held_terms("sp", terms) == set(query_terms("painted sunrise"))
+    calls = since(es, mark)
+    assert [r.path for r in calls] == ["/_msearch"]
+    lines = calls[0].ndjson()
+    assert len(lines) == 2 * len(terms) and lines[0] == {"index": idx.index}
+    assert lines[1]["size"] == 0 and lines[1]["query"]["bool"]["must"] == [
+        {"match": {"tokens": {"query": terms[0]}}}]
+    # the double answers per item: a bad query fails alone, the other search still answers
+    out = raw(es).msearch(body=[{"index": idx.index}, {"query": {"nonsense": {}}},
+                                {"index": idx.index}, {"size": 0, "track_total_hits": True}])
+    first, second = out["responses"]
+    assert first["status"] == 400 and "error" in first
+    assert second["status"] == 200 and second["hits"]["total"]["value"] == 1

@@ -29,6 +29,7 @@ _PARAMS = {
     "bulk": {"refresh", "timeout", "wait_for_active_shards"},
     "search": {"size", "from", "ignore_unavailable", "allow_no_indices", "track_total_hits",
                "timeout", "_source", "expand_wildcards"},
+    "msearch": {"max_concurrent_searches", "typed_keys", "rest_total_hits_as_int"},
     "count": {"ignore_unavailable", "allow_no_indices", "expand_wildcards"},
     "refresh": {"ignore_unavailable", "allow_no_indices", "expand_wildcards"},
     "create_index": {"timeout", "master_timeout", "cluster_manager_timeout",
@@ -393,6 +394,26 @@ class _Handler(BaseHTTPRequestHandler):
 
     # ------------------------------------------------------------ routing
 
+    def _msearch(self, raw: bytes) -> dict[str, Any]:
+        """`POST /_msearch`: NDJSON header / body pairs, one response each, in order; a
+        failed search is that item's error (status and error), as OpenSearch answers."""
+        lines = [line for line in raw.decode().splitlines() if line.strip()]
+        if not lines or len(lines) % 2:
+            raise bad_request("illegal_argument_exception",
+                              "msearch request must hold header and body lines in pairs")
+        responses: list[dict[str, Any]] = []
+        for header_line, body_line in zip(lines[::2], lines[1::2], strict=True):
+            try:
+                header, body = json.loads(header_line), json.loads(body_line)
+            except ValueError:
+                raise bad_request("parsing_exception", "Failed to parse msearch line") from None
+            try:
+                found = self.double.cluster.search(header.get("index"), body, {})
+                responses.append({**found, "status": 200})
+            except OpenSearchError as e:
+                responses.append({**e.body(), "status": e.status})
+        return {"took": 0, "responses": responses}
+
     def _route(self, path: str, params: dict[str, str], raw: bytes) -> tuple[int, Any]:
         parts = [unquote(p) for p in path.strip("/").split("/") if p]
         method = self.command
@@ -409,7 +430,7 @@ class _Handler(BaseHTTPRequestHandler):
                                   " Serverless")
         self._check_params(path, endpoint, params)
         body = None
-        if endpoint not in ("bulk",) and raw.strip():
+        if endpoint not in ("bulk", "msearch") and raw.strip():
             try:
                 body = json.loads(raw)
             except ValueError:
@@ -424,6 +445,8 @@ class _Handler(BaseHTTPRequestHandler):
             return 200, double.bulk(index, raw, params)
         if endpoint == "search":
             return 200, cluster.search(index, body, params)
+        if endpoint == "msearch":
+            return 200, self._msearch(raw)
         if endpoint == "count":
             return 200, cluster.count(index, body, params)
         if endpoint == "refresh":
@@ -480,11 +503,12 @@ def _endpoint(parts: list[str], method: str) -> tuple[str | None, set[str]]:
     head = parts[0]
     if head.startswith("_"):
         system = {"_bulk": ("bulk", {"POST", "PUT"}), "_search": ("search", {"GET", "POST"}),
+                  "_msearch": ("msearch", {"GET", "POST"}),
                   "_count": ("count", {"GET", "POST"}), "_refresh": ("refresh", {"GET", "POST"})}
         if len(parts) == 1 and head in system:
             return system[head]
         if head in ("_index_template", "_template", "_alias", "_aliases", "_cluster", "_cat",
-                    "_nodes", "_msearch", "_mget", "_plugins"):
+                    "_nodes", "_mget", "_plugins"):
             raise not_implemented(f"the [{head}] API")
         return None, set()
     if len(parts) == 1:

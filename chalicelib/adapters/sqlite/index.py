@@ -229,6 +229,10 @@ class FtsKeywordIndex:
         ).fetchall()
         return [(r[0], -float(r[1])) for r in rows]
 
+    def held_terms(self, space: str, terms: Sequence[str]) -> set[str]:
+        """The terms some document of the space holds: a lookup each, in process."""
+        return {t for t in terms if self.keyword_search(space, t, 1)}
+
     def count(self, space: str, flt: SearchFilter = ACTIVE) -> int:
         """Documents matching the filter, counted on the in-memory copy (a SQL count over a
         large space costs a recall tens of milliseconds per time layer)."""

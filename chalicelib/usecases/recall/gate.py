@@ -209,7 +209,7 @@ class Gate:
         return Judgement(score >= self.threshold, score, cover)
 
     def space_holds(self, keywords, space: str, weight: float) -> None:
-        """Read, one keyword lookup per content word, which of them the space holds at all
+        """Read, in one keyword index call, which content words the space holds at all
         (foreign questions: "the LGBTQ support group" asked of a space that never spoke of
         one; LoCoMo, bench/README.md "The gate's space term"), and weigh it. Words only, not
         CJK bigrams: half of a Chinese query's bigrams straddle a word boundary (我今年一共看了
@@ -218,8 +218,9 @@ class Gate:
         words = [t for t in self.terms if not is_cjk(t)]
         if weight <= 0 or not words:
             return
-        held = sum(1 for term in words if keywords.keyword_search(space, term, 1))
-        self.space_share, self.space_weight = held / len(words), weight
+        held = keywords.held_terms(space, words)
+        self.space_share = sum(1 for t in words if t in held) / len(words)
+        self.space_weight = weight
 
     def foreign_coverage(self, held: Sequence[str], lang: str, lift: float) -> float:
         """A card in another language: the share of the query terms in its script it holds,
