@@ -348,7 +348,12 @@ class MemoryKeywordIndex:
 
     def keyword_search(self, space: str, query: str, k: int,
                        flt: SearchFilter = ACTIVE) -> list[Hit]:
-        phrases = [fts_tokens(t) for t in query_terms(query)]
+        return self._search_terms(space, query_terms(query), k, flt)
+
+    def _search_terms(self, space: str, terms: list[str], k: int,
+                      flt: SearchFilter) -> list[Hit]:
+        """BM25 over tokens already made (query_terms), none made again."""
+        phrases = [fts_tokens(t) for t in terms]
         if not phrases or k <= 0:
             return []
         scores: dict[tuple[str, str], float] = {}
@@ -377,8 +382,9 @@ class MemoryKeywordIndex:
         return [Hit(key[1], scores[key]) for key in ranked[:k]]
 
     def held_terms(self, space: str, terms: Sequence[str]) -> set[str]:
-        """The terms some document of the space holds: a lookup each, in process."""
-        return {t for t in terms if self.keyword_search(space, t, 1)}
+        """The terms some document of the space holds: a lookup each, in process, of the
+        token as it is (tokenizing a stem again can change it: decis → deci)."""
+        return {t for t in terms if self._search_terms(space, [t], 1, ACTIVE)}
 
     def count(self, space: str, flt: SearchFilter = ACTIVE) -> int:
         with self._lock:

@@ -60,6 +60,9 @@ def test_held_terms_says_which_terms_the_space_holds_in_one_call(keyword_index):
     assert keyword_index.held_terms("sp", terms) == set(query_terms("hiking 奶糖"))
     assert keyword_index.held_terms("other", terms) == set(query_terms("support"))
     assert keyword_index.held_terms("sp", []) == set()
+    # a token is looked up as it is: "decision" is decis, which tokenized again is deci
+    keyword_index.upsert([doc("event:5", "a hard decision to make")])
+    assert keyword_index.held_terms("sp", query_terms("decision")) == set(query_terms("decision"))
     assert keyword_index.held_terms("nobody", terms) == set()
 
 

@@ -200,7 +200,11 @@ class FtsKeywordIndex:
 
     def keyword_search(self, space: str, query: str, k: int,
                        flt: SearchFilter = ACTIVE) -> list[Hit]:
-        terms = query_terms(query)
+        return self._search_terms(space, query_terms(query), k, flt)
+
+    def _search_terms(self, space: str, terms: list[str], k: int,
+                      flt: SearchFilter) -> list[Hit]:
+        """BM25 over tokens already made (query_terms), none made again."""
         if not terms or k <= 0:
             return []
         # Ask for extra rows so excluded ids do not leave the result short.
@@ -230,8 +234,9 @@ class FtsKeywordIndex:
         return [(r[0], -float(r[1])) for r in rows]
 
     def held_terms(self, space: str, terms: Sequence[str]) -> set[str]:
-        """The terms some document of the space holds: a lookup each, in process."""
-        return {t for t in terms if self.keyword_search(space, t, 1)}
+        """The terms some document of the space holds: a lookup each, in process, of the
+        token as it is (tokenizing a stem again can change it: decis → deci)."""
+        return {t for t in terms if self._search_terms(space, [t], 1, ACTIVE)}
 
     def count(self, space: str, flt: SearchFilter = ACTIVE) -> int:
         """Documents matching the filter, counted on the in-memory copy (a SQL count over a
