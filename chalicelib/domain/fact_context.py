@@ -147,9 +147,9 @@ def _jobs_named(text: str) -> list[Statement]:
     """中建 结构工程师 七月入职, "st brendans, icu. nurse.": talk of work that names a job as one
     of its phrases, alone."""
     if HAN.search(text):
-        m = _FIRST_PHRASE.match(text)
-        phrases = re.split(r"[\s。，,！!]+", text) if m else []
-        return [Statement("works_as", j["value"]) for p in phrases
+        if not _FIRST_PHRASE.match(text):  # opens with punctuation: no phrase to read
+            return []
+        return [Statement("works_as", j["value"]) for p in re.split(r"[\s。，,！!]+", text)
                 for j in [_ZH_JOB_PHRASE.match(p)] if j]
     phrases = [p.strip() for p in re.split(r"[.,;!?\n]+", text)]
     return [Statement("works_as", j["value"].lower()) for p in phrases

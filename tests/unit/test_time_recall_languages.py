@@ -43,7 +43,9 @@ class _Services:
 
 
 def test_the_shift_is_the_other_languages_small_talk_cosine_minus_the_querys_own():
-    shift = language_shift(_Services(), "七月四号那个长周末我去了哪里？", np.array([0.6, 0.8]))
+    # cross_lift 1: a foreign card needs the whole lift, the shift is the small talk's alone
+    shift = language_shift(_Services(), "七月四号那个长周末我去了哪里？", np.array([0.6, 0.8]),
+                           RecallRecipe(name="x", cross_lift=1.0))
     assert shift["zh"] == 0.0
     assert abs(shift["en"] - (0.6 - 0.8)) < 1e-6
 

@@ -349,15 +349,20 @@ def strangers_asked_about(services: Services, space: str, request: RecallRequest
     stands) that no memory, speaker or alias of the space holds: what it would inject is
     about other people, so it injects nothing. Wider recalls (search, a tool's read) still
     answer. `people`: the space's people and those the question is about (read already);
-    then one keyword lookup per word, and the entities read only for a name still unknown."""
+    then one keyword index call for the words of the names still unknown
+    (`KeywordIndex.held_terms`), and the entities read only for a name still unknown."""
     limit = request.card_limit or recipe.max_cards
     if gate_threshold(request, recipe, limit).scope != "hook" or is_cjk(request.query):
         return []
+    names = [name for name in name_like_words(request.query)
+             if not any(near_known(word, people) for word in name)]
+    tokens = {word: query_terms(word) for name in names for word in name}
+    held = services.keywords.held_terms(space, [t for ts in tokens.values() for t in ts]) \
+        if tokens else set()
     entities: list[str] | None = None
     out = []
-    for name in name_like_words(request.query):  # a name is known when any of its words is
-        if any(near_known(word, people) or services.keywords.keyword_search(space, word, 1)
-               for word in name):
+    for name in names:  # a name is known when any of its words is
+        if any(held.intersection(tokens[word]) for word in name):
             continue
         if entities is None:
             entities = [n for e in services.store.list_records(Entity, space)
@@ -598,7 +603,7 @@ def recall_by_time(services: Services, space: str, request: RecallRequest,
 
 
 def language_shift(services: Services, query: str, qvec,
-                   recipe: RecallRecipe | None = None) -> dict[str, float]:
+                   recipe: RecallRecipe) -> dict[str, float]:
     """Per language, how far a card in it may sit below the query's own cosine floor: the
     query's cosine to small talk in it minus to small talk in its own (0 for its own), and,
     since e5 squeezes meaning across languages into a narrower band than within one, the
@@ -606,9 +611,7 @@ def language_shift(services: Services, query: str, qvec,
     base = small_talk_cosines(services.embedder, qvec)
     lang = language(query)
     own = base[lang]
-    squeeze = 0.0
-    if recipe is not None:
-        squeeze = (1 - recipe.cross_lift) * max(0.0, recipe.time_min_similarity - own)
+    squeeze = (1 - recipe.cross_lift) * max(0.0, recipe.time_min_similarity - own)
     return {other: cos - own - (squeeze if other != lang else 0.0) for other, cos in base.items()}
 
 
