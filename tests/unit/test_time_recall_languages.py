@@ -4,6 +4,8 @@ that language's small talk, not by a cosine only same-language lines reach
 
 from __future__ import annotations
 
+from datetime import UTC
+
 import numpy as np
 
 from chalicelib.domain.models import Card
@@ -65,3 +67,20 @@ def test_a_foreign_card_needs_only_a_share_of_the_lift_a_card_in_the_querys_lang
                   recipe, shift)
     assert not is_hit(english, Candidate("event:e1", parts={"vector": floor_en - 0.01}), terms,
                       recipe, shift)
+
+
+def test_a_verb_that_only_frames_a_time_question_is_no_keyword():
+    # "spend" names nothing a memory of that day says ("回重庆娘家了"); as 过 in
+    # "过年的时候我在哪过的", it leaves the time path with no words: the whole window answers
+    from datetime import datetime
+
+    from chalicelib.usecases.recall.timewindow import find_anchor
+
+    now = datetime(2026, 11, 14, tzinfo=UTC)
+    anchor, _ = find_anchor("Where did I spend the Spring Festival?", None, now, None)
+    assert anchor is not None and anchor.terms == ()
+    went, _ = find_anchor("Where did we go over the May Day holiday?", None, now, None)
+    assert went is not None and went.terms == ()
+    # content beside the frame stays: "what happened at the dentist last Tuesday"
+    dentist, _ = find_anchor("What happened at the dentist last Tuesday?", None, now, None)
+    assert dentist is not None and dentist.terms == ("dentist",)

@@ -169,6 +169,7 @@ def test_old_and_vague_units(text: str, expected: tuple[str, ...], now: datetime
 @pytest.mark.parametrize("text", [
     "我学了一个半月的吉他", "大半年没见了", "我在这工作了12年", "He scored 3 goals in 5 minutes",
     "I have been painting for a fortnight", "很久以前", "后天性免疫缺陷综合征", "新年快乐",
+    "We may day-trip to Paris", "we may day trip to the coast",
 ])
 def test_durations_are_not_times(text: str) -> None:
     assert find_times(text, NOW) == []
@@ -242,6 +243,9 @@ def test_ranges_across_years(text: str, expected: tuple[str, ...], now: datetime
     ("Golden Week", ("2022-10-01", "2022-10-08", "day", True), SAT),
     ("next year's National Day holiday", ("2024-10-01", "2024-10-08", "day", True), SAT),
     ("Black Friday", ("2022-11-25", "2022-11-26", "day", True), SAT),
+    ("May Day", ("2026-05-01", "2026-05-02", "day", True), NOW),  # 五一, as in Chinese
+    ("over the May Day holiday", ("2026-05-01", "2026-05-06", "day", True), NOW),
+    ("over the may day holiday", ("2026-05-01", "2026-05-06", "day", True), NOW),
 ])
 def test_holiday_day_versus_period(text: str, expected: tuple[str, ...], now: datetime) -> None:
     check(text, expected, now)

@@ -75,6 +75,9 @@ HOLIDAYS = (
     (r"father['’]?s\s+day", "fathers_day", False),
     (r"memorial\s+day", "memorial_day", False),
     (r"labou?r\s+day", "labor_day_us", False),
+    # May 1, China's 五一 (its holiday with "holiday"); capitalised unless "holiday" follows,
+    # as "we may day-trip" is no date
+    (r"(?-i:May)\s+day(?!-)|may\s+day(?=\s+holidays?)", "labour_day", False),
     (r"(?:chinese|lunar)\s+new\s+year|spring\s+festival", "spring_festival", False),
     (r"mid-?\s?autumn\s+festival|moon\s+festival", "mid_autumn", False),
     (r"dragon\s+boat\s+festival", "dragon_boat", False),
@@ -94,7 +97,7 @@ HOLIDAYS = (
 HOLIDAY_WORDS = ("christmas xmas new valentine halloween thanksgiving independence fourth july "
                  "easter mother father memorial labor labour chinese lunar spring autumn moon "
                  "dragon lantern qingming tomb national golden good boxing patrick black king mlk "
-                 "president veteran summer winter")
+                 "president veteran summer winter may")
 HOLIDAY_RE = "|".join(f"(?P<h{i}>{pattern})" for i, (pattern, _, _) in enumerate(HOLIDAYS))
 MODIFIER = r"(?P<mod>last|this|next|this past|this coming)"
 PERIOD = r"(?P<period>\s+(?:holidays?|break|vacation|weekend|long\s+weekend))?"

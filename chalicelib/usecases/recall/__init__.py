@@ -242,7 +242,7 @@ ALL_OF_IT_MIN = timedelta(days=28)
 def holds_all(services: Services, space: str, anchor: Anchor) -> bool:
     """Does the anchor's window (a month or more, with words beside the time) hold nearly
     all of the space's memories?"""
-    if anchor.end - anchor.start < ALL_OF_IT_MIN or not query_terms(anchor.topic):
+    if anchor.end - anchor.start < ALL_OF_IT_MIN or not anchor.terms:
         return False
     total = services.keywords.count(space, SearchFilter())
     inside = services.keywords.count(space, window_filter(SearchFilter(), anchor.start,
@@ -549,7 +549,7 @@ def recall_by_time(services: Services, space: str, request: RecallRequest,
     """Seed 003's layers: the named window, then ×factor around its centre, then forgot."""
     limit = request.card_limit or recipe.time_max_results
     topic = anchor.topic or request.query
-    terms = query_terms(anchor.topic)
+    terms = list(anchor.terms)
     qvec = services.embedder.embed_query(topic)
     trace.add(f"[时间回忆] 锚点「{anchor.matched}」→ {window_label(anchor.start, anchor.end)}"
               f"（{anchor.granularity}）· 关键词 {' '.join(terms) or '（无，取整段时间）'}",

@@ -12,14 +12,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from chalicelib.domain.dates import window_label
 from chalicelib.domain.models import Card
-from chalicelib.domain.textproc import tokenize
+from chalicelib.domain.textproc import query_terms, tokenize
 from chalicelib.ports import SearchFilter
 from chalicelib.usecases.recall.fusion import Candidate
 from chalicelib.usecases.recall.gate import language
 from chalicelib.usecases.recall.recipes import RecallRecipe
+
+if TYPE_CHECKING:
+    from chalicelib.domain.timeparse import TimeSpan
 
 POINTS_PER_TERM = 2
 
@@ -33,6 +37,28 @@ class Anchor:
     end: datetime
     granularity: str
     topic: str  # the query with the time expression removed
+    terms: tuple[str, ...] = ()  # the topic's content words (topic_terms), tokenised once
+
+
+# Verbs that only frame a question about a time ("Where did I go over the May Day holiday?",
+# "how did you spend Christmas", "what happened last Tuesday"): they name no content, as
+# 过 / 去哪 / 发生 do not in Chinese (textproc drops those with its particles and frames), and
+# a memory of that day rarely repeats them ("回重庆娘家了" for "spend the Spring Festival").
+# Only the time path drops them: elsewhere "go" and "spend" may be all a question has.
+TIME_FRAME_VERBS = frozenset(query_terms("go goes going went gone spend spends spending spent "
+                                         "happen happens happened happening"))
+
+
+def topic_terms(topic: str) -> tuple[str, ...]:
+    """The content words of what a query asks about a time, frame verbs left out."""
+    return tuple(t for t in query_terms(topic) if t not in TIME_FRAME_VERBS)
+
+
+def anchored(span: TimeSpan, query: str) -> Anchor:
+    """The anchor a parsed time names in `query`, its topic tokenised once."""
+    topic = strip_span(query, span.matched)
+    return Anchor(span.matched, span.start, span.end, span.granularity, topic,
+                  topic_terms(topic))
 
 
 def find_anchor(query: str, time_hint: str | None, now: datetime,
@@ -44,13 +70,11 @@ def find_anchor(query: str, time_hint: str | None, now: datetime,
         span = parse_time(time_hint, now, tz)
         if span is None:
             return None, False
-        return Anchor(span.matched, span.start, span.end, span.granularity,
-                      strip_span(query, span.matched)), True
+        return anchored(span, query), True
     span = parse_time(query, now, tz)
     if span is None:
         return None, True
-    return Anchor(span.matched, span.start, span.end, span.granularity,
-                  strip_span(query, span.matched)), True
+    return anchored(span, query), True
 
 
 def strip_span(query: str, matched: str) -> str:
