@@ -162,3 +162,22 @@ def test_a_named_time_reranks_its_hits_like_a_plain_recall(e5_services, put):
     finally:
         del RECIPES["no_rerank"]
     assert plain.cards[0].speaker == "阿狸"  # what the time path showed first before
+
+
+def test_a_hook_sized_time_recall_does_not_hit_by_a_name_alone(services, put):
+    """Every memory of Mel's Saturday holds "Mel" (events are retold with names): in a
+    hook-sized recall the name says whose day it was, so a question about a thing that day
+    never held finds nothing; a wide recall keeps the name as a word and shows her day."""
+    saturday = T0 - timedelta(days=2)  # T0 is a Monday
+    put("c1", [(1, "user", "Mel", "Mel took the kids to the beach and built a sandcastle"),
+               (2, "assistant", "Caroline", "Sounds lovely, Mel!")], base=saturday)
+    asked = "What concert did Mel see on Saturday?"
+    hook = recall(services, SPACE, RecallRequest(query=asked, now=T0, max_cards=2))
+    assert hook.cards == []
+    assert any("keywords concert" in line for line in hook.trace)
+    wide = recall(services, SPACE, RecallRequest(query=asked, now=T0, max_cards=10))
+    assert any("sandcastle" in c.text for c in wide.cards)
+    # a word of the question that day did hold still finds it at hook size
+    found = recall(services, SPACE, RecallRequest(query="Who did Mel take to the beach on Saturday?",
+                                                  now=T0, max_cards=2))
+    assert any("sandcastle" in c.text for c in found.cards)

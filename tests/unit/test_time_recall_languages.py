@@ -81,6 +81,8 @@ def test_a_verb_that_only_frames_a_time_question_is_no_keyword():
     assert anchor is not None and anchor.terms == ()
     went, _ = find_anchor("Where did we go over the May Day holiday?", None, now, None)
     assert went is not None and went.terms == ()
+    talked, _ = find_anchor("What did we talk about on Friday?", None, now, None)
+    assert talked is not None and talked.terms == ()  # as 聊了什么 (textproc's frames)
     # content beside the frame stays: "what happened at the dentist last Tuesday"
     dentist, _ = find_anchor("What happened at the dentist last Tuesday?", None, now, None)
     assert dentist is not None and dentist.terms == ("dentist",)

@@ -46,6 +46,7 @@ from chalicelib.usecases.recall.timewindow import (
     find_anchor,
     is_hit,
     layer_windows,
+    topic_terms,
     window_filter,
     window_label,
 )
@@ -549,7 +550,12 @@ def recall_by_time(services: Services, space: str, request: RecallRequest,
     """Seed 003's layers: the named window, then ×factor around its centre, then forgot."""
     limit = request.card_limit or recipe.time_max_results
     topic = anchor.topic or request.query
-    terms = list(anchor.terms)
+    # A hook-sized recall injects unasked: there a person's name says whose day it was, not
+    # what happened (it would make any of their memories of the window a hit: LoCoMo's
+    # questions put to another space, names swapped, came back with cards 0.12 of the time
+    # from here). A wider recall keeps the name as a word: all of theirs in the window.
+    hook = gate_threshold(request, recipe, request.card_limit or recipe.max_cards).scope == "hook"
+    terms = list(topic_terms(anchor.topic, named) if hook and named else anchor.terms)
     qvec = services.embedder.embed_query(topic)
     trace.add(f"[时间回忆] 锚点「{anchor.matched}」→ {window_label(anchor.start, anchor.end)}"
               f"（{anchor.granularity}）· 关键词 {' '.join(terms) or '（无，取整段时间）'}",

@@ -10,6 +10,7 @@ has no content words, and then everything in the window is a hit.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -41,17 +42,24 @@ class Anchor:
 
 
 # Verbs that only frame a question about a time ("Where did I go over the May Day holiday?",
-# "how did you spend Christmas", "what happened last Tuesday"): they name no content, as
-# 过 / 去哪 / 发生 do not in Chinese (textproc drops those with its particles and frames), and
-# a memory of that day rarely repeats them ("回重庆娘家了" for "spend the Spring Festival").
-# Only the time path drops them: elsewhere "go" and "spend" may be all a question has.
-TIME_FRAME_VERBS = frozenset(query_terms("go goes going went gone spend spends spending spent "
-                                         "happen happens happened happening"))
+# "how did you spend Christmas", "what happened last Tuesday", "what did we talk about on
+# Friday"): they name no content, as 过 / 去哪 / 发生 / 聊了 / 说过 do not in Chinese (textproc
+# drops those with its particles and frames), and a memory of that day rarely repeats them
+# ("回重庆娘家了" for "spend the Spring Festival"). Only the time path drops them: elsewhere
+# "go" and "spend" may be all a question has.
+TIME_FRAME_VERBS = frozenset(query_terms(
+    "go goes going went gone spend spends spending spent happen happens happened happening "
+    "talk talks talking talked say says saying said chat chats chatting chatted "
+    "mention mentions mentioning mentioned discuss discusses discussing discussed"))
 
 
-def topic_terms(topic: str) -> tuple[str, ...]:
-    """The content words of what a query asks about a time, frame verbs left out."""
-    return tuple(t for t in query_terms(topic) if t not in TIME_FRAME_VERBS)
+def topic_terms(topic: str, people: Iterable[str] = ()) -> tuple[str, ...]:
+    """The content words of what a query asks about a time: frame verbs left out, and the
+    words of the `people` it is about — they say whose day it was, not what happened, and
+    nearly every memory of that day holds them (events are retold with names), so a name
+    alone would make any memory of the window a hit."""
+    names = {t for person in people for t in query_terms(person)}
+    return tuple(t for t in query_terms(topic) if t not in TIME_FRAME_VERBS and t not in names)
 
 
 def anchored(span: TimeSpan, query: str) -> Anchor:
