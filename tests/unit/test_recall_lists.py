@@ -42,6 +42,10 @@ def test_recipes(monkeypatch):
     "小明都去过哪些地方？",
     "奶糖去过几次医院？",
     "小明都学过什么乐器？",
+    "How many dogs has Maria adopted from the shelter?",  # a count gathered over time
+    "How many races have I run this year?",
+    "我今年去了几趟华西医院？",
+    "今年我跟团旅游去过哪几个地方？",
 ])
 def test_questions_asking_for_every_item_of_a_kind(question):
     assert asks_for_list(question)
@@ -58,6 +62,9 @@ def test_questions_asking_for_every_item_of_a_kind(question):
     "How long has Melanie been creating art?",
     "奶糖的体检结果怎么样？",
     "小明的吉他课在哪里上？",
+    "How many kids does Melanie have?",  # a count said once
+    "How many years has she been married?",
+    "绍兴带回来几个粽子啊",
 ])
 def test_questions_asking_for_one_fact(question):
     assert not asks_for_list(question)

@@ -73,7 +73,13 @@ _NOT_PLURAL = re.compile(r"(?:ss|us|is|ous|ics|news|does|has|was|says|means|thin
 _MANY_ASKED = re.compile(
     r"\b(?:where|what|who)\s+(?:has|have)\b|\bhow many times\b|\bboth\b|\bin what ways\b"
     r"|\ball (?:the )?(?:things|places|times)\b|\bwhat (?:kinds|types|sorts) of\b"
-    r"|哪些|几次|多少次|(?<![京成首])都.{0,8}(?:什么|哪|啥)|列举|列出", re.IGNORECASE)
+    r"|哪些|几次|多少次|(?<![京成首])都.{0,8}(?:什么|哪|啥)|列举|列出"
+    # a count gathered over time ("how many dogs has she adopted", "how many races have I
+    # run", 去了几趟, 去过哪几个地方): the items, one a turn, over sessions; not a count said
+    # once ("how many kids does she have", 带回来几个粽子)
+    r"|\bhow many\s+(?!(?:years|months|weeks|days|hours|minutes|times)\b)(?:[a-z'-]+\s+)?"
+    r"[a-z]+s\s+(?:has|have)\b|几趟|几回|多少趟|多少回|哪几",
+    re.IGNORECASE)
 # (京都, 成都, 首都 hold a 都 that is no "all": "我们在京都住哪家酒店？" asks for one hotel.)
 
 
