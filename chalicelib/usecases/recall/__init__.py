@@ -408,9 +408,9 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
             gate = Gate.for_query(services.embedder, intent.judged, intent.vector, named,
                                   [c.parts["vector"] for c in candidates if "vector" in c.parts],
                                   recipe.vector_k, threshold.value, recipe.term_weight,
-                                  recipe.cross_coverage)
-            if threshold.scope == "wide":  # the floor refuses the plainly unrelated only
-                gate.cross_lift = recipe.cross_lift
+                                  recipe.cross_coverage,
+                                  # the floor refuses the plainly unrelated only
+                                  recipe.cross_lift if threshold.scope == "wide" else 1.0)
             if threshold.scope == "hook":
                 gate.space_holds(services.keywords, space, recipe.space_weight)
             ranked = gate.admit(ranked)

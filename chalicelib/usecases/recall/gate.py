@@ -171,14 +171,17 @@ class Gate:
     @classmethod
     def for_query(cls, embedder: Embedder, query: str, qvec, named: set[str],
                   cosines: Sequence[float], vector_k: int, threshold: float,
-                  term_weight: float, cross_coverage: float = 0.5) -> Gate:
-        """`cosines`: the vector list's scores for this query (all of them, any order)."""
+                  term_weight: float, cross_coverage: float = 0.5,
+                  cross_lift: float = 1.0) -> Gate:
+        """`cosines`: the vector list's scores for this query (all of them, any order);
+        `cross_lift`: the share of a same-language card's lift a foreign one needs (1: all)."""
         content = strip_names(query, named) if named else query
         baselines = small_talk_cosines(embedder, qvec)
         bound = min(cosines) if cosines and vector_k and len(cosines) >= vector_k else None
         return cls(threshold=threshold, term_weight=term_weight,
                    terms=query_terms(content or query), baselines=baselines, bound=bound,
-                   lang=language(query), cross_coverage=cross_coverage)
+                   lang=language(query), cross_coverage=cross_coverage,
+                   cross_lift=cross_lift)
 
     @cached_property
     def terms_by_language(self) -> dict[str, list[str]]:
