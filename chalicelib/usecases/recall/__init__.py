@@ -46,7 +46,6 @@ from chalicelib.usecases.recall.timewindow import (
     find_anchor,
     is_hit,
     layer_windows,
-    topic_terms,
     window_filter,
     window_label,
 )
@@ -352,8 +351,7 @@ def strangers_asked_about(services: Services, space: str, request: RecallRequest
     answer. `people`: the space's people and those the question is about (read already);
     then one keyword index call for the words of the names still unknown
     (`KeywordIndex.held_terms`), and the entities read only for a name still unknown."""
-    limit = request.card_limit or recipe.max_cards
-    if gate_threshold(request, recipe, limit).scope != "hook" or is_cjk(request.query):
+    if not hook_sized(request, recipe) or is_cjk(request.query):
         return []
     names = [name for name in name_like_words(request.query)
              if not any(near_known(word, people) for word in name)]
@@ -480,6 +478,13 @@ def gate_threshold(request: RecallRequest, recipe: RecallRecipe, limit: int) -> 
                          "min_relevance_wide")
 
 
+def hook_sized(request: RecallRequest, recipe: RecallRecipe) -> bool:
+    """Is the gate at the hook's threshold for this request (at most recipe.max_cards cards,
+    when it asks for no limit of its own, and no threshold of its own)? What such a recall
+    injects is unasked: the strangers rule and the time path's names read it."""
+    return gate_threshold(request, recipe, request.card_limit or recipe.max_cards).scope == "hook"
+
+
 def _num(value: float) -> str:
     return f"{round(value, 3):g}"
 
@@ -554,8 +559,7 @@ def recall_by_time(services: Services, space: str, request: RecallRequest,
     # what happened (it would make any of their memories of the window a hit: LoCoMo's
     # questions put to another space, names swapped, came back with cards 0.12 of the time
     # from here). A wider recall keeps the name as a word: all of theirs in the window.
-    hook = gate_threshold(request, recipe, request.card_limit or recipe.max_cards).scope == "hook"
-    terms = list(topic_terms(anchor.topic, named) if hook and named else anchor.terms)
+    terms = list(anchor.terms_without(named) if hook_sized(request, recipe) else anchor.terms)
     qvec = services.embedder.embed_query(topic)
     trace.add(f"[时间回忆] 锚点「{anchor.matched}」→ {window_label(anchor.start, anchor.end)}"
               f"（{anchor.granularity}）· 关键词 {' '.join(terms) or '（无，取整段时间）'}",

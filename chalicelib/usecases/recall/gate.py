@@ -50,7 +50,7 @@ import numpy as np
 from chalicelib.domain.models import Card
 from chalicelib.domain.names import strip_names
 from chalicelib.domain.textproc import is_cjk, query_terms, tokenize
-from chalicelib.ports import Embedder
+from chalicelib.ports import Embedder, KeywordIndex
 
 # Chatter that is about nothing: what an unrelated memory looks like to a query. Written once
 # (not tuned): greetings, thanks, agreement, goodbyes. The query's language picks the list.
@@ -211,7 +211,7 @@ class Gate:
         score = relevance(lift, cover, self.term_weight, space_share, self.space_weight)
         return Judgement(score >= self.threshold, score, cover)
 
-    def space_holds(self, keywords, space: str, weight: float) -> None:
+    def space_holds(self, keywords: KeywordIndex, space: str, weight: float) -> None:
         """Read, in one keyword index call, which content words the space holds at all
         (foreign questions: "the LGBTQ support group" asked of a space that never spoke of
         one; LoCoMo, bench/README.md "The gate's space term"), and weigh it. Words only, not

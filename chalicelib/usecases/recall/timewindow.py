@@ -40,6 +40,13 @@ class Anchor:
     topic: str  # the query with the time expression removed
     terms: tuple[str, ...] = ()  # the topic's content words (topic_terms), tokenised once
 
+    def terms_without(self, people: Iterable[str]) -> tuple[str, ...]:
+        """The topic's words less those of the `people` it is about: they say whose day it
+        was, not what happened, and nearly every memory of that day holds them (events are
+        retold with names), so a name alone would make any memory of the window a hit."""
+        names = {t for person in people for t in query_terms(person)}
+        return tuple(t for t in self.terms if t not in names) if names else self.terms
+
 
 # Verbs that only frame a question about a time ("Where did I go over the May Day holiday?",
 # "how did you spend Christmas", "what happened last Tuesday", "what did we talk about on
@@ -53,13 +60,9 @@ TIME_FRAME_VERBS = frozenset(query_terms(
     "mention mentions mentioning mentioned discuss discusses discussing discussed"))
 
 
-def topic_terms(topic: str, people: Iterable[str] = ()) -> tuple[str, ...]:
-    """The content words of what a query asks about a time: frame verbs left out, and the
-    words of the `people` it is about — they say whose day it was, not what happened, and
-    nearly every memory of that day holds them (events are retold with names), so a name
-    alone would make any memory of the window a hit."""
-    names = {t for person in people for t in query_terms(person)}
-    return tuple(t for t in query_terms(topic) if t not in TIME_FRAME_VERBS and t not in names)
+def topic_terms(topic: str) -> tuple[str, ...]:
+    """The content words of what a query asks about a time, frame verbs left out."""
+    return tuple(t for t in query_terms(topic) if t not in TIME_FRAME_VERBS)
 
 
 def anchored(span: TimeSpan, query: str) -> Anchor:
