@@ -350,6 +350,10 @@ class Salience:
     scores: np.ndarray  # (n,)
     vectors: np.ndarray  # (n, dim)
     threshold: float  # a score at or above it is worth an event
+    # Each text's cosine to small talk in its own language (domain.salience.SMALL_TALK): how
+    # close two turns about nothing in common sit, which e5 puts far higher in Chinese
+    # (~0.85) than in English (~0.75). None: the judge has no vectors to compare.
+    baselines: np.ndarray | None = None  # (n,)
 
 
 @runtime_checkable

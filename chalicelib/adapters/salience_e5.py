@@ -22,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
+from chalicelib.domain.salience import SMALL_TALK
+from chalicelib.domain.textproc import is_cjk
 from chalicelib.ports import Embedder, Salience
 
 WEIGHTS = Path(__file__).with_name("salience_e5.json")
@@ -44,6 +46,7 @@ class E5SalienceJudge:
             embedder = E5LocalEmbedder()
         self.embedder = embedder
         self.weights, self.bias, self.threshold = load_weights(str(weights))
+        self._small_talk: dict[str, np.ndarray] | None = None
 
     def assess(self, texts: Sequence[str]) -> Salience:
         # The gist is at the start: a 20,000-character reply would otherwise be embedded
@@ -51,5 +54,15 @@ class E5SalienceJudge:
         vectors = self.embedder.embed_passages([t[:JUDGE_CHARS] for t in texts])
         logits = vectors @ self.weights + self.bias if len(texts) else np.zeros(0, np.float32)
         scores = 1.0 / (1.0 + np.exp(-logits.astype(np.float64)))
-        return Salience(scores=scores, vectors=vectors, threshold=self.threshold)
+        return Salience(scores=scores, vectors=vectors, threshold=self.threshold,
+                        baselines=self.small_talk_cosines(texts, vectors))
+
+    def small_talk_cosines(self, texts: Sequence[str], vectors: np.ndarray) -> np.ndarray:
+        """Each text's cosine to the mean small-talk vector of its language."""
+        if self._small_talk is None:
+            self._small_talk = {lang: np.asarray(self.embedder.embed_passages(list(lines)),
+                                                 np.float32).mean(axis=0)
+                                for lang, lines in SMALL_TALK.items()}
+        return np.asarray([float(v @ self._small_talk["zh" if is_cjk(t) else "en"])
+                           for t, v in zip(texts, vectors, strict=True)], np.float32)
 

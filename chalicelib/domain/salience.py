@@ -19,6 +19,17 @@ import re
 from chalicelib.domain.textproc import _SPLIT_RE, _ZH_FUNCTION_CHARS, is_cjk, query_terms
 from chalicelib.domain.textrules import is_question, split_sentences
 
+# Chatter that is about nothing: what an unrelated memory looks like to a query (the recall
+# gate) and how close two unrelated turns sit (the offline extractor's same-topic test). Written
+# once (not tuned): greetings, thanks, agreement, goodbyes. The text's language picks the list.
+SMALL_TALK: dict[str, tuple[str, ...]] = {
+    "en": ("Hi!", "How's it going?", "That's awesome, congrats!", "Thanks so much.",
+           "See you later!", "Haha, yeah.", "Good night!", "Okay, sounds good."),
+    "zh": ("你好呀", "最近怎么样？", "太好了，恭喜！", "谢谢你", "回头见", "哈哈，是啊", "晚安！",
+           "好的，没问题"),
+}
+
+
 # Names of the people in the chat are not content: "Thanks, Maria!" is thanks.
 Names = frozenset[str] | set[str] | tuple[str, ...]
 

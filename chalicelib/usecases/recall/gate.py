@@ -49,17 +49,9 @@ import numpy as np
 
 from chalicelib.domain.models import Card
 from chalicelib.domain.names import strip_names
+from chalicelib.domain.salience import SMALL_TALK
 from chalicelib.domain.textproc import is_cjk, query_terms, tokenize
 from chalicelib.ports import Embedder, KeywordIndex
-
-# Chatter that is about nothing: what an unrelated memory looks like to a query. Written once
-# (not tuned): greetings, thanks, agreement, goodbyes. The query's language picks the list.
-SMALL_TALK: dict[str, tuple[str, ...]] = {
-    "en": ("Hi!", "How's it going?", "That's awesome, congrats!", "Thanks so much.",
-           "See you later!", "Haha, yeah.", "Good night!", "Okay, sounds good."),
-    "zh": ("你好呀", "最近怎么样？", "太好了，恭喜！", "谢谢你", "回头见", "哈哈，是啊", "晚安！",
-           "好的，没问题"),
-}
 
 _small_talk: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # embedder → {lang: vec}
 
