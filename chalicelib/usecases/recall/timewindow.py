@@ -10,6 +10,7 @@ has no content words, and then everything in the window is a hit.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -60,9 +61,16 @@ TIME_FRAME_VERBS = frozenset(query_terms(
     "mention mentions mentioning mentioned discuss discusses discussing discussed"))
 
 
+# Chinese phrases that point back at the time just named ("暑假那会儿我在哪", "国庆那几天",
+# "搬家那段时间"): the time again, not what happened in it. Left in, 那会儿 made 会儿 (and the
+# straddling 假那) the question's only words, which no memory of that summer says.
+ZH_TIME_FRAMES = re.compile(r"[那这](?:会儿|会|阵子|阵儿|段时间|段日子|几天|时候|时)|的时候|期间")
+
+
 def topic_terms(topic: str) -> tuple[str, ...]:
     """The content words of what a query asks about a time, frame verbs left out."""
-    return tuple(t for t in query_terms(topic) if t not in TIME_FRAME_VERBS)
+    return tuple(t for t in query_terms(ZH_TIME_FRAMES.sub(" ", topic))
+                 if t not in TIME_FRAME_VERBS)
 
 
 def anchored(span: TimeSpan, query: str) -> Anchor:
