@@ -7,12 +7,13 @@ from __future__ import annotations
 from datetime import UTC
 
 import numpy as np
+import pytest
 
 from chalicelib.domain.models import Card
 from chalicelib.usecases.recall import language_shift
 from chalicelib.usecases.recall.fusion import Candidate
 from chalicelib.usecases.recall.recipes import RecallRecipe
-from chalicelib.usecases.recall.timewindow import is_hit
+from chalicelib.usecases.recall.timewindow import is_hit, topic_terms
 
 
 def card(text: str) -> Card:
@@ -86,3 +87,14 @@ def test_a_verb_that_only_frames_a_time_question_is_no_keyword():
     # content beside the frame stays: "what happened at the dentist last Tuesday"
     dentist, _ = find_anchor("What happened at the dentist last Tuesday?", None, now, None)
     assert dentist is not None and dentist.terms == ("dentist",)
+
+
+@pytest.mark.parametrize("topic, kept", [
+    ("那会儿我在哪？", ()),  # 暑假那会儿: only the time again
+    ("那段时间我们住在哪", ("住在",)),
+    ("去成都的时候住在哪一带？", ("去成", "成都", "住在", "一带")),
+    ("期间我去哪旅游了？", ("旅游",)),
+    ("how did you spend it", ()),
+])
+def test_phrases_that_point_back_at_the_time_are_no_keywords(topic, kept):
+    assert topic_terms(topic) == kept
