@@ -31,11 +31,12 @@ _EN_STOP = frozenset(
 # Characters that carry grammar, not content: a bigram made only of these is noise in a query.
 _ZH_FUNCTION_CHARS = frozenset("的了吗呢吧啊呀哦嗯我你他她它们是在和也就都还这那有个么什怎样没不要会能说把被给对让")
 
-# Particles, pronouns and question words: a query bigram that contains one straddles a word
-# boundary ("们去", "边吗", "得我") or frames the question ("去哪", "干嘛", "吃啥", "哪些") far
-# more often than it names anything. Question frames matter most: they match the other
-# party's questions ("都去了哪些地方？") better than the answers the query is after.
-_ZH_PARTICLES = frozenset("的了吗呢吧啊呀哦嗯我你他她它们么哪啥嘛谁")
+# Particles, pronouns, question words and the copula 是: a query bigram that contains one
+# straddles a word boundary ("们去", "边吗", "得我", "作是" in 工作是做啥的) or frames the
+# question ("去哪", "干嘛", "吃啥", "哪些") far more often than it names anything. Question
+# frames matter most: they match the other party's questions ("都去了哪些地方？") better than
+# the answers the query is after.
+_ZH_PARTICLES = frozenset("的了吗呢吧啊呀哦嗯我你他她它们么哪啥嘛谁是")
 # …except in these everyday nouns and verbs, which hold a particle character but name a thing:
 # without them "吉他课" searches only "课在", and "酒吧" nothing at all.
 _ZH_PARTICLE_WORDS = frozenset(
@@ -45,7 +46,9 @@ _ZH_QUERY_STOP = frozenset(
     ["还记", "记得", "记不", "忘了", "聊了", "聊过", "聊的", "说过", "说了", "什么", "怎么", "时候",
      "那天", "一下", "告诉", "知道", "是不", "不是", "有没", "没有", "发生", "之前", "以前", "那次",
      # the present and the start, as "now" and "currently" are English stop words
-     "现在", "目前", "如今", "当初", "一开"]
+     "现在", "目前", "如今", "当初", "一开",
+     # "what was it again": asks the memory to come back, names nothing (…是啥来着)
+     "来着"]
 )
 _stemmer = snowballstemmer.stemmer("english")
 _stem_lock = threading.Lock()  # a snowball stemmer keeps state while it works: one at a time
@@ -84,6 +87,17 @@ def _cjk_bigrams(run: str) -> list[str]:
     return list(map(add, run[:-1], run[1:]))
 
 
+def _content_bigrams(run: str) -> list[str]:
+    """A query run's content bigrams. A stop word is a word: the bigrams across its edges
+    straddle two words ("感知什么来着" → 知什, "那次去医院" → 次去, "现在住在哪" → 在住) and go
+    with it, as those holding a particle do."""
+    bigrams = _cjk_bigrams(run)
+    stops = {i for i, b in enumerate(bigrams) if b in _ZH_QUERY_STOP}
+    edges = {j for i in stops for j in (i - 1, i + 1)}
+    return [b for i, b in enumerate(bigrams)
+            if (i not in edges or b in _ZH_PARTICLE_WORDS) and _is_content_bigram(b)]
+
+
 def _is_content_bigram(bigram: str) -> bool:
     if len(bigram) == 1:
         return bigram not in _ZH_FUNCTION_CHARS
@@ -116,7 +130,7 @@ def query_terms(text: str) -> list[str]:
     seen: set[str] = set()
     for run, word in _SPLIT_RE.findall(text):
         if run:
-            candidates = [b for b in _cjk_bigrams(run) if _is_content_bigram(b)]
+            candidates = _content_bigrams(run)
         else:
             low = _lowered(word)
             if low in _EN_STOP or (len(low) < 2 and not low.isdigit()):
