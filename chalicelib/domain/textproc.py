@@ -48,7 +48,10 @@ _ZH_QUERY_STOP = frozenset(
      # the present and the start, as "now" and "currently" are English stop words
      "现在", "目前", "如今", "当初", "一开",
      # "what was it again": asks the memory to come back, names nothing (…是啥来着)
-     "来着"]
+     "来着",
+     # conjunctions join clauses and name nothing: 因为 alone made "我当初是因为啥戒的烟" a
+     # match for "因为开心的时间总是过得快呀"
+     "因为", "所以", "但是", "可是", "然后", "如果", "虽然", "而且", "或者", "不过"]
 )
 _stemmer = snowballstemmer.stemmer("english")
 _stem_lock = threading.Lock()  # a snowball stemmer keeps state while it works: one at a time
