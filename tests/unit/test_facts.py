@@ -31,6 +31,8 @@ T0 = datetime(2026, 1, 5, 20, tzinfo=UTC)
     ("I started learning the guitar.", [("learning", "guitar", False)]),
     ("My girlfriend is Lena.", [("partner", "Lena", False)]),
     ("我搬到杭州了", [("lives_in", "杭州", False)]),
+    ("我现在跟人合租在徐汇，离公司骑车十五分钟", [("lives_in", "徐汇", False)]),
+    ("我搬出宿舍了 在光谷跟同事合租了 离公司近", [("lives_in", "光谷", False)]),
     ("现在在杭州住", [("lives_in", "杭州", False)]),
     ("我上个月入职了字节", [("works_at", "字节", False)]),
     ("我对花生过敏", [("allergic_to", "花生", False)]),
@@ -56,7 +58,7 @@ def test_what_a_turn_states_about_its_speaker(text, expected):
 
 @pytest.mark.parametrize("text", [
     "I might move to Tokyo next year.", "my sister moved to Rome", "You could move to Paris!",
-    "Do you live in Berlin?", "我想养只狗", "我姐姐搬到上海了", "你住在哪里？", "如果我搬到北京呢",
+    "Do you live in Berlin?", "我想养只狗", "我们在考虑合租", "我姐姐搬到上海了", "你住在哪里？", "如果我搬到北京呢",
     # a degree, not a death (冻死了: "freezing"); a time, not a firm; a test, not a workplace
     "刚跑完最后一单 冻死了", "烦死了 又下雨", "上周她走了", "我到上海啦！入职快三周了",
     "在医院做了过敏检测", "i work at home mostly",
