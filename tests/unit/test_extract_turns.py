@@ -74,3 +74,12 @@ class TestTellings:
         drafts = self.extract(extractor, [("user", first), ("assistant", asked),
                                           ("user", answer)])
         assert [cited(d) for d in drafts] == [{1, 3}]
+
+    def test_today_is_the_tellings_own_time(self, extractor):
+        """An answer saying how it stands today goes on telling the story; one naming another
+        day is another happening."""
+        story = [("user", "朵朵前天晚上发烧到39度，半夜抱去医院挂急诊"), ("assistant", "天啊，现在退烧了吗")]
+        drafts = self.extract(extractor, [*story, ("user", "查了说是甲流，开了奥司他韦，今天总算退了")])
+        assert [cited(d) for d in drafts] == [{1, 3}]
+        drafts = self.extract(extractor, [*story, ("user", "昨天还带她去公园放了风筝")])
+        assert [cited(d) for d in drafts] == [{1}, {3}]

@@ -14,8 +14,9 @@ happened, nothing for small talk.
    goes on telling it) or the turns are about the same thing (their e5 vectors close:
    `SAME_TOPIC`, measured above how close either sits to small talk in its language, since
    e5 puts any two Chinese turns closer than most English pairs on one topic), were said
-   within `MAX_TURN_GAP` of each other and name no other time, up to `MAX_TURNS` turns; the
-   event cites each of its turns.
+   within `MAX_TURN_GAP` of each other and name no other time than the telling's own day
+   ("今天总算退了" goes on telling the fever of the day before yesterday), up to `MAX_TURNS`
+   turns; the event cites each of its turns.
 4. **Retelling.** Third person with the speaker named ("I adopted" → "Mel adopted"), in the
    turn's own language; a sentence with no subject of its own ("Gonna check out career
    options") is quoted as the speaker's words instead of being garbled. Dated by the message
@@ -367,7 +368,10 @@ def _continued(happenings: Sequence, msg: Message, before: Sequence[Message],
     if not rules.is_question(between[0].content) \
             and not same_topic(last.vector, last.baseline, *vector):
         return None
-    names_time = any(s.relative is not None or s.when != message_day(msg.at) for s in first)
+    # Another time is another happening; "today" is the telling's own time, as a turn that
+    # names none ("前天发烧到39度" … "现在退烧了吗" … "今天总算退了" is one illness).
+    today = message_day(msg.at)
+    names_time = any(s.when != today for s in first)
     if names_time and first[0].when != last.when:
-        return None  # another time: another happening
+        return None
     return last
