@@ -8,6 +8,7 @@ Each port has an embedded adapter (SQLite / numpy / bundled e5 / in-memory) and 
 from __future__ import annotations
 
 import contextvars
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import asdict, dataclass, field, fields
@@ -25,6 +26,7 @@ from chalicelib.domain.models import (
     SessionState,
 )
 from chalicelib.domain.records import Record
+from chalicelib.domain.salience import SMALL_TALK
 
 if TYPE_CHECKING:  # numpy and pydantic types only for annotations: no import cost at start
     import numpy as np
@@ -223,6 +225,26 @@ class Embedder(Protocol):
 # ------------------------------------------------------------------ getting memories indexed
 
 Lane = Literal["keyword", "vector"]
+
+
+_small_talk: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # embedder → {lang: vec}
+
+
+def small_talk_vector(embedder: Embedder, lang: str) -> np.ndarray:
+    """The mean passage vector of the small talk in `lang` (domain.salience.SMALL_TALK), once
+    per embedder object: what chatter about nothing looks like to the recall gate and to the
+    salience judge's same-topic baselines alike."""
+    import numpy as np  # lazily: ports is imported at start, numpy only when embedding
+
+    try:
+        cache = _small_talk.setdefault(embedder, {})
+    except TypeError:  # an embedder that cannot be weakly referenced: no cache
+        cache = {}
+    vec = cache.get(lang)
+    if vec is None:
+        vec = np.asarray(embedder.embed_passages(list(SMALL_TALK[lang])), np.float32).mean(axis=0)
+        cache[lang] = vec
+    return vec
 
 
 @dataclass(frozen=True)

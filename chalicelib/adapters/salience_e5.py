@@ -22,9 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from chalicelib.domain.salience import SMALL_TALK
-from chalicelib.domain.textproc import is_cjk
-from chalicelib.ports import Embedder, Salience
+from chalicelib.domain.salience import language
+from chalicelib.ports import Embedder, Salience, small_talk_vector
 
 WEIGHTS = Path(__file__).with_name("salience_e5.json")
 JUDGE_CHARS = 600  # of a turn's statements, judged (about the model's 512-token window)
@@ -46,7 +45,6 @@ class E5SalienceJudge:
             embedder = E5LocalEmbedder()
         self.embedder = embedder
         self.weights, self.bias, self.threshold = load_weights(str(weights))
-        self._small_talk: dict[str, np.ndarray] | None = None
 
     def assess(self, texts: Sequence[str]) -> Salience:
         # The gist is at the start: a 20,000-character reply would otherwise be embedded
@@ -59,10 +57,5 @@ class E5SalienceJudge:
 
     def small_talk_cosines(self, texts: Sequence[str], vectors: np.ndarray) -> np.ndarray:
         """Each text's cosine to the mean small-talk vector of its language."""
-        if self._small_talk is None:
-            self._small_talk = {lang: np.asarray(self.embedder.embed_passages(list(lines)),
-                                                 np.float32).mean(axis=0)
-                                for lang, lines in SMALL_TALK.items()}
-        return np.asarray([float(v @ self._small_talk["zh" if is_cjk(t) else "en"])
+        return np.asarray([float(v @ small_talk_vector(self.embedder, language(t)))
                            for t, v in zip(texts, vectors, strict=True)], np.float32)
-

@@ -30,6 +30,11 @@ SMALL_TALK: dict[str, tuple[str, ...]] = {
 }
 
 
+def language(text: str) -> str:
+    """"zh" for text that is noticeably CJK, else "en": the two small-talk lists."""
+    return "zh" if is_cjk(text) else "en"
+
+
 # Names of the people in the chat are not content: "Thanks, Maria!" is thanks.
 Names = frozenset[str] | set[str] | tuple[str, ...]
 

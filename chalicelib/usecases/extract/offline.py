@@ -306,8 +306,7 @@ def signals(msg: Message, text: str) -> bool:
 def _verdicts(asked: Sequence[Message], texts: Sequence[str],
               judged: Salience) -> dict[int, TurnVector]:
     """seq → the turn's vector and small-talk baseline, for the turns the judge finds worth an
-    event; a turn with a
-    signal (`signals`) needs only `SIGNAL_DISCOUNT` of the threshold."""
+    event; a turn with a signal (`signals`) needs only `SIGNAL_DISCOUNT` of the threshold."""
     out = {}
     for i, msg in enumerate(asked):
         score = judged.scores[i]

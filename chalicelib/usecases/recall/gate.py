@@ -40,7 +40,6 @@ Calibration (LoCoMo, fit on one conversation and tested on the other): bench/REA
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -49,25 +48,9 @@ import numpy as np
 
 from chalicelib.domain.models import Card
 from chalicelib.domain.names import strip_names
-from chalicelib.domain.salience import SMALL_TALK
+from chalicelib.domain.salience import SMALL_TALK, language
 from chalicelib.domain.textproc import is_cjk, query_terms, tokenize
-from chalicelib.ports import Embedder, KeywordIndex
-
-_small_talk: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # embedder → {lang: vec}
-
-
-def small_talk_vector(embedder: Embedder, lang: str) -> np.ndarray:
-    """The mean passage vector of the small talk in `lang`, once per embedder object."""
-    try:
-        cache = _small_talk.setdefault(embedder, {})
-    except TypeError:  # an embedder that cannot be weakly referenced: no cache
-        cache = {}
-    vec = cache.get(lang)
-    if vec is None:
-        vec = np.asarray(embedder.embed_passages(list(SMALL_TALK[lang])), np.float32).mean(axis=0)
-        cache[lang] = vec
-    return vec
-
+from chalicelib.ports import Embedder, KeywordIndex, small_talk_vector
 
 # A card not embedded yet (a message PUT a moment ago) is judged on its words alone: every
 # content term, or at least two of them covering two thirds of the query. CJK bigrams that
@@ -101,11 +84,6 @@ def _units(terms: Sequence[str]) -> int:
     other term."""
     cjk = [t for t in terms if is_cjk(t)]
     return len(set("".join(cjk))) + len(terms) - len(cjk)
-
-
-def language(text: str) -> str:
-    """"zh" for text that is noticeably CJK, else "en": the two small-talk lists."""
-    return "zh" if is_cjk(text) else "en"
 
 
 def relevance(lift: float, coverage: float, term_weight: float, space_share: float = 1.0,
