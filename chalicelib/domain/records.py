@@ -274,7 +274,18 @@ class CoreDelivery(Record):
     at: datetime
 
 
+class ArchivedTurns(Record):
+    """The turns an event archived by hand cites (scope = space, key = the event id, refs =
+    message refs): what the user archived stays out of recall, its turns as message cards
+    and the facts told only there (chalicelib.usecases.events.hidden_turns). Deleted when
+    the event is made active again."""
+
+    KIND: ClassVar[str] = "archived-turns"
+    refs: list[str] = Field(default_factory=list)
+
+
 RECORD_KINDS: dict[str, type[Record]] = {
     cls.KIND: cls for cls in (Person, MemoryUse, JournalBatch, LLMUsageRecord, MergeState,
                               ApiKey, ApiKeyUse, KnownSpace, JobFailure, Job, JobTicket,
-                              Entity, Thread, Relation, SummaryFold, Fact, CoreDelivery)}
+                              Entity, Thread, Relation, SummaryFold, Fact, CoreDelivery,
+                              ArchivedTurns)}

@@ -18,9 +18,10 @@ from chalicelib.domain.models import (
     SaveEventRequest,
     When,
 )
-from chalicelib.domain.refs import parse_ref
+from chalicelib.domain.records import ArchivedTurns
+from chalicelib.domain.refs import message_ref, parse_ref
 from chalicelib.domain.textproc import is_cjk
-from chalicelib.ports import ConflictError, Services
+from chalicelib.ports import ConflictError, Services, Store
 from chalicelib.usecases.spaces import remember_space
 
 
@@ -119,6 +120,8 @@ def patch_event(services: Services, space: str, event_id: str,
         if current is None or not _patched_already(current, request.version, changes):
             raise Conflict(str(exc)) from None
         saved = current  # the same change, written by a racing copy of this request
+    if "status" in changes:
+        keep_hidden(services, saved)
     services.index.index_events([saved])
     return saved
 
@@ -138,15 +141,38 @@ def _patched_already(current: Event, version: int, changes: dict) -> bool:
 def archive_event(services: Services, space: str, event_id: str) -> Event:
     current = get_event(services, space, event_id)
     if current.status == "archived":
-        services.index.index_events([current])  # a retry: the first try may not have got here
+        keep_hidden(services, current)  # a retry: the first try may not have got here
+        services.index.index_events([current])
         return current
     archived = current.model_copy(update={"status": "archived", "updated_at": services.clock()})
     try:
         saved = services.store.update_event(archived, current.version)
     except ConflictError as exc:
         raise Conflict(str(exc)) from None
+    keep_hidden(services, saved)
     services.index.index_events([saved])
     return saved
+
+
+def keep_hidden(services: Services, event: Event) -> None:
+    """An event archived by hand hides the turns it cites (an `ArchivedTurns` record); made
+    active again, it shows them. Summaries hide nothing: they cite a whole session, and
+    archiving a retelling is no wish to forget the chat. Events faded by forgetting never
+    come here: fading leaves the turns to recall."""
+    if event.status == "active":
+        services.store.delete_records(ArchivedTurns, event.space, [event.id])
+        return
+    refs = [message_ref(s.session, seq) for s in event.sources
+            for seq in range(s.seq_start, s.seq_end + 1)]
+    if event.status == "archived" and event.kind == "event" and refs:
+        services.store.put_record(ArchivedTurns(scope=event.space, key=event.id, refs=refs))
+
+
+def hidden_turns(store: Store, space: str) -> frozenset[str]:
+    """The message refs that events archived by hand cite: no message card shows them
+    (recall.cards.load_cards) and no fact told only there is said (facts.core_block)."""
+    return frozenset(ref for record in store.list_records(ArchivedTurns, space)
+                     for ref in record.refs)
 
 
 def history(services: Services, space: str, event_id: str) -> list[Event]:

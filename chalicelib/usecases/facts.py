@@ -34,6 +34,7 @@ from chalicelib.domain.records import CoreDelivery, Entity, Fact, Person
 from chalicelib.domain.refs import message_ref
 from chalicelib.domain.textproc import is_cjk
 from chalicelib.ports import Services
+from chalicelib.usecases.events import hidden_turns
 
 _SAME_TALK = timedelta(hours=6)  # an unnamed ending does not end what was just told
 CORE_EVERY_RECALLS = 20  # a window is sent its core block again after this many recalls
@@ -315,13 +316,14 @@ def core_block(services: Services, space: str, people: Iterable[str], budget_tok
                zh: bool = False) -> str:
     """The current facts of `people`, one line each, most telling attributes first, cut to
     `budget_tokens` (whole facts only); a fact told once in passing waits for a second
-    mention. Empty: nothing to say."""
+    mention, and one told only in turns an archived event cites is not said (read here, not
+    closed: restoring the event brings it back). Empty: nothing to say."""
     from chalicelib.usecases.recall.context import estimate_tokens
 
     wanted = {p.casefold() for p in people}
+    hidden = hidden_turns(services.store, space)
     facts = [f for f in services.store.list_records(Fact, space)
-             if f.valid_to is None and f.person.casefold() in wanted
-             and (not f.in_passing or len(f.sources) > 1)]
+             if f.valid_to is None and f.person.casefold() in wanted and _sayable(f, hidden)]
     if not facts or budget_tokens <= 0:
         return ""
     labels = LABELS["zh" if zh else "en"]
@@ -341,6 +343,14 @@ def core_block(services: Services, space: str, people: Iterable[str], budget_tok
         if parts:
             lines.append(f"- {clean_line(person)}: " + "; ".join(parts))
     return "\n".join(lines) if len(lines) > 1 else ""
+
+
+def _sayable(fact: Fact, hidden: frozenset[str]) -> bool:
+    """Told plainly, or twice in passing, counting only the turns not hidden by an archive."""
+    told = [ref for ref in fact.sources if ref not in hidden]
+    if fact.sources and not told:
+        return False
+    return not fact.in_passing or len(told) > 1
 
 
 def core_for(services: Services, space: str, window: str | None, people: Iterable[str],

@@ -12,6 +12,7 @@ from datetime import timedelta
 from chalicelib.domain.models import Card, Event, Message, Source, When
 from chalicelib.domain.refs import EventRef, MessageRef, parse_ref
 from chalicelib.ports import Store
+from chalicelib.usecases.events import hidden_turns
 from chalicelib.usecases.recall.fusion import Candidate
 
 
@@ -51,13 +52,16 @@ def load_cards(store: Store, space: str, candidates: Sequence[Candidate],
                clean: Callable[[str], str] | None = None) -> list[tuple[Card, Candidate]]:
     """Cards for the candidates, in their order, from two batch reads (events, messages).
     A memory that is gone or no longer active is skipped: an index may lag the store, and
-    the store is the truth. With `clean`, card texts are cleaned, and a message holding
-    nothing else (a reply that was all reasoning) is no card."""
+    the store is the truth. A turn an event archived by hand cites is no card either
+    (events.hidden_turns): what the user archived stays out. With `clean`, card texts are
+    cleaned, and a message holding nothing else (a reply that was all reasoning) is no card."""
     refs = {c.ref: parse_ref(c.ref) for c in candidates}
     event_ids = [r.id for r in refs.values() if isinstance(r, EventRef)]
     message_keys = [(r.session, r.seq) for r in refs.values() if isinstance(r, MessageRef)]
     events = {e.id: e for e in store.load_events(space, event_ids) if e.status == "active"}
-    messages = {(m.session, m.seq): m for m in store.load_messages(space, message_keys)}
+    hidden = hidden_turns(store, space) if message_keys else frozenset()
+    messages = {(m.session, m.seq): m for m in store.load_messages(space, message_keys)
+                if m.ref not in hidden}
     pairs = []
     for cand in candidates:
         ref = refs[cand.ref]
