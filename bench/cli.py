@@ -110,6 +110,49 @@ def crosslingual(json_path: str | None, dump_path: str | None, recipe: str | Non
               quiet, data_dir)
 
 
+@bench.command("companion", help="The companion chats (bench/data/companion: six SillyTavern "
+                                 "exports and key.json): each imported into its own space "
+                                 "and extracted as `annals import --extract` does, then every "
+                                 "question of the key (found@10, hook hit@2, abstention, R@5 "
+                                 "vs BM25 and dense), the user's facts and the chronicle, per "
+                                 "chat and pooled. PATH: chat files (default: the key's).")
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, dir_okay=False))
+@click.option("--key", "key_path", type=click.Path(exists=True, dir_okay=False),
+              default=None, help="the answer key (default: bench/data/companion/key.json)")
+@click.option("--only", default=None, metavar="NAME-SUBSTRING",
+              help="only the chat files whose name holds this (case-insensitive)")
+@click.option("--embedder", type=click.Choice(["e5-local", "hash"]), default="e5-local",
+              show_default=True)
+@click.option("--recipe", default=None,
+              help="Annals recipe to measure (default: the configured ANNALS_RECIPE)")
+@click.option("--data-dir", type=click.Path(file_okay=False), default=None,
+              help="build the spaces here and reuse them next time (delete it when "
+                   "extraction changes)")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False),
+              help="write the full report as JSON (every question's cards, verdicts, trace)")
+@click.option("--dump", "dump_path", type=click.Path(dir_okay=False),
+              help="write one JSON line per question with its cards")
+@click.option("--quiet", is_flag=True, help="no progress bar")
+def companion(paths: tuple[str, ...], key_path: str | None, only: str | None, embedder: str,
+              recipe: str | None, data_dir: str | None, json_path: str | None,
+              dump_path: str | None, quiet: bool) -> None:
+    from .companion import KEY, format_report, run
+
+    if recipe is not None:
+        from chalicelib.usecases.recall.recipes import RECIPES
+
+        if recipe not in RECIPES:
+            raise click.BadParameter(f"unknown recipe {recipe!r}; known: "
+                                     f"{', '.join(sorted(RECIPES))}", param_hint="--recipe")
+    try:
+        report = run(paths, key_path=key_path or KEY, only=only, embedder=embedder,
+                     recipe=recipe, json_path=json_path, dump_path=dump_path,
+                     data_dir=data_dir, progress=not quiet)
+    except (KeyError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(format_report(report))
+
+
 @bench.command("salience", help="Train the salience judge on LoCoMo annotated facts (PATH = "
                                 "a LoCoMo JSON file) and print leave-two-out figures; --out "
                                 "writes the weights the offline extractor ships.")
