@@ -12,7 +12,8 @@ be shown where it came from. Rules, English and Chinese alike:
   ("a cat named Luna"), "Project X", "… University / Inc"; a word that opens a sentence is a
   name only on evidence (`opening_names`): it is a speaker, it is capitalised mid-sentence
   elsewhere, or it is the subject of "and I" or a verb ("Tom and I …", "Lisa said …");
-- Chinese: 《书名》, names before a place suffix (大仓酒店, 西湖公园), well-known cities and
+- Chinese: 《书名》, names before a place suffix (大仓酒店, 西湖公园; a whole word, never
+  one cut from a longer one: no 戏公司 from 游戏公司), well-known cities and
   countries, the place of 去X旅行, pets by name (取名叫奶糖), X项目, X公司/大学; a person
   who is the subject of 和我 or a verb ("小明和我…", "小明说…", "我和小明决定…").
 
@@ -291,7 +292,7 @@ _PLACE_SUFFIXES = ("酒店", "宾馆", "饭店", "民宿", "旅馆", "机场", "
 _ORG_SUFFIXES = ("公司", "集团", "银行", "学校", "研究所", "工作室")
 # Characters that end a name when reading backwards from a suffix: verbs, particles and
 # pronouns that sit right before a name ("订了|大仓酒店", "去|西湖").
-_STOP_CHARS = frozenset("的了在去到住订把和与跟是我你他她它们个这那从往要想说也都还就给被让"
+_STOP_CHARS = frozenset("的了在去到住订把和与跟是我你他她它们个这那从往离要想说也都还就给被让"
                         "换成改为叫于向对及或很最又再已将会能可里上下中间前后次趟家位"
                         "看逛玩游观爬回来飞坐吃买见过经顺便近附欢")
 MAX_ZH_NAME = 4  # characters before a suffix: 东京柏悦 yes, a whole clause no
@@ -317,14 +318,28 @@ _PROJECT_ZH = re.compile(rf"([{_HAN}A-Za-z0-9]{{2,8}}?)项目")
 def _back_to_name(text: str, end: int) -> str:
     """The name ending at `end`: Han characters read backwards until a stop character.
     家 is one inside a name after another of its characters (柊家旅馆), not after a numeral,
-    a demonstrative or a pronoun (一家酒店, 这家酒店, 我家)."""
+    a demonstrative or a pronoun (一家酒店, 这家酒店, 我家). Empty when the name is not a
+    word of its own (`_delimited_head`)."""
     start = end
-    while start > 0 and end - start < MAX_ZH_NAME and re.match(rf"[{_HAN}]", text[start - 1]):
+    while start > 0 and re.match(rf"[{_HAN}]", text[start - 1]):
         ch = text[start - 1]
         if ch in _STOP_CHARS and not (ch == "家" and _family_name_char(text, start - 2)):
             break
+        if end - start == MAX_ZH_NAME:
+            return ""  # the run goes on: a span cut here would start inside a word
         start -= 1
-    return text[start:end]
+    return _delimited_head(text[start:end])
+
+
+def _delimited_head(head: str) -> str:
+    """The head itself when it can be a name, else "". Chinese has no spaces, so a name must
+    be delimited on its own: at least two characters (one character before 公司 is the end of
+    another word, 游戏公司 → 戏, or a modifier, 新公司), and not opening with a quantity (a
+    numeral and its measure word are a word apart from the noun they count: 一点点山, 两座山;
+    a numeral before another character may open a name: 千岛湖, 九华山)."""
+    if len(head) < 2 or (head[0] in _COUNTS and head[1] in _MEASURE_WORDS):
+        return ""
+    return head
 
 
 def _family_name_char(text: str, at: int) -> bool:
@@ -335,6 +350,10 @@ def _family_name_char(text: str, at: int) -> bool:
 
 
 _NUMERALS = frozenset("一二两三四五六七八九十百千几每某哪整全")
+_COUNTS = frozenset("一二两三四五六七八九十百千万几半每某哪整")
+# Measure words: after a numeral or a determiner they make a quantity (一座, 两片, 一点, 几个).
+_MEASURE_WORDS = frozenset("个只条张片点座家位次趟本块件种些群头匹棵朵间所栋层双对套杯瓶碗份根"
+                           "支颗首部台辆架艘处")
 
 
 def _suffixed(text: str, suffixes: Sequence[str], kind: EntityKind) -> list[Mention]:
@@ -344,8 +363,7 @@ def _suffixed(text: str, suffixes: Sequence[str], kind: EntityKind) -> list[Ment
         if len(m.group(0)) == 1 and re.match(rf"[{_HAN}]", text[m.end():m.end() + 1]):
             continue  # 湖 in 西湖公园 is inside a longer name, not its end
         head = _back_to_name(text, m.start())
-        # one-character suffixes (山, 湖, 岛) need a longer head: 西湖 yes, "爬山" no
-        if len(head) >= (2 if len(m.group(0)) == 1 else 1):
+        if head:  # two characters at least: "爬山", "离公司" are no names
             out.append(Mention(head + m.group(0), kind))
     return out
 
@@ -398,7 +416,7 @@ def chinese_mentions(text: str) -> list[Mention]:
         out.append(Mention(m.group(1), "pet"))
     for m in _PROJECT_ZH.finditer(text):
         head = _back_to_name(text, m.end(1))
-        if len(head) >= 2:
+        if head:
             out.append(Mention(head + "项目", "project"))
     out += _suffixed(text, _PLACE_SUFFIXES, "place")
     out += _suffixed(text, _ORG_SUFFIXES, "organisation")

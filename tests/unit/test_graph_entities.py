@@ -74,6 +74,29 @@ def test_a_possessive_is_not_part_of_the_name():
     assert ("Ed Sheeran", "thing") in mentions("I love Ed Sheeran's songs")
 
 
+@pytest.mark.parametrize("text,expected", [
+    # a suffix's name read back into another word: 游戏公司 gave 戏公司
+    ("我在上海一家游戏公司上班", {("上海", "place")}),
+    ("游戏公司的offer下来了！！国庆后入职", set()),
+    # a preposition, and a preposition before a modifier: 离公司, 离新公司
+    ("在浦东租了个小单间 离公司两站地铁", set()),
+    ("我搬到离新公司近的地方了", set()),
+    # a quantity before a one-character suffix: 一点点山, 两座山
+    ("周末只爬了一点点山，腿就酸了", set()),
+    ("那天我们爬了两座山", set()),
+    # a run longer than a name: no span cut out of its middle
+    ("我住在北京王府井希尔顿酒店", {("北京", "place")}),
+    # names still found, a numeral opening one among them
+    ("我们去了九华山，又去了千岛湖", {("九华山", "place"), ("千岛湖", "place")}),
+    ("今天去了腾讯公司面试", {("腾讯公司", "organisation")}),
+])
+def test_a_chinese_name_is_a_whole_word(text, expected):
+    """Chinese has no spaces: a name before a suffix must be delimited on its own (two
+    characters at least, no quantity in front, no longer run around it), never cut out of
+    the middle of a word (issue 36: 戏公司, 离公司, 一点点山 from a real import)."""
+    assert mentions(text) == expected
+
+
 def test_a_known_name_is_found_again_where_no_rule_sees_it():
     known = find_mentions("We are planning a trip to Kyoto.")
     assert ("Kyoto", "place") in mentions("I booked a hotel for our Kyoto trip", known=known)
