@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from chalicelib.domain.entities import normalise
 from chalicelib.domain.errors import BadRequest, Conflict, NotFound
 from chalicelib.domain.links import LINK_SCORE, keywords, overlap
 from chalicelib.domain.models import Event
@@ -91,6 +92,74 @@ def title_for(events: Sequence[Event], features: Sequence[Features],
     return events[0].title
 
 
+# ------------------------------------------------------------------ titles that tell apart
+
+
+def distinct_titles(threads: Sequence[Thread], firsts: dict[str, Event],
+                    entities: dict[str, Entity], now: datetime) -> list[Thread]:
+    """The linker's threads renamed where several share a title (three arcs of one chat all
+    about 杭州): each by what tells it apart (`telling_title`). Threads named by hand keep
+    their title, and the others are told apart from it too. `firsts`: each thread's first
+    event, by thread id. Returns the renamed threads."""
+    groups = _by_title(threads)
+    taken = set(groups)
+    renamed: list[Thread] = []
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        for thread in sorted((t for t in group if not t.manual), key=_age):
+            others = [t for t in group if t.key != thread.key]
+            title = telling_title(thread, others, firsts.get(thread.key), entities, taken)
+            if title != thread.title:
+                taken.add(normalise(title))
+                renamed.append(thread.model_copy(update={
+                    "title": title, "version": thread.version + 1, "updated_at": now}))
+    return renamed
+
+
+def sharing_a_title(threads: Sequence[Thread]) -> list[Thread]:
+    """The threads whose title another thread has too."""
+    return [t for group in _by_title(threads).values() if len(group) > 1 for t in group]
+
+
+def _by_title(threads: Sequence[Thread]) -> dict[str, list[Thread]]:
+    groups: dict[str, list[Thread]] = {}
+    for thread in threads:
+        groups.setdefault(normalise(thread.title), []).append(thread)
+    return groups
+
+
+def telling_title(thread: Thread, others: Sequence[Thread], first: Event | None,
+                  entities: dict[str, Entity], taken: set[str]) -> str:
+    """A title for `thread` no other thread has (`taken`: every title in use, normalised),
+    in the chat's own words: the shared title and the thread's own named thing ("杭州 ·
+    灵隐寺"), else its first event's title, else the shared title and that event's date."""
+    own = own_name(thread, others, entities)
+    candidates = [f"{thread.title} · {own}" if own else None, first.title if first else None,
+                  f"{thread.title} · {first.when.start.date()}" if first else None]
+    for title in candidates:
+        if title and normalise(title) not in taken:
+            return title
+    return thread.title
+
+
+def own_name(thread: Thread, others: Sequence[Thread],
+             entities: dict[str, Entity]) -> str | None:
+    """The named thing of this thread that the others with its title never name: the one
+    most of its events name (the arc's own), then the most specific (fewest events in the
+    whole space), then by name — so the same threads always get the same title."""
+    theirs = {n for other in others for n in other.entities}
+    in_title = normalise(thread.title)
+    events = set(thread.events)
+    own = [entities[n] for n in thread.entities
+           if n in entities and n not in theirs and entities[n].kind != "person"
+           and normalise(entities[n].name) not in in_title]
+    if not own:
+        return None
+    best = min(own, key=lambda e: (-len(events & set(e.events)), len(e.events), e.name))
+    return best.name
+
+
 # ------------------------------------------------------------------ the linker
 
 
@@ -111,6 +180,7 @@ def link_threads(services: Services, space: str, new: Sequence[Event],
     threaded = {eid: t.key for t in threads.values() for eid in t.events}
     feats = {e.id: event_features(e, by_event.get(e.id, [])) for e in [*recent, *new]}
     changed: set[str] = set()
+    started: set[str] = set()
     joins: list[tuple[Event, str, str | None]] = []
 
     def join(thread: Thread, events: Sequence[Event]) -> None:
@@ -152,9 +222,22 @@ def link_threads(services: Services, space: str, new: Sequence[Event],
         empty = Thread(scope=space, key=key, title=title, created_at=now, updated_at=now,
                        version=0)
         join(empty, members)
+        started.add(key)
+    if started:  # only a new thread can share the title of another
+        firsts = _firsts(services, space, sharing_a_title(list(threads.values())))
+        for thread in distinct_titles(list(threads.values()), firsts, entities, now):
+            threads[thread.key] = thread
+            changed.add(thread.key)
     for key in sorted(changed):
         services.store.put_record(threads[key])
     return Linked(joins)
+
+
+def _firsts(services: Services, space: str, threads: Sequence[Thread]) -> dict[str, Event]:
+    """Each thread's first event (its events are kept oldest first), in one load."""
+    heads = [t.events[0] for t in threads if t.events]
+    loaded = {e.id: e for e in services.store.load_events(space, heads)} if heads else {}
+    return {t.key: loaded[t.events[0]] for t in threads if t.events and t.events[0] in loaded}
 
 
 def _age(thread: Thread) -> tuple:
