@@ -37,6 +37,7 @@ from chalicelib.domain.models import (
     SaveEventRequest,
     check_id,
     check_seq,
+    check_session,
 )
 from chalicelib.usecases import background as background_uc
 from chalicelib.usecases import deliveries as deliveries_uc
@@ -137,7 +138,7 @@ def openapi():
 @api
 def put_messages(space: str, session: str):
     check_id(space, "space")
-    check_id(session, "session")
+    session = check_session(unquote(session))  # any script's letters arrive %-encoded
     body = parse_body(req(), PutMessagesRequest)
     return json_response(ingest_uc.put_messages(services(), space, session, body))
 
@@ -146,7 +147,7 @@ def put_messages(space: str, session: str):
 @api
 def delete_message(space: str, session: str, seq: str):
     check_id(space, "space")
-    check_id(session, "session")
+    session = check_session(unquote(session))
     deleted = ingest_uc.delete_message(services(), space, session, check_seq(seq))
     return json_response({"deleted": deleted.model_dump(mode="json")})
 

@@ -39,6 +39,7 @@ from chalicelib.domain.models import (
     RecallRequest,
     RecallResponse,
     SaveEventRequest,
+    SessionId,
     Verdict,
 )
 from chalicelib.usecases.background import (
@@ -466,7 +467,7 @@ def path_param_schemas() -> dict[str, dict]:
     seq = MessageIn.model_json_schema()["properties"]["seq"]
     return {
         "space": TypeAdapter(IdStr).json_schema(),
-        "session": TypeAdapter(IdStr).json_schema(),
+        "session": TypeAdapter(SessionId).json_schema(),
         "seq": {k: v for k, v in seq.items() if k != "title"},
         "event_id": {"type": "string", "minLength": 1},
         "entity_id": TypeAdapter(IdStr).json_schema(),

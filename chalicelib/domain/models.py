@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -65,6 +66,63 @@ def check_id(value: str, name: str) -> str:
         raise BadRequest(f"{name} must be 1-128 characters of letters, digits and _ . : @ - "
                          "(not only dots)", code=f"invalid_{name}")
     return value
+
+
+# Session ids also come from chat file names ("沈砚 - 2026-11-02@20h05m00s.jsonl"), so they
+# take letters, marks and digits of any script besides _ . : @ -. They stay safe where an id
+# goes: no separator of a URL path, a query or a store key (`#`, `%`, `/`, `?`, `|`, spaces);
+# a ref `message:SESSION:SEQ` is read from its last ':' (domain.refs); and at most 256 bytes
+# of UTF-8 keep an OpenSearch `_id` ("<space>|message:<session>:<seq>") within its 512.
+SESSION_CHARS = 128
+SESSION_BYTES = 256
+SESSION_RULE = (f"session must be 1-{SESSION_CHARS} letters or digits (any script) and "
+                f"_ . : @ -, at most {SESSION_BYTES} bytes of UTF-8, not only dots")
+
+
+def _session_char(ch: str) -> bool:
+    return ch in "_.:@-" or unicodedata.category(ch)[0] in "LMN"
+
+
+def session_ok(value: str) -> bool:
+    """Whether `value` is a valid session id (SESSION_RULE)."""
+    return (0 < len(value) <= SESSION_CHARS and all(_session_char(ch) for ch in value)
+            and len(value.encode("utf-8")) <= SESSION_BYTES and bool(value.strip(".")))
+
+
+def check_session(value: str) -> str:
+    """A session path parameter, as check_id checks the others: a clear 400."""
+    if not session_ok(value):
+        raise BadRequest(SESSION_RULE, code="invalid_session")
+    return value
+
+
+def _valid_session(value: str) -> str:
+    if not session_ok(value):
+        raise ValueError(SESSION_RULE)
+    return value
+
+
+SessionId = Annotated[str, Field(min_length=1, max_length=SESSION_CHARS, description=(
+    SESSION_RULE.capitalize())), AfterValidator(_valid_session)]
+
+
+def session_id_from_file_name(name: str) -> str:
+    """The session id of a chat file imported without one — the one rule of `annals import`
+    (usecases.importing.read_file) and the web importer (chalicelib/web/importer.js
+    `sessionName`, kept in step by tests/data/session_names.json): the name without its
+    extension, in NFC; every run of other characters becomes one '-', none at either end;
+    cut to SESSION_CHARS characters and SESSION_BYTES bytes; "imported" if nothing is left.
+    "Mika - 2026-11-24@20h05m00s.jsonl" → "Mika-2026-11-24@20h05m00s"."""
+    stem = unicodedata.normalize("NFC", re.sub(r"\.[^.]+$", "", name))
+    dashed = re.sub(r"-{2,}", "-", "".join(ch if _session_char(ch) else "-" for ch in stem))
+    kept, size = [], 0
+    for ch in dashed.strip("-"):
+        size += len(ch.encode("utf-8"))
+        if len(kept) == SESSION_CHARS or size > SESSION_BYTES:
+            break
+        kept.append(ch)
+    session = "".join(kept).rstrip("-")
+    return session if session.strip(".") else "imported"
 
 
 def check_seq(value: str) -> int:
@@ -314,7 +372,7 @@ class PatchEventRequest(EventFields):
 
 
 class ExtractRequest(Strict):
-    session: IdStr | None = None
+    session: SessionId | None = None
 
 
 EVENT_KINDS: tuple[str, ...] = ("event", "note", "summary")

@@ -174,3 +174,56 @@ def _one_edit(a: str, b: str) -> bool:
         a, b = b, a
     i = next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), len(b))
     return a[i + 1:] == b[i + 1:] if len(a) == len(b) else a[i + 1:] == b[i:]
+
+
+# One's own name, told: 我叫阿梅, 我的名字是阿梅, 可以叫我阿梅, 叫我阿梅就好, "My name is
+# Amy", "call me Amy", "I go by Amy". 我是… and "I'm …" say a job or a mood as often as a
+# name: not read. 叫 also orders and calls (我叫了外卖, 我叫车, 我叫他来, 妈妈叫我回家): the
+# name ends at a pause, none of those words opens it, and a bare 叫我 counts only before
+# 就好 / 吧 / 好了.
+_ZH_NAME = r"(?P<name>(?:(?![了着过吗呢的])[\u4e00-\u9fffA-Za-z·]){1,4}?)"
+_ZH_NOT_OPENING = r"(?![了过着个辆份车外什啥谁他她它你您人醒住上来去回声的一不])"
+_ZH_PAUSE = r"(?=[，,。.！!？?～~…\s]|$)"
+_OWN_NAME = [
+    re.compile(rf"(?<![他她它你])我(?:的)?(?:(?:名字|大名)(?:叫做|叫|是)|叫做|叫)"
+               rf"{_ZH_NOT_OPENING}{_ZH_NAME}{_ZH_PAUSE}"),
+    re.compile(rf"(?:可以|就)叫我{_ZH_NOT_OPENING}{_ZH_NAME}(?:{_ZH_PAUSE}|就[好行]|吧|好了)"),
+    re.compile(rf"叫我{_ZH_NOT_OPENING}{_ZH_NAME}(?=就[好行]|吧|好了)"),
+    re.compile(r"(?<!\bnot\s)(?<!\bdon't\s)(?<!\bnever\s)"
+               r"\b(?:my name(?:'s|’s|\s+is)|call me|I(?:'m|\s+am)\s+called|I\s+go\s+by)\s+"
+               r"(?P<name>(?-i:[A-Z])[\w'’-]*(?:\s+(?-i:[A-Z])[\w'’-]*)?)", re.IGNORECASE),
+]
+
+
+def own_name(text: str) -> str | None:
+    """The name the speaker tells as their own, or None.
+
+    >>> own_name("我叫阿梅，刚搬到成都。"), own_name("Hi! My name is Amy Chen."), own_name("我叫了外卖")
+    ('阿梅', 'Amy Chen', None)
+    """
+    for pattern in _OWN_NAME:
+        for m in pattern.finditer(text):
+            name = m.group("name").strip()
+            if name and not is_placeholder(name) and name not in _NOT_PERSON:
+                return name
+    return None
+
+
+_ZH_OWN_CLAUSE = re.compile(rf"(?<![他她它你])我(?:的)?(?:(?:名字|大名)(?:叫做|叫|是)|叫做|叫)"
+                            rf"{_ZH_NOT_OPENING}{_ZH_NAME}[，,]\s*(?=\S)")
+_EN_OWN_CLAUSE = re.compile(
+    r"\b(?:my name(?:'s|’s|\s+is)|I(?:'m|\s+am)\s+called|I\s+go\s+by)\s+"
+    r"(?-i:[A-Z])[\w'’-]*(?:\s+(?-i:[A-Z])[\w'’-]*)?(?:\s*,\s*(?:and\s+)?|\s+and\s+)(?=\S)",
+    re.IGNORECASE)
+
+
+def without_own_name(text: str) -> str:
+    """The text without the clause that tells one's own name, when it says more: retold in
+    the third person, "我叫阿梅，刚搬到成都" would be "阿梅叫阿梅，…".
+
+    >>> without_own_name("我叫阿梅，刚搬到成都。"), without_own_name("Hi, my name is Amy and I moved to Leeds.")
+    ('我刚搬到成都。', 'Hi, I moved to Leeds.')
+    """
+    text = _ZH_OWN_CLAUSE.sub(lambda m: "" if text[m.end():].startswith("我") else "我",
+                              text, count=1)
+    return _EN_OWN_CLAUSE.sub("", text, count=1)

@@ -26,6 +26,10 @@ class Person(Record):
 
     KIND: ClassVar[str] = "person"
     user: bool = False
+    # the role placeholders ("user", "{{user}}") the user spoke as when they told this name
+    # ("我叫阿梅"): their turns are this person's (chalicelib.usecases.people.named_users)
+    aliases: list[str] = Field(default_factory=list)
+    named_at: datetime | None = None  # when they told it: the latest told is their name
 
 
 class MemoryUse(Record):

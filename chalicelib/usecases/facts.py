@@ -35,6 +35,7 @@ from chalicelib.domain.refs import message_ref
 from chalicelib.domain.textproc import is_cjk
 from chalicelib.ports import Services
 from chalicelib.usecases.events import hidden_turns
+from chalicelib.usecases.people import called, named_users
 
 _SAME_TALK = timedelta(hours=6)  # an unnamed ending does not end what was just told
 CORE_EVERY_RECALLS = 20  # a window is sent its core block again after this many recalls
@@ -277,15 +278,30 @@ class ProfileList(BaseModel):
 
 
 def profiles(services: Services, space: str) -> ProfileList:
-    facts = services.store.list_records(Fact, space)
-    people = [p.key for p in services.store.list_records(Person, space)
-              if not is_placeholder(p.key)]
-    names = list(dict.fromkeys([*people, *(f.person for f in facts)]))
+    facts = named_facts(services, space)
+    persons = [p for p in services.store.list_records(Person, space)
+               if not is_placeholder(p.key)]
+    names = list(dict.fromkeys([*(p.key for p in persons), *(f.person for f in facts)]))
     aliases = {e.name: e.aliases for e in services.store.list_records(Entity, space)
                if e.kind == "person"}
+    for person in persons:  # the role a user spoke as before telling the name
+        if person.aliases:
+            aliases[person.key] = list(dict.fromkeys([*aliases.get(person.key, []),
+                                                      *person.aliases]))
     return ProfileList(profiles=[_profile(name, [f for f in facts if f.person == name],
                                           aliases.get(name, []))
                                  for name in names])
+
+
+def named_facts(services: Services, space: str) -> list[Fact]:
+    """The space's facts, those of a user who spoke as a placeholder under the name they
+    told later ("user" → 阿梅: people.named_users)."""
+    names = named_users(services, space)
+    facts = services.store.list_records(Fact, space)
+    if not names:
+        return facts
+    return [f.model_copy(update={"person": called(names, f.person)})
+            if is_placeholder(f.person) else f for f in facts]
 
 
 def profile(services: Services, space: str, name: str) -> Profile:
@@ -322,7 +338,7 @@ def core_block(services: Services, space: str, people: Iterable[str], budget_tok
 
     wanted = {p.casefold() for p in people}
     hidden = hidden_turns(services.store, space)
-    facts = [f for f in services.store.list_records(Fact, space)
+    facts = [f for f in named_facts(services, space)
              if f.valid_to is None and f.person.casefold() in wanted and _sayable(f, hidden)]
     if not facts or budget_tokens <= 0:
         return ""

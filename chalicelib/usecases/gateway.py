@@ -44,6 +44,7 @@ from chalicelib.ports import ChatUpstream, Services, Store, UpstreamError
 from chalicelib.usecases import facts as facts_uc
 from chalicelib.usecases.deliveries import record_deliveries
 from chalicelib.usecases.ingest import put_messages
+from chalicelib.usecases.people import speaker_for
 from chalicelib.usecases.recall import recall_hook_sized
 from chalicelib.usecases.recall.context import clean_line, clean_text, render
 
@@ -454,8 +455,11 @@ def store_turn(services: Services, turn: Turn, reply: str) -> None:
         seq = tail[1].seq  # the same question again: the new reply takes the old one's place
         user = ""
     if user:
-        batch.append(MessageIn(seq=seq, role="user", speaker=_speaker(turn.speaker),
-                               content=user, at=turn.at))
+        # a client that names no speaker (or a role) is the user who told a name, if one did
+        speaker = speaker_for(services, turn.space, _speaker(turn.speaker) or "user", user,
+                              turn.at)
+        batch.append(MessageIn(seq=seq, role="user", speaker=speaker, content=user,
+                               at=turn.at))
         seq += 1
     if answer.strip():
         batch.append(MessageIn(seq=seq, role="assistant", content=answer,

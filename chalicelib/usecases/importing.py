@@ -30,7 +30,13 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
 
-from chalicelib.domain.models import MessageIn, default_speaker
+from chalicelib.domain.models import (
+    SESSION_RULE,
+    MessageIn,
+    default_speaker,
+    session_id_from_file_name,
+    session_ok,
+)
 from chalicelib.domain.names import is_placeholder
 from chalicelib.ports import Services
 
@@ -196,7 +202,9 @@ def read_file(path: Path, fmt: str, session: str | None, start: datetime | None,
     text = path.read_text(encoding="utf-8")
     if start is None:
         start = file_start(path, zone)
-    session = session or path.stem
+    if session is not None and not session_ok(session):
+        raise ValueError(f"{SESSION_RULE} (not {session!r})")
+    session = session or session_id_from_file_name(path.name)  # one rule with the web's
     if fmt == "auto":
         fmt = detect(path, text)
     if fmt == "sillytavern":

@@ -6,7 +6,7 @@ from __future__ import annotations
 from chalicelib.domain.errors import NotFound
 from chalicelib.domain.models import Message, PutMessagesRequest, PutMessagesResponse
 from chalicelib.ports import Services
-from chalicelib.usecases.people import remember_people
+from chalicelib.usecases.people import learn_user_names, remember_people
 
 
 def put_messages(services: Services, space: str, session: str,
@@ -17,6 +17,7 @@ def put_messages(services: Services, space: str, session: str,
     outcome = services.index.put_messages(space, session, messages, services.clock())
     remember_people(services, space, {m.speaker for m in messages if m.role != "system"},
                     {m.speaker for m in messages if m.role == "user"})
+    learn_user_names(services, space, messages)  # "我叫阿梅", said as "user"
     if outcome.accepted or outcome.changed:
         notify_extraction(services, space, session)
     return PutMessagesResponse(

@@ -99,6 +99,9 @@ export function download(name, text, type) {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-/** A space, session or window id, as the API checks it (for <input pattern>, which compiles
+/** A space or window id, as the API checks it (for <input pattern>, which compiles
  * with the `v` flag: the "-" must be escaped there). */
 export const ID_PATTERN = '[A-Za-z0-9_.:@\\-]{1,128}';
+/** A session id: letters, marks and digits of any script too (chalicelib/domain/models.py
+ * SESSION_RULE; the API also bounds it to 256 bytes of UTF-8). */
+export const SESSION_PATTERN = '[\\p{L}\\p{M}\\p{N}_.:@\\-]{1,128}';

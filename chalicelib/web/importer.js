@@ -145,11 +145,31 @@ export function parseChat(text, {name = 'chat.json', format = 'auto', lastModifi
   return {format: kind, messages};
 }
 
-/** A session id from a file name ("My chat (2).jsonl" → "My-chat-2"). */
+export const SESSION_CHARS = 128;
+export const SESSION_BYTES = 256;
+
+/** A session id from a file name ("My chat (2).jsonl" → "My-chat-2", "沈砚 - 2026-11-02@20h05m00s.jsonl"
+ * → "沈砚-2026-11-02@20h05m00s"): the one rule of `annals import`, chalicelib/domain/models.py
+ * `session_id_from_file_name`. The name without its extension, in NFC; every run of characters
+ * other than letters, marks and digits of any script and _ . : @ - becomes one "-", none at either
+ * end; cut to 128 characters and 256 bytes of UTF-8; "imported" if nothing is left. The cases in
+ * tests/data/session_names.json run through both (tests/unit/test_session_names.py,
+ * tests/web/test_modules.py): change the two together. */
 export function sessionName(fileName) {
-  const stem = fileName.replace(/\.[^.]+$/, '');
-  const id = stem.replace(/[^A-Za-z0-9_.:@-]+/g, '-').replace(/-{2,}/g, '-').replace(/^-+|-+$/g, '').slice(0, 128);
-  return id || 'imported';
+  const stem = String(fileName).replace(/\.[^.]+$/, '').normalize('NFC');
+  const dashed = stem.replace(/[^\p{L}\p{M}\p{N}_.:@-]+/gu, '-').replace(/-{2,}/g, '-').replace(/^-+|-+$/g, '');
+  const encoder = new TextEncoder();
+  let id = '';
+  let count = 0;
+  let bytes = 0;
+  for (const ch of dashed) {  // code points, as Python counts them
+    bytes += encoder.encode(ch).length;
+    if (count === SESSION_CHARS || bytes > SESSION_BYTES) break;
+    id += ch;
+    count += 1;
+  }
+  id = id.replace(/-+$/, '');
+  return id.replace(/\./g, '') ? id : 'imported';
 }
 
 /** Batches of at most BATCH_MESSAGES messages and about BATCH_BYTES of JSON. */

@@ -4,7 +4,7 @@
 // followed (GET …/jobs/{id}) with its progress until it is done.
 
 import {ApiError} from './api.js';
-import {ID_PATTERN, busy, download, field, h, mount, options} from './dom.js';
+import {SESSION_PATTERN, busy, download, field, h, mount, options} from './dom.js';
 import {fmtDateTime, fmtNumber, t} from './i18n.js';
 import {batches, parseChat, sessionName} from './importer.js';
 
@@ -39,7 +39,7 @@ export async function extractNow(app, body, {progress = null, line = null} = {})
 
 function importSection(app, refresh) {
   const file = h('input', {type: 'file', accept: '.json,.jsonl,application/json'});
-  const session = h('input', {type: 'text', required: true, pattern: ID_PATTERN, maxlength: 128});
+  const session = h('input', {type: 'text', required: true, pattern: SESSION_PATTERN, maxlength: 128});
   const format = h('select', {}, options([['auto', t('import.auto')], ['openai', t('import.openai')],
     ['sillytavern', t('import.sillytavern')]], 'auto'));
   const userName = h('input', {type: 'text', maxlength: 100, autocomplete: 'off'});

@@ -459,3 +459,24 @@ def test_the_core_layer_reaches_the_model_once_per_window(lam, gateway, double):
     assert len(injected) == 1 and "杭州" in injected[0] and "奶糖" in injected[0]
     later = " ".join(m["content"] for m in second["messages"][1:] if m["role"] == "system")
     assert "杭州" not in later  # the window had it already
+
+
+def test_a_user_who_tells_their_name_is_called_by_it(lam, gateway, double):
+    """"我叫阿梅" through the gateway (no `name` on the messages): the space's user takes the
+    name, "user" kept as an alias; the turns are stored, extracted and profiled under it."""
+    double.reply_text("你好阿梅！成都很好玩。").reply_text("青城山很美，辛苦啦。")
+    sdk(lam).chat.completions.create(model="m", messages=conversation(
+        "我叫阿梅，上个月刚搬到成都，现在在一家书店上班。"))
+    sdk(lam).chat.completions.create(model="m", messages=conversation(
+        "周末我和朋友去青城山爬山了，累坏了。"))
+    speakers = {m.speaker for m in gateway.store.get_messages(SPACE, "w1") if m.role == "user"}
+    assert speakers == {"阿梅"}
+    answer = lam.http.post(f"/v1/spaces/{SPACE}/extract", headers=AUTH, body="{}")
+    assert answer.status_code == 200, answer.body
+    events = json.loads(lam.http.get(f"/v1/spaces/{SPACE}/events", headers=AUTH).body)["events"]
+    told = " ".join(e["title"] + e["summary"] for e in events)
+    assert events and "用户" not in told and "阿梅" in told and "阿梅叫阿梅" not in told
+    profiles = json.loads(lam.http.get(f"/v1/spaces/{SPACE}/profiles", headers=AUTH).body)
+    names = {p["name"]: p for p in profiles["profiles"]}
+    assert "user" not in names and "user" in names["阿梅"]["aliases"]
+    assert any(f["value"] == "成都" for f in names["阿梅"]["facts"])

@@ -40,3 +40,31 @@ def test_a_chat_without_names_lists_no_people(client):
     evidence = json.loads(client.http.get(
         f"{SP}/events/{extracted['events'][0]['id']}?evidence=true", headers=AUTH).body)
     assert evidence["evidence"][0]["speaker"] == "user"  # the role stands in as speaker
+
+
+def test_a_placeholder_user_who_tells_a_name_is_that_person(client):
+    """PUT with speaker "user": "我叫阿梅" names the space's user (the role kept as an alias);
+    the events and the profile use the name, the stored messages keep the speaker given."""
+    space = "/v1/spaces/amei"
+    messages = [
+        {"seq": 1, "role": "user", "speaker": "user", "content": "最近天天加班，好累。",
+         "at": "2026-06-01T20:00:00+08:00"},
+        {"seq": 2, "role": "assistant", "content": "辛苦了，要注意休息。",
+         "at": "2026-06-01T20:00:30+08:00"},
+        {"seq": 3, "role": "user", "speaker": "user",
+         "content": "对了我叫阿梅，下个月要搬去杭州上班了。", "at": "2026-06-01T20:01:00+08:00"},
+    ]
+    put = client.http.put(space + "/sessions/s1/messages", headers=AUTH,
+                          body=json.dumps({"messages": messages}))
+    assert put.status_code == 200, put.body
+    assert client.http.post(space + "/extract", headers=AUTH, body="{}").status_code == 200
+    events = json.loads(client.http.get(space + "/events", headers=AUTH).body)["events"]
+    told = " ".join(e["title"] + e["summary"] for e in events)
+    assert "杭州" in told and "阿梅" in told and "用户" not in told
+    profiles = json.loads(client.http.get(space + "/profiles", headers=AUTH).body)["profiles"]
+    amei = next(p for p in profiles if p["name"] == "阿梅")
+    assert "user" in amei["aliases"] and "user" not in {p["name"] for p in profiles}
+    from chalicelib.wiring import get_services
+
+    stored = get_services().store.get_messages("amei", "s1")
+    assert {m.speaker for m in stored if m.role == "user"} == {"user"}

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib.domain.names import is_placeholder, named_people, real_names, strip_names
+from chalicelib.domain.names import (
+    is_placeholder,
+    named_people,
+    own_name,
+    real_names,
+    strip_names,
+    without_own_name,
+)
 
 PEOPLE = ["Caroline", "Melanie", "Ann", "小明", "Aki"]
 
@@ -66,3 +73,28 @@ def test_an_extractor_s_draft_never_has_a_placeholder_participant():
     draft = EventDraft(title="t", summary="s", when=When(start=T0, end=T0 + timedelta(days=1)),
                        participants=["user", "Mel", "Assistant", "用户"])
     assert draft.participants == ["Mel"]
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("我叫阿梅，刚搬到成都。", "阿梅"),
+    ("我的名字是王小明。", "王小明"),
+    ("你可以叫我小鱼就好", "小鱼"),
+    ("叫我小鱼吧", "小鱼"),
+    ("Hi! My name is Amy Chen.", "Amy Chen"),
+    ("call me Sam, everyone does", "Sam"),
+    ("I go by Jo.", "Jo"),
+    # 叫 orders, calls and asks; someone else's name; a job; a denial
+    ("我叫了外卖", None), ("我叫车去机场。", None), ("我叫他阿梅。", None),
+    ("妈妈叫我回家", None), ("我叫什么名字？", None), ("我朋友叫阿梅。", None),
+    ("我是程序员。", None), ("my name is not Amy", None), ("Don't call me Sam.", None),
+    ("My name is User.", None),  # a placeholder is nobody's name
+])
+def test_own_name(text, name):
+    assert own_name(text) == name
+
+
+def test_without_own_name_keeps_what_else_is_told():
+    assert without_own_name("我叫阿梅，刚搬到成都。") == "我刚搬到成都。"
+    assert without_own_name("我叫阿梅，我在书店上班") == "我在书店上班"
+    assert without_own_name("Hi, my name is Amy and I moved to Leeds.") == "Hi, I moved to Leeds."
+    assert without_own_name("我叫阿梅。") == "我叫阿梅。"  # nothing else: it stays

@@ -5,6 +5,7 @@ from a trace."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -69,6 +70,16 @@ def test_sillytavern_chats_and_their_dates(modules):
     bad = modules("""const m = await import(base + 'importer.js');
       try { m.parseChat('{"nope": 1}', {name: 'x.json'}); } catch (e) { return e.message; }""")
     assert "expected a list of messages" in bad
+
+
+def test_session_names_follow_the_cli_rule(modules):
+    """Issue 36 item 1: the table tests/unit/test_session_names.py runs through
+    chalicelib.domain.models.session_id_from_file_name, through importer.js here."""
+    table = json.loads((Path(__file__).parents[1] / "data" / "session_names.json").read_text(
+        encoding="utf-8"))["cases"]
+    got = modules("""const m = await import(base + 'importer.js');
+      return args[0].map((c) => m.sessionName(c.file));""", table)
+    assert got == [c["session"] for c in table]
 
 
 def test_roles_speak_with_the_file_s_names_else_the_given_ones(modules):

@@ -16,6 +16,7 @@ from chalicelib.ports import ConflictError, ExtractionContext, Services, iter_ev
 from chalicelib.usecases import facts, graph
 from chalicelib.usecases.extract import journal, summaries
 from chalicelib.usecases.extract.drafts import DraftCounts, check_drafts
+from chalicelib.usecases.people import named_users, with_names
 
 CONTEXT_MESSAGES = 6
 log = logging.getLogger("annals.extract")
@@ -116,8 +117,11 @@ def _extract_session(services: Services, space: str, session: str,
         return ExtractionResult()
     earlier = store.get_messages(space, session, seq_from=max(0, start - CONTEXT_MESSAGES),
                                  seq_to=start - 1)
-    ctx = ExtractionContext(space=space, session=session, earlier=cleaned(services, earlier))
-    drafts = services.extractor.extract(cleaned(services, messages), ctx)
+    # a user who told their name ("我叫阿梅") is read under it, not as 用户 / "the user"
+    names = named_users(services, space)
+    ctx = ExtractionContext(space=space, session=session,
+                            earlier=with_names(cleaned(services, earlier), names))
+    drafts = services.extractor.extract(with_names(cleaned(services, messages), names), ctx)
     # Whatever the extractor proposed, only drafts that make valid events citing this batch
     # go on (repaired, or dropped when nothing is left): no message can break the batch.
     checked = check_drafts(drafts, messages)
@@ -132,7 +136,7 @@ def _extract_session(services: Services, space: str, session: str,
     # failure retries them with the batch.
     graph.after_extraction(services, space, session, events, now, mentions)
     # idempotent too: a turn read again adds nothing; what the LLM read, else the rules
-    facts.learn(services, space, messages, now,
+    facts.learn(services, space, with_names(messages, names), now,
                 {seq: ctx.facts.get(seq, []) for seq in ctx.facts_read})
     # Before marking: a failure here retries the batch, which writes the same summaries.
     summaries.summarise_session(services, space, session, now, batch)

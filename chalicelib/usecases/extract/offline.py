@@ -42,7 +42,7 @@ import numpy as np
 from chalicelib.domain import textrules as rules
 from chalicelib.domain.dates import span_as_told
 from chalicelib.domain.models import EventDraft, Message, Source, When
-from chalicelib.domain.names import is_placeholder, mentioned_names
+from chalicelib.domain.names import is_placeholder, mentioned_names, own_name, without_own_name
 from chalicelib.domain.salience import content_words, statements
 from chalicelib.domain.textproc import is_cjk
 from chalicelib.domain.timeparse import parse_time
@@ -211,6 +211,8 @@ def retell(sentence: str, me: str, you: str | None) -> str:
     has no subject to name. A speaker with no name of its own ("user", "assistant": roles,
     never people) is called by its role in the sentence's language (用户 / the user)."""
     zh = is_cjk(sentence)
+    if own_name(sentence) == me:  # "我叫阿梅，…" said by 阿梅: the rest is what it tells
+        sentence = without_own_name(sentence)
     me, you = _called(me, zh), None if you is None else _called(you, zh)
     if not zh and _SUBJECTLESS.match(sentence):
         return f'{me}: "{sentence}"'
