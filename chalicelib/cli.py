@@ -263,11 +263,16 @@ def import_(file: Path, space: str, fmt: str, session: str | None, start_: str |
         raise click.ClickException(f"{file}: {exc}") from None
     undated = importers.undated(sessions)
     warning = importers.undated_warning(undated, start, start_ is not None)
-    dating = {"undated": undated, **({"warning": warning} if warning else {})}
+    left_out = importers.skipped(sessions)
+    notes = {"undated": undated, **({"warning": warning} if warning else {}),
+             "skipped": [s.as_dict() for s in left_out]}
     if warning:
         click.echo(f"warning: {warning}", err=True)
+    for item in left_out:  # the rest is imported: one refused message spoils nothing else
+        click.echo(f"warning: skipped line {item.line} of session {item.session}: "
+                   f"{item.reason}", err=True)
     if url:
-        _import_remote(url, key, space, sessions, extract_now, dating)
+        _import_remote(url, key, space, sessions, extract_now, notes)
         return
     services = _services()
     with click.progressbar(length=len(sessions), label="importing", file=sys.stderr) as bar:
@@ -279,7 +284,7 @@ def import_(file: Path, space: str, fmt: str, session: str | None, start_: str |
     if embed:
         embed_queued(services)
     events = extract_here(services, space).progress.events if extract_now else 0
-    _echo_json({"space": space, "sessions": report, "events_extracted": events, **dating})
+    _echo_json({"space": space, "sessions": report, "events_extracted": events, **notes})
 
 
 def _import_graph(file: Path, space: str, url: str | None, key: str | None) -> None:
@@ -307,7 +312,7 @@ def _import_graph(file: Path, space: str, url: str | None, key: str | None) -> N
 
 
 def _import_remote(url: str, key: str | None, space: str, sessions: list,
-                   extract_now: bool, dating: dict) -> None:
+                   extract_now: bool, notes: dict) -> None:
     """PUT each session in batches to a running Annals (its background lane embeds them).
     Messages without a time in the file get the same times as a local import would give
     them, except that times stored earlier are not looked up (the API has no such read)."""
@@ -328,7 +333,7 @@ def _import_remote(url: str, key: str | None, space: str, sessions: list,
         if extract_now:
             with JobProgress() as progress:
                 events = len(client.extract(space, on_progress=progress).events)
-    _echo_json({"space": space, "sessions": report, "events_extracted": events, **dating})
+    _echo_json({"space": space, "sessions": report, "events_extracted": events, **notes})
 
 
 def embed_queued(services) -> None:

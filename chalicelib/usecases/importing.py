@@ -25,10 +25,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
+
+from pydantic import ValidationError
 
 from chalicelib.domain.models import (
     SESSION_RULE,
@@ -43,15 +45,30 @@ from chalicelib.ports import Services
 BATCH = 500  # messages per put_messages call (the API allows 1000)
 
 
+@dataclass(frozen=True)
+class Skipped:
+    """A message left out of an import, and why in plain words. `line`: its line in a
+    SillyTavern file, its place (from 1) in the list of a JSON file."""
+
+    session: str
+    line: int
+    reason: str
+
+    def as_dict(self) -> dict:
+        return {"session": self.session, "line": self.line, "reason": self.reason}
+
+
 @dataclass
 class ImportedSession:
     session: str
     messages: list[MessageIn]
     untimed: frozenset[int] = frozenset()  # seqs whose time the file did not give
+    skipped: list[Skipped] = field(default_factory=list)  # messages the API would refuse
 
 
 class ImportFormatError(ValueError):
     """The file is not in a format we can read (with a message that says why)."""
+
 
 
 @dataclass(frozen=True)
@@ -106,13 +123,38 @@ def parse_time(value: Any, zone: tzinfo) -> datetime | None:
 
 
 def _session(session: str, rows: list[dict], start: datetime) -> ImportedSession:
-    out = []
+    """The rows as messages, seq = place in the file. A row the API would refuse (words over
+    its limit, a time outside its range) is skipped, its seq left free, so fixing it in the
+    file and importing again adds it and changes nothing else."""
+    out, skipped = [], []
     for seq, row in enumerate(rows):
         at = row.get("at") or start + timedelta(seconds=seq)
-        out.append(MessageIn(seq=seq, role=row["role"], speaker=row.get("speaker"),
-                             content=row["content"], at=at))
-    untimed = frozenset(seq for seq, row in enumerate(rows) if not row.get("at"))
-    return ImportedSession(session, out, untimed)
+        try:
+            out.append(MessageIn(seq=seq, role=row["role"], speaker=row.get("speaker"),
+                                 content=row["content"], at=at))
+        except ValidationError as exc:
+            skipped.append(Skipped(session, row.get("line", seq + 1), refused(exc)))
+    kept = {m.seq for m in out}
+    untimed = frozenset(seq for seq, row in enumerate(rows) if not row.get("at") and seq in kept)
+    return ImportedSession(session, out, untimed, skipped)
+
+
+FIELD_NAMES = {"content": "the message", "speaker": "the speaker's name", "at": "its time"}
+
+
+def refused(exc: ValidationError) -> str:
+    """Why MessageIn refused a row, in plain words: "the message is 25,013 characters, over
+    the limit of 20,000" (pydantic's own text names types and links to its docs)."""
+    reasons = []
+    for error in exc.errors(include_url=False):
+        name = FIELD_NAMES.get(str(error["loc"][0]) if error["loc"] else "", "a field")
+        limit = (error.get("ctx") or {}).get("max_length")
+        if error["type"] == "string_too_long" and limit is not None:
+            size = len(error.get("input") or "")
+            reasons.append(f"{name} is {size:,} characters, over the limit of {limit:,}")
+        else:
+            reasons.append(f"{name}: {str(error['msg']).removeprefix('Value error, ')}")
+    return "; ".join(reasons)
 
 
 def openai_messages(data: Any, session: str, start: datetime, zone: tzinfo,
@@ -123,7 +165,7 @@ def openai_messages(data: Any, session: str, start: datetime, zone: tzinfo,
     if not isinstance(items, list):
         raise ImportFormatError("expected a list of messages or {\"messages\": [...]}")
     rows = []
-    for item in items:
+    for number, item in enumerate(items, 1):
         if not isinstance(item, dict) or "role" not in item:
             raise ImportFormatError(f"not an OpenAI-style message: {str(item)[:80]}")
         content = item.get("content")
@@ -133,7 +175,7 @@ def openai_messages(data: Any, session: str, start: datetime, zone: tzinfo,
             continue  # tool calls and empty turns carry no evidence
         when = next((item[k] for k in ("at", "timestamp", "created_at") if item.get(k)), None)
         rows.append({"role": item["role"], "speaker": names.speaker(item["role"], item.get("name")),
-                     "content": content, "at": parse_time(when, zone)})
+                     "content": content, "at": parse_time(when, zone), "line": number})
     return [_session(session, rows, start)]
 
 
@@ -161,14 +203,15 @@ def sillytavern(lines: list[str], session: str, start: datetime, zone: tzinfo,
             continue
         role = "user" if item.get("is_user") else "assistant"
         rows.append({"role": role, "speaker": own.speaker(role, item.get("name")),
-                     "content": str(item["mes"]), "at": parse_time(item.get("send_date"), zone)})
+                     "content": str(item["mes"]), "at": parse_time(item.get("send_date"), zone),
+                     "line": number})
     return [_session(session, rows, start)]
 
 
 def locomo(data: dict, zone: tzinfo) -> list[ImportedSession]:
     """LoCoMo: session_N lists of {speaker, dia_id "DN:T", text, blip_caption?} with
-    session_N_date_time; session N → session "N", seq = T (as `annals bench` maps it)."""
-    speaker_a = data.get("speaker_a")
+    session_N_date_time; session N → session "N", seq = T (as `annals bench` maps it).
+    Both speakers are people, so both speak as users."""
     out = []
     for key, turns in data.items():
         m = re.fullmatch(r"session_(\d+)", key)
@@ -177,18 +220,21 @@ def locomo(data: dict, zone: tzinfo) -> list[ImportedSession]:
         at = parse_time(data.get(f"{key}_date_time"), zone)
         if at is None:
             raise ImportFormatError(f"{key}: no readable {key}_date_time")
-        msgs = []
+        msgs, skipped = [], []
         for i, turn in enumerate(turns, 1):
             dm = re.fullmatch(r"D\d+:(\d+)", str(turn.get("dia_id", "")))
             text = str(turn.get("text") or "").strip()
             if turn.get("blip_caption"):
                 text = f"{text} [shares a photo: {turn['blip_caption']}]".strip()
-            if text:
+            if not text:
+                continue
+            try:
                 msgs.append(MessageIn(seq=int(dm.group(1)) if dm else i,
-                                      role="user" if turn.get("speaker") == speaker_a
-                                      else "assistant",
+                                      role="user",  # two people: neither is an AI
                                       speaker=turn.get("speaker"), content=text, at=at))
-        out.append(ImportedSession(m.group(1), msgs))
+            except ValidationError as exc:
+                skipped.append(Skipped(m.group(1), i, refused(exc)))
+        out.append(ImportedSession(m.group(1), msgs, skipped=skipped))
     if not out:
         raise ImportFormatError("no session_N lists found")
     return sorted(out, key=lambda s: int(s.session))
@@ -222,6 +268,11 @@ def file_start(path: Path, zone: tzinfo) -> datetime:
     """The time of a file's first message without one when no --start is given: the file's
     modification time (stable, so a re-import gives the same times)."""
     return datetime.fromtimestamp(int(path.stat().st_mtime), zone)
+
+
+def skipped(sessions: Iterable[ImportedSession]) -> list[Skipped]:
+    """The messages of the file left out, in file order per session."""
+    return [item for s in sessions for item in s.skipped]
 
 
 def undated(sessions: Iterable[ImportedSession]) -> int:
