@@ -231,11 +231,14 @@ def _transient_reason(exc: BaseException) -> str | None:
 
 
 def normalise_chalice_error(response: Response) -> Response:
-    """Chalice's own errors (405, 415, ...) say {"Code", "Message"}; speak our shape instead."""
+    """Chalice's own errors (405, 415, ...) say {"Code", "Message"}; speak our shape instead,
+    with our plain codes: MethodNotAllowedError → method_not_allowed (as not_found, not
+    not_found_error), UnsupportedMediaType → unsupported_media_type."""
     body = response.body
     if isinstance(body, dict) and set(body) == {"Code", "Message"}:
         code = str(body["Code"])
         snake = "".join("_" + c.lower() if c.isupper() else c for c in code).lstrip("_")
+        snake = snake.removesuffix("_error") or snake
         return json_response({"error": {"code": snake, "message": str(body["Message"])}},
                              response.status_code)
     return response

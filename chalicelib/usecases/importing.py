@@ -70,6 +70,10 @@ class ImportFormatError(ValueError):
     """The file is not in a format we can read (with a message that says why)."""
 
 
+ACCEPTED_FORMATS = ("annals import reads a SillyTavern chat (.jsonl), OpenAI-style messages "
+                    'JSON (a list of {"role", "content"}, or {"messages": [...]}) or a LoCoMo '
+                    "conversation (JSON with session_N lists)")
+
 
 @dataclass(frozen=True)
 class RoleNames:
@@ -253,6 +257,14 @@ def read_file(path: Path, fmt: str, session: str | None, start: datetime | None,
     session = session or session_id_from_file_name(path.name)  # one rule with the web's
     if fmt == "auto":
         fmt = detect(path, text)
+    try:
+        return _parse(text, fmt, session, start, zone, names)
+    except ImportFormatError as exc:  # say what would have been read
+        raise ImportFormatError(f"{exc}. {ACCEPTED_FORMATS}") from None
+
+
+def _parse(text: str, fmt: str, session: str, start: datetime, zone: tzinfo,
+           names: RoleNames) -> list[ImportedSession]:
     if fmt == "sillytavern":
         return sillytavern(text.splitlines(), session, start, zone, names)
     try:
@@ -260,6 +272,8 @@ def read_file(path: Path, fmt: str, session: str | None, start: datetime | None,
     except ValueError as exc:
         raise ImportFormatError(f"not JSON: {exc}") from None
     if fmt == "locomo":
+        if not isinstance(data, dict):
+            raise ImportFormatError("a LoCoMo conversation is a JSON object")
         return locomo(data, zone)
     return openai_messages(data, session, start, zone, names)
 

@@ -82,6 +82,17 @@ def test_session_names_follow_the_cli_rule(modules):
     assert got == [c["session"] for c in table]
 
 
+def test_a_file_the_page_cannot_read_is_told_what_it_reads(modules):
+    """Issue 36 item 6: the import error names the formats (as `annals import` does)."""
+    said = modules("""const i = await import(base + 'i18n.js');
+      const out = [];
+      for (const code of ['en', 'zh']) { i.setLang(code); out.push(i.t('import.bad', {message: 'x'})); }
+      i.setLang('en');
+      return out;""")
+    assert all(w in said[0] for w in ("SillyTavern .jsonl", "OpenAI-style messages JSON", "LoCoMo"))
+    assert all(w in said[1] for w in ("SillyTavern", "OpenAI 风格的消息 JSON", "LoCoMo"))
+
+
 def test_roles_speak_with_the_file_s_names_else_the_given_ones(modules):
     """As chalicelib/usecases/importing.py (tests/unit/test_importers.py): a placeholder or a
     missing name takes the header's name for the role, else the one the form gives."""
