@@ -44,6 +44,19 @@ FUTURE_WORDS = re.compile(
     re.IGNORECASE,
 )
 
+# Wording that says the sentence is about what already happened: 了 (not 为了, 除了, 了解),
+# 过 after a verb (not 过年, 过节, 过来, 难过), 去年, 上次, did, was … A question without it
+# (春节我哪天回宜昌, "when do I fly home for Christmas?") asks ahead: Ctx.asks_ahead.
+PAST_WORDS = re.compile(
+    r"(?<![为除算罢])了(?!解)|(?<![难经不超通度越路])过(?![年节来去日])|去年|前年|上次|上回|那次"
+    r"|那年|那时|当时|之前|以前|已经|刚才"
+    r"|\b(?:did|didn't|was|wasn't|were|weren't|went|had|spent|ago|last|used to)\b",
+    re.IGNORECASE)
+QUESTION_WORDS = re.compile(
+    r"[？?]|吗|哪|几[号点天时月日]|什么|啥|干嘛|谁|多少|多久|怎么|是不是|有没有"
+    r"|^\s*(?:when|what|where|which|how|who|do|does|am|are|is|will|shall|should|can)\b",
+    re.IGNORECASE | re.MULTILINE)
+
 # "Thanksgiving at my parents' place this year": a day named without a year in a sentence
 # that says "this year" is this year's, not the latest one that has started.
 THIS_YEAR_WORDS = re.compile(r"今年|\bthis year\b", re.IGNORECASE)
@@ -70,6 +83,7 @@ class Ctx:
     text: str
     future: bool = False
     this_year: bool = False  # the sentence says "this year" / 今年 apart from the day it names
+    asks_ahead: bool = False  # a question not about the past (QUESTION_WORDS, PAST_WORDS)
 
     @property
     def today(self) -> date:
@@ -100,4 +114,6 @@ def make_ctx(now: datetime, tz: str | tzinfo | None, text: str) -> Ctx:
     norm = text.translate(_FULL_WIDTH)
     return Ctx(now=now.astimezone(zone), zone=zone, text=norm,
                future=FUTURE_WORDS.search(norm) is not None,
-               this_year=THIS_YEAR_WORDS.search(norm) is not None)
+               this_year=THIS_YEAR_WORDS.search(norm) is not None,
+               asks_ahead=QUESTION_WORDS.search(norm) is not None
+               and PAST_WORDS.search(norm) is None)

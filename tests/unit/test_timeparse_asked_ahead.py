@@ -1,0 +1,42 @@
+"""A holiday named without a year in a question not about the past, asked in the weeks
+before it comes, is the coming one (issue 36): 春节我哪天回宜昌 on 2026-01-25 is 2026-02-17,
+not 2025-01-29. Told as a statement or asked about the past, it stays the latest one."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+import pytest
+
+from chalicelib.domain.timeparse import parse_time
+
+JAN_25 = datetime.fromisoformat("2026-01-25T10:00:00+08:00")
+DEC_10 = datetime.fromisoformat("2026-12-10T09:00:00-05:00")
+MAY_10 = datetime.fromisoformat("2026-05-10T09:00:00-05:00")
+
+
+def day(text: str, now: datetime) -> date:
+    span = parse_time(text, now)
+    assert span is not None, text
+    return span.start.date()
+
+
+@pytest.mark.parametrize(("text", "now", "expected"), [
+    ("春节我哪天回宜昌", JAN_25, date(2026, 2, 17)),
+    ("春节你回家吗？", JAN_25, date(2026, 2, 17)),
+    ("过年我哪天回家", JAN_25, date(2026, 2, 16)),  # the holiday period, 除夕 on
+    ("春节期间干嘛", JAN_25, date(2026, 2, 16)),
+    ("when do I fly home for Christmas?", DEC_10, date(2026, 12, 25)),
+    ("what am I cooking for Christmas", DEC_10, date(2026, 12, 25)),
+    # about the past: the latest one
+    ("春节你去哪了？", JAN_25, date(2025, 1, 29)),
+    ("去年春节我在哪", JAN_25, date(2025, 1, 29)),
+    ("What did I get for Christmas?", DEC_10, date(2025, 12, 25)),
+    # told, not asked: the latest one, as before
+    ("春节回宜昌", JAN_25, date(2025, 1, 29)),
+    ("Christmas was great", DEC_10, date(2025, 12, 25)),
+    # asked months before it comes: still the latest one
+    ("when do I fly home for Christmas?", MAY_10, date(2025, 12, 25)),
+])
+def test_a_holiday_asked_about_before_it_comes(text: str, now: datetime, expected: date):
+    assert day(text, now) == expected
