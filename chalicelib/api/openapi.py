@@ -25,6 +25,7 @@ from pydantic.json_schema import models_json_schema
 
 from chalicelib import __version__
 from chalicelib.domain.models import (
+    VERDICT_TEXT,
     Delivery,
     DeliveryRequest,
     Event,
@@ -159,7 +160,7 @@ class HookRecallResponse(BaseModel):
                     "once the reply went out")
     injected: Literal[False] = Field(
         default=False, description="always false: Annals never injects, the host does")
-    verdict: Verdict
+    verdict: Verdict = Field(description=VERDICT_TEXT)
     trace: list[str]
     core_context: str | None = Field(
         default=None, description="the current facts of the people in the chat (the "

@@ -31,7 +31,12 @@ Role = Literal["user", "assistant", "system"]
 Granularity = Literal["minute", "hour", "part_of_day", "day", "week", "month", "year"]
 EventKind = Literal["event", "note", "summary"]
 EventStatus = Literal["active", "archived", "superseded"]
-Verdict = Literal["hit", "expanded", "forgot", "unparsed", "none"]
+Verdict = Literal["hit", "expanded", "forgot", "unparsed", "none", "cooled"]
+VERDICT_TEXT = ("hit / expanded: memories found (expanded: after widening a named time); "
+                "forgot: a named time holds no memory (say you do not remember); unparsed: "
+                "the time hint was not understood; none: nothing relevant enough; cooled: what "
+                "was found was sent to this window lately (it is in the chat already). none and "
+                "cooled both mean: add nothing")
 
 # Space, session and window ids appear in URLs and in index keys; keep them to a safe set.
 # Dots alone ("." and "..") are refused: they read as paths wherever an id becomes one.
@@ -505,7 +510,7 @@ class RecallRequest(Strict):
 
 
 class RecallResponse(BaseModel):
-    verdict: Verdict
+    verdict: Verdict = Field(description=VERDICT_TEXT)
     layers: list[Layer] = Field(default_factory=list)
     cards: list[Card]
     context: str

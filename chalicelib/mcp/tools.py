@@ -89,7 +89,9 @@ class RecalledCard(BaseModel):
 class RecallResult(BaseModel):
     verdict: Verdict = Field(description="hit / expanded: found; forgot: a named time has no "
                                          "memory (say you do not remember); none: nothing "
-                                         "relevant enough; unparsed: the time was not understood")
+                                         "relevant enough; unparsed: the time was not "
+                                         "understood; cooled: what was found was given in this "
+                                         "window lately (use what you were told)")
     cards: list[RecalledCard]
     context: str = Field(description="the cards as text, ready to use in your answer")
     recalled_ids: list[str]
@@ -622,7 +624,8 @@ DESCRIPTIONS = {
         "\"上次\", \"还记得…吗\", \"last time\") or names a time (昨天, 上周二, 国庆节, "
         "last weekend). A named time is searched first and widened twice; if nothing is "
         "there the verdict is \"forgot\": then say you do not remember rather than invent. "
-        "Verdict \"none\": nothing relevant enough, answer without memories. "
+        "Verdict \"none\": nothing relevant enough, answer without memories; "
+        "\"cooled\": what it found was given in this window lately, use what you were told. "
         "Examples: {\"query\": \"奶糖体检的结果怎么样\"}, "
         "{\"query\": \"我们上周二聊了什么\"}, {\"query\": \"what did Sam book?\", "
         "\"max_cards\": 3}. After you use cards in a reply, call report_delivery with "

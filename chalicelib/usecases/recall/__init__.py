@@ -330,7 +330,9 @@ def apply_cooldown(request: RecallRequest, result: RecallResponse, cooled: set[s
     trace.add(f"[冷却] 窗口 {request.window} 刚用过 {len(skipped)} 条，本轮跳过且不补位：{', '.join(skipped)}",
               f"[cooldown] window {request.window} recently injected {len(skipped)}; skipped, "
               f"not backfilled: {', '.join(skipped)}")
-    return respond(request, result.verdict, result.layers, kept, trace)
+    # Everything found was sent to this window lately: `cooled`, not the `hit` of an empty
+    # context (which reads as a failure) nor `none` (which says nothing relevant exists).
+    return respond(request, result.verdict if kept else "cooled", result.layers, kept, trace)
 
 
 def asked_about(query: str, people: set[str], users: set[str]) -> set[str]:
