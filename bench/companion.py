@@ -16,8 +16,8 @@ Per chat file:
   evidence); for a never-said question, abstained = the hook gave no card;
 - facts: the user's current facts in the profile, each `right` (matches a key `current`
   item), `stale` (matches a `closed` item and no current one) or `other`; precision = right /
-  shown, completeness = current items matched / current items; stale in core = closed items
-  whose value the hook's core block says;
+  shown, completeness = current items matched / current items; stale in core = the facts
+  of the hook's core block that are stale by the same rule;
 - chronicle: active events of kind "event" per message, those citing only `no_event_turns`,
   and those citing only the character's turns.
 
@@ -224,11 +224,31 @@ def fact_scores(current: Sequence[tuple[str, str]], entry: dict) -> dict[str, An
                        if i not in matched]}
 
 
+def core_facts(core: str | None) -> list[tuple[str, str]]:
+    """The (attribute, value) pairs a core block says: its lines "- name: label value; …"
+    (chalicelib.usecases.facts.core_block), read by the labels it writes in either language."""
+    from chalicelib.domain.facts import LABELS
+
+    labels = sorted(((label, attr) for table in LABELS.values() for attr, label in table.items()),
+                    key=lambda pair: -len(pair[0]))
+    out: list[tuple[str, str]] = []
+    for line in (core or "").splitlines():
+        if not line.startswith("- ") or ": " not in line:
+            continue
+        for part in line.split(": ", 1)[1].split("; "):
+            found = next(((attr, part[len(label):].strip()) for label, attr in labels
+                          if part.startswith(label + " ")), None)
+            if found:
+                out.append(found)
+    return out
+
+
 def stale_in_core(core: str | None, entry: dict) -> list[str]:
-    """The key's closed items whose value the core block says (the first string of each)."""
-    text = (core or "").casefold()
-    return [f"{item['attribute']}={item['any'][0]}" for item in entry["closed"]
-            if any(s.strip() and s.casefold() in text for s in item["any"])]
+    """The facts the core block says that are stale by the key (`judge_fact`): a closed
+    value under its own attribute — not any mention of the word ("dislikes 上海的冬天" does not
+    say she lives in 上海)."""
+    return [f"{attr}={value}" for attr, value in core_facts(core)
+            if judge_fact(attr, value, entry) == "stale"]
 
 
 # ------------------------------------------------------------------ the chronicle
@@ -728,7 +748,8 @@ def format_report(report: dict) -> str:
     for c in report["chats"]:
         b = c["build"]
         lines.append(f"  {c['chat']} (space {c['space']}): {b['messages']} msgs, "
-                     f"{c['chronicle']['events']} events, "
+                     f"{c['chronicle']['events']} events ({c['chronicle']['character_only']} "
+                     "from the character's turns only), "
                      + ("reused" if b.get("reused") else
                         f"import {b['import_s']:.1f} s, extract {b['extract_s']:.1f} s")
                      + f"; missed facts {c['facts']['missed']}; stale in core "

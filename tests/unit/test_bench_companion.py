@@ -138,9 +138,14 @@ def test_fact_scores_give_precision_over_shown_and_completeness_over_the_key():
     assert C.fact_scores([], ENTRY)["precision"] is None
 
 
-def test_stale_in_core_counts_closed_values_the_core_block_says():
-    core = "关于对方（当前）：\n- 小满: 住在 成都; 工作 皓齿口腔; 有 Skateboard"
-    assert C.stale_in_core(core, ENTRY) == ["works_at=皓齿口腔", "owns=滑板"]
+def test_stale_in_core_counts_closed_values_the_core_block_says_under_their_attribute():
+    core = ("关于对方（当前）：\n- 小满: 住在 成都; 工作单位 皓齿口腔; 不喜欢 皓齿的老板\n"
+            "- 阿凯: 拥有 Skateboard")
+    assert C.core_facts(core) == [("lives_in", "成都"), ("works_at", "皓齿口腔"),
+                                  ("dislikes", "皓齿的老板"), ("owns", "Skateboard")]
+    assert C.stale_in_core(core, ENTRY) == ["works_at=皓齿口腔", "owns=Skateboard"]
+    english = "About them (now):\n- Nora: lives in Chengdu; works at 皓齿 (old); likes 皓齿"
+    assert C.stale_in_core(english, ENTRY) == ["works_at=皓齿 (old)"]
     assert C.stale_in_core(None, ENTRY) == []
 
 
