@@ -299,11 +299,14 @@ class Source(BaseModel):
         return self.session == session and self.seq_start <= seq <= self.seq_end
 
 
+EVENT_TEXT_CHARS = 4000  # an event's summary (and so a note's summary and details together)
+
+
 class Event(BaseModel):
     id: str
     space: str
     title: str = Field(min_length=1, max_length=200)
-    summary: str = Field(min_length=1, max_length=4000)
+    summary: str = Field(min_length=1, max_length=EVENT_TEXT_CHARS)
     when: When
     importance: int = Field(default=5, ge=1, le=10)
     participants: list[str] = Field(default_factory=list)
@@ -350,13 +353,32 @@ class EventDraft(BaseModel):
 class SaveEventRequest(StrictText):
     """memory_save: a memory written by hand."""
 
-    summary: str = Field(min_length=1, max_length=4000)
+    summary: str = Field(min_length=1, max_length=EVENT_TEXT_CHARS)
     title: OneLine | None = Field(default=None, max_length=200)
     happened_at: AwareDatetime | None = None
-    details: str | None = Field(default=None, max_length=4000)
+    details: str | None = Field(
+        default=None, max_length=EVENT_TEXT_CHARS,
+        description="more text, stored after the summary and a newline: the two together at "
+                    f"most {EVENT_TEXT_CHARS:,} characters (what one memory holds)")
     tags: Labels = Field(default_factory=list)
     importance: int = Field(default=6, ge=1, le=10)
     participants: Labels = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _fits_one_memory(self) -> SaveEventRequest:
+        """The note is one event: its summary is this summary, a newline and the details.
+        Each within its own limit could still make more than an event holds, which escaped
+        as a 500 when the event refused it. Refused here, naming both lengths: cutting the
+        text would drop words the caller wrote, and no field keeps the rest."""
+        if self.details:
+            joined = len(self.summary) + 1 + len(self.details)
+            if joined > EVENT_TEXT_CHARS:
+                raise ValueError(
+                    f"summary ({len(self.summary):,}) and details ({len(self.details):,}) "
+                    f"are {joined:,} characters with the newline that joins them, over the "
+                    f"{EVENT_TEXT_CHARS:,} one memory holds: shorten them by "
+                    f"{joined - EVENT_TEXT_CHARS:,}")
+        return self
 
 
 class EventFields(StrictText):
