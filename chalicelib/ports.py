@@ -221,6 +221,18 @@ class Embedder(Protocol):
         """(dim,) float32, L2-normalised."""
         ...
 
+    # Optional, for a multilingual embedder: `language_means() -> LanguageMeans`, where each
+    # language sits in its space (recall searches across languages with it).
+
+
+@dataclass(frozen=True)
+class LanguageMeans:
+    """Per language ("en", "zh"), the mean query vector and the mean passage vector of the
+    same sentences (chalicelib.domain.parallel): a multilingual embedder's language parts."""
+
+    query: dict[str, np.ndarray]
+    passage: dict[str, np.ndarray]
+
 
 # ------------------------------------------------------------------ getting memories indexed
 

@@ -27,14 +27,18 @@ a 20 ms recall took seconds (`annals bench attack`).
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import nullcontext
+from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
 from chalicelib.domain.deadline import check_deadline
+from chalicelib.ports import LanguageMeans
 
 # OpenMP's default is to spin waiting for more work after every parallel region, burning
 # the CPU a request needs next; passive waiting hands it back (set before the engine loads).
@@ -44,6 +48,17 @@ WINDOW_TOKENS = 512  # multilingual-e5-small's position limit, specials included
 MAX_CHUNKS = 2  # windows embedded per stored text
 BATCH_TOKENS = 4 * WINDOW_TOKENS  # tokens per engine call (≈ 2.5 s here): deadline checks between
 HEAVY_TOKENS = 128  # a call over this many tokens waits for the other long ones
+
+
+MEANS = Path(__file__).with_name("e5_languages.json")  # built by e5_languages.py
+
+
+@lru_cache(maxsize=2)
+def load_means(path: str = str(MEANS)) -> LanguageMeans:
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    return LanguageMeans(
+        query={lang: np.asarray(v, np.float32) for lang, v in data["query"].items()},
+        passage={lang: np.asarray(v, np.float32) for lang, v in data["passage"].items()})
 
 
 class E5LocalEmbedder:
@@ -103,6 +118,10 @@ class E5LocalEmbedder:
             check_deadline()
             vec = np.asarray(model.query(text), np.float32).reshape(self.dim)
         return _normalise(vec[None, :])[0]
+
+    def language_means(self) -> LanguageMeans:
+        """Where English and Chinese sit in the model's space (shipped: e5_languages.py)."""
+        return load_means()
 
     def _turn(self, chars: int) -> threading.Lock | nullcontext:
         """The long calls' lock for a call over `chars` characters of text (a token covers

@@ -37,6 +37,7 @@ from chalicelib.usecases.recall.fusion import (
 )
 from chalicelib.usecases.recall.gate import Gate, language, small_talk_cosines
 from chalicelib.usecases.recall.graph import Links, add_scores, expand, with_threads
+from chalicelib.usecases.recall.languages import Across, merge_across
 from chalicelib.usecases.recall.profile import facts_answering
 from chalicelib.usecases.recall.query import Intent, asks_for_list, intents
 from chalicelib.usecases.recall.recipes import RecallRecipe, resolve
@@ -85,8 +86,9 @@ def search_candidates(services: Services, space: str, query: str, qvec,
 
 
 def search_lists(services: Services, space: str, query: str, qvec, recipe: RecallRecipe,
-                 flt: SearchFilter) -> Ranked:
-    """The keyword and vector hit lists, each with its weight."""
+                 flt: SearchFilter, moved: Across | None = None) -> Ranked:
+    """The keyword and vector hit lists, each with its weight; with `moved`, the vector list
+    holds the memories in the other language too (languages.merge_across)."""
     ranked: Ranked = {}
     flt = SearchFilter(kinds=recipe.kinds, statuses=flt.statuses, start=flt.start,
                        end=flt.end, exclude_ids=flt.exclude_ids)
@@ -95,8 +97,11 @@ def search_lists(services: Services, space: str, query: str, qvec, recipe: Recal
             space, keyword_query(query, recipe), recipe.keyword_k, flt),
             recipe.keyword_weight_cjk if is_cjk(query) else recipe.keyword_weight)
     if recipe.vector_k:
-        ranked["vector"] = (services.vectors.vector_search(space, qvec, recipe.vector_k, flt),
-                            recipe.vector_weight)
+        hits = services.vectors.vector_search(space, qvec, recipe.vector_k, flt)
+        if moved is not None:
+            hits = merge_across(hits, services.vectors.vector_search(
+                space, moved.vector, recipe.vector_k, flt), moved, recipe.vector_k)
+        ranked["vector"] = (hits, recipe.vector_weight)
     return ranked
 
 
@@ -117,7 +122,7 @@ def search_list(services: Services, space: str, intent: Intent, recipe: RecallRe
     fetch = pool * (3 if len(named) == 1 else 1)
     fetched = search_lists(services, space, intent.keywords, intent.vector, replace(
         recipe, kinds=("message",), keyword_k=fetch if recipe.keyword_k else 0,
-        vector_k=fetch if recipe.vector_k else 0), SearchFilter())
+        vector_k=fetch if recipe.vector_k else 0), SearchFilter(), intent.across)
     found = {h.id for hits, _ in fetched.values() for h in hits}
     keep, answers = found, {}
     if len(named) == 1 or recipe.answers:
@@ -392,7 +397,7 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
             lists, floors = search_list(services, space, intent, recipe, named)
         else:
             lists, floors = search_lists(services, space, intent.keywords, intent.vector,
-                                         recipe, SearchFilter()), {}
+                                         recipe, SearchFilter(), intent.across), {}
             lists = with_answers(services, space, lists, recipe.answers, recipe.question_keeps)
             if recipe.facts_weight and (told := facts_answering(services, space, intent.text,
                                                                 named, intent.past)):
@@ -410,7 +415,8 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
                                   recipe.vector_k, threshold.value, recipe.term_weight,
                                   recipe.cross_coverage,
                                   # the floor refuses the plainly unrelated only
-                                  recipe.cross_lift if threshold.scope == "wide" else 1.0)
+                                  recipe.cross_lift if threshold.scope == "wide" else 1.0,
+                                  intent.across)
             if threshold.scope == "hook":
                 gate.space_holds(services.keywords, space, recipe.space_weight)
             ranked = gate.admit(ranked)

@@ -51,6 +51,7 @@ from chalicelib.domain.names import strip_names
 from chalicelib.domain.salience import SMALL_TALK, language
 from chalicelib.domain.textproc import is_cjk, query_terms, tokenize
 from chalicelib.ports import Embedder, KeywordIndex, small_talk_vector
+from chalicelib.usecases.recall.languages import Across
 
 # A card not embedded yet (a message PUT a moment ago) is judged on its words alone: every
 # content term, or at least two of them covering two thirds of the query. CJK bigrams that
@@ -142,11 +143,16 @@ class Gate:
     def for_query(cls, embedder: Embedder, query: str, qvec, named: set[str],
                   cosines: Sequence[float], vector_k: int, threshold: float,
                   term_weight: float, cross_coverage: float = 0.5,
-                  cross_lift: float = 1.0) -> Gate:
+                  cross_lift: float = 1.0, moved: Across | None = None) -> Gate:
         """`cosines`: the vector list's scores for this query (all of them, any order);
-        `cross_lift`: the share of a same-language card's lift a foreign one needs (1: all)."""
+        `cross_lift`: the share of a same-language card's lift a foreign one needs (1: all);
+        `moved`: the query moved into the other language, when recall searched with it."""
         content = strip_names(query, named) if named else query
         baselines = small_talk_cosines(embedder, qvec)
+        if moved is not None:  # foreign cards scored by the moved vector: so is their chatter
+            other = next(lang for lang in baselines if lang != language(query))
+            baselines[other] = float(np.dot(moved.vector, small_talk_vector(
+                embedder, other))) - moved.offset
         bound = min(cosines) if cosines and vector_k and len(cosines) >= vector_k else None
         return cls(threshold=threshold, term_weight=term_weight,
                    terms=query_terms(content or query), baselines=baselines, bound=bound,

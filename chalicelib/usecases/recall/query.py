@@ -35,6 +35,7 @@ from chalicelib.domain.models import RecallRequest
 from chalicelib.domain.names import strip_names
 from chalicelib.domain.textproc import query_terms
 from chalicelib.ports import Services
+from chalicelib.usecases.recall.languages import Across, across
 from chalicelib.usecases.recall.recipes import RecallRecipe
 
 _BOUNDARY = re.compile(
@@ -52,6 +53,7 @@ class Intent:
     keywords: str  # what is searched by keyword
     vector: np.ndarray  # what is searched by meaning
     past: bool = False  # asks how things were before a change (asks_about_past)
+    across: Across | None = None  # the vector moved into the other language (languages.py)
 
 
 # "What/Which [kind of] [adjective…] <plural noun> has/does/…": "What books has Mel read?",
@@ -141,8 +143,9 @@ def intents(services: Services, request: RecallRequest, recipe: RecallRecipe,
         if mixed:
             total = vector + sum(w * v for w, v in mixed)
             vector = (total / max(float(np.linalg.norm(total)), 1e-12)).astype(np.float32)
+        moved = across(services.embedder, search, vector) if recipe.across_languages else None
         out.append(Intent(text=text, judged=judged, keywords=keywords, vector=vector,
-                          past=asks_about_past(text)))
+                          past=asks_about_past(text), across=moved))
     return out
 
 

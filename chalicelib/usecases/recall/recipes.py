@@ -151,6 +151,9 @@ class RecallRecipe:
     # (time R@10 0.31 → 0.85) and checked on zh→en (0.62 → 0.77); the wide gate tuned on
     # zh→en (R@10 0.80 → 0.95), en→zh unchanged (0.74).
     cross_lift: float = 0.3
+    # Search memories told in the other language with the query's vector moved across too
+    # (recall/languages.py; a multilingual embedder only): one more vector search per list.
+    across_languages: bool = False
     # ---- cooldown (seed 004): a card a window injected stays out of that window for this
     # many recalls or minutes, whichever ends first, and is not backfilled.
     cooldown_recalls: int = 3
@@ -168,7 +171,7 @@ class RecallRecipe:
 # the answer to a question hit lifted with it (bench/README.md, "Answers inherit").
 HYBRID = RecallRecipe(name="hybrid", fusion="score", name_boost=1.0, strip_names=True,
                       prefer_events=True, graph_seeds=5, graph_turns=2, list_pool=40,
-                      answers=0.3, facts_weight=0.5)
+                      answers=0.3, facts_weight=0.5, across_languages=True)
 # The default without following links: the bench measures the graph step against it.
 HYBRID_NO_GRAPH = replace(HYBRID, name="hybrid_no_graph", graph_seeds=0)
 HYBRID_RRF = RecallRecipe(name="hybrid_rrf")

@@ -1,0 +1,89 @@
+"""Searching memories told in the other language: the query's vector moved across.
+
+multilingual-e5 gives every sentence a language part: an English question is nearer every
+English sentence than the Chinese memory that answers it, and among Chinese memories its
+cosines run flat ("Am I still tutoring?" against 家教: all about 0.84), so meaning ranks them
+by little. Moving the query from its language's mean to the other's (the means of the same
+sentences in both, chalicelib.domain.parallel; the embedder's `language_means`) takes most of
+that part out (bench/README.md, "Across languages").
+
+Recall then searches with both vectors and keeps each memory's score from the one in its own
+language, on the query's own scale (`merge_across`): a cross-language cosine moved by the
+offset between the languages' passage means, so a Chinese memory does not outrank an English
+one merely because Chinese cosines run higher. Which language a hit is in needs no lookup:
+a memory the moved vector scores higher than the query's own is in the other language.
+
+Only for an embedder that has the means (e5): the others have no shared space to move in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from chalicelib.domain.parallel import LANGUAGES
+from chalicelib.domain.salience import language
+from chalicelib.ports import Embedder, Hit
+
+
+@dataclass(frozen=True)
+class Across:
+    """A query's vector moved into the other language: the unit vector searched, the length
+    of the move before normalising (`norm`), what a cosine to it is lowered by to stand on the
+    query's own scale (`offset`), and where along the move's direction the two languages'
+    passages part (`parting`)."""
+
+    vector: np.ndarray
+    norm: float
+    offset: float
+    parting: float
+
+    def along(self, own: float, moved: float) -> float:
+        """A passage's projection on the move's direction, from its cosines to the query's
+        own vector and to the moved one: moved·norm − own (the move is v + d)."""
+        return moved * self.norm - own
+
+
+def across(embedder: Embedder, text: str, vector: np.ndarray) -> Across | None:
+    """`vector` (the query `text`'s) moved into the other language, or None when the embedder
+    has no language means."""
+    means_of = getattr(embedder, "language_means", None)
+    if means_of is None:
+        return None
+    means = means_of()
+    own = language(text)
+    other = next(lang for lang in LANGUAGES if lang != own)
+    direction = means.query[other] - means.query[own]
+    moved = vector + direction
+    norm = max(float(np.linalg.norm(moved)), 1e-12)
+    moved = (moved / norm).astype(np.float32)
+    offset = float(moved @ means.passage[other]) - float(vector @ means.passage[own])
+    parting = float((means.passage[own] + means.passage[other]) @ direction) / 2
+    return Across(vector=moved, norm=norm, offset=offset, parting=parting)
+
+
+def merge_across(own: Sequence[Hit], moved: Sequence[Hit], shift: Across, k: int) -> list[Hit]:
+    """One vector hit list from the query's own (`own`) and its moved vector's (`moved`),
+    best first, at most `k`. A hit lying past `shift.parting` along the move is in the other
+    language: its score is its cosine to the moved vector less the offset; every other hit
+    keeps its own cosine. A hit in one list only is placed by the most the other list's
+    last hit allows, and left out when that cannot tell (a moved hit of the own language,
+    which the own list ranked below its k: the query's own search already judged it)."""
+    own_scores = {h.id: h.score for h in own}
+    moved_scores = {h.id: h.score for h in moved}
+    own_floor = own[-1].score if len(own) >= k else -1.0
+    moved_floor = moved[-1].score if len(moved) >= k else -1.0
+    scores = {}
+    for id_, score in own_scores.items():
+        lifted = moved_scores.get(id_, moved_floor)  # at most the moved list's last
+        if id_ in moved_scores and shift.along(score, lifted) > shift.parting:
+            scores[id_] = lifted - shift.offset
+        else:
+            scores[id_] = score
+    for id_, score in moved_scores.items():
+        if id_ not in own_scores and shift.along(own_floor, score) > shift.parting:
+            scores[id_] = score - shift.offset  # its own cosine is at most own_floor
+    ranked = sorted(scores.items(), key=lambda item: -item[1])[:k]
+    return [Hit(id=i, score=s) for i, s in ranked]
