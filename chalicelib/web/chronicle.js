@@ -5,7 +5,7 @@
 // filter what is loaded) and a link to each event's page.
 
 import {ApiError, allEvents, entityList, spacePath, threadList} from './api.js';
-import {debounce, field, h, mount, options} from './dom.js';
+import {debounce, field, foldToggle, h, mount, options} from './dom.js';
 import {fmtDayParts, fmtMonth, fmtWhen, t} from './i18n.js';
 
 export const KEY_IMPORTANCE = 7;  // ANNALS_HIGHLIGHT_THRESHOLD's default
@@ -25,6 +25,11 @@ export function dayStart(date, days = 0) {
   const pad = (n) => String(Math.abs(n)).padStart(2, '0');
   return `${local.getFullYear()}-${pad(local.getMonth() + 1)}-${pad(local.getDate())}T00:00:00`
     + `${sign}${pad(Math.trunc(offset / 60))}:${pad(offset % 60)}`;
+}
+
+/** How many filters other than the search differ from their defaults. */
+function activeFilters(f) {
+  return Object.keys(DEFAULTS).filter((name) => name !== 'q' && f[name] !== DEFAULTS[name]).length;
 }
 
 export function matches(event, terms) {
@@ -118,17 +123,22 @@ export async function renderChronicle(main, _args, app) {
   const entityField = field(t('chronicle.entity'), entity);
   entity.title = t('chronicle.entityhint');
   entityField.hidden = !app.features.entities;
+  // On a phone the filters would fill the first screen: all but the search fold behind a
+  // toggle that says how many are on (app.css: .fold-body), open again if left open.
+  const folded = h('div', {},
+    field(t('chronicle.from'), from), field(t('chronicle.to'), to),
+    field(t('chronicle.person'), person), entityField, field(t('chronicle.tag'), tag), threadField,
+    field(t('chronicle.status'), status),
+    h('div', {class: 'field check'}, keyOnly, h('label', {for: keyOnly.id}, t('chronicle.keyonly'))),
+    h('div', {class: 'field end'}, reset));
+  const toggle = foldToggle(folded, t('chronicle.morefilters', {n: 0}), {open: Boolean(mem.filtersOpen),
+    onToggle: (open) => { mem.filtersOpen = open; }});
 
   mount(main,
     h('div', {class: 'page-head'}, h('h1', {}, t('chronicle.title')), count),
     h('form', {class: 'filters card', role: 'search', 'aria-label': t('chronicle.filters'),
       onsubmit: (event) => event.preventDefault()},
-    field(t('chronicle.search'), search, {className: 'wide'}),
-    field(t('chronicle.from'), from), field(t('chronicle.to'), to),
-    field(t('chronicle.person'), person), entityField, field(t('chronicle.tag'), tag), threadField,
-    field(t('chronicle.status'), status),
-    h('div', {class: 'field check'}, keyOnly, h('label', {for: keyOnly.id}, t('chronicle.keyonly'))),
-    h('div', {class: 'field end'}, reset)),
+    field(t('chronicle.search'), search, {className: 'wide'}), toggle, folded),
     scopeNote, summaries, list, h('div', {class: 'actions center'}, more));
 
   function fillSelect(select, values, selected, allLabel) {
@@ -173,6 +183,7 @@ export async function renderChronicle(main, _args, app) {
       ? t('chronicle.count', {n: total, more: cursor ? '+' : ''})
       : t('chronicle.filtered', {n: plain.length, total, more: cursor ? '+' : ''});
     more.hidden = !cursor;
+    toggle.textContent = t('chronicle.morefilters', {n: activeFilters(f)});
     drawScope();
     mount(summaries, told.length ? h('details', {class: 'card summaries', open: mem.summariesOpen || null,
       ontoggle: (e) => { mem.summariesOpen = e.currentTarget.open; }},

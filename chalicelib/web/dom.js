@@ -61,6 +61,24 @@ export function field(label, control, {hint, className} = {}) {
   return h('div', {class: ['field', className]}, h('label', {for: control.id}, label), control, hintEl);
 }
 
+/** A button that folds `body` away on a narrow screen and opens it again (app.css:
+ * .fold-body, .fold-toggle); a wide screen shows the body and no button. `open`: the state to
+ * start in; `onToggle(open)` hears each change. */
+export function foldToggle(body, label, {open = false, onToggle} = {}) {
+  if (!body.id) body.id = uid('fold');
+  body.classList.add('fold-body');
+  body.classList.toggle('open', open);
+  const button = h('button', {type: 'button', class: 'ghost fold-toggle', 'aria-controls': body.id,
+    'aria-expanded': String(open)}, label);
+  button.addEventListener('click', () => {
+    const now = !body.classList.contains('open');
+    body.classList.toggle('open', now);
+    button.setAttribute('aria-expanded', String(now));
+    if (onToggle) onToggle(now);
+  });
+  return button;
+}
+
 export function options(pairs, selected) {
   return pairs.map(([value, label]) => h('option', {value, selected: value === selected}, label));
 }

@@ -111,11 +111,41 @@ function shape(node) {
   return s('circle', {cx: x.toFixed(1), cy: y.toFixed(1), r: r.toFixed(1)});
 }
 
-/** The graph as SVG: every node a link (keyboard reachable); people, entities and threads
- * labelled. links: [[sourceId, targetId, class?]]. */
+// Han, kana and Hangul: about twice as wide as a Latin letter, and cut anywhere.
+const WIDE = /[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]/u;
+
+/** A title cut to fit beside a node: `room` Latin letters wide (a Chinese character counts
+ * two), whole words where the text has spaces, "…" where something was cut. */
+export function brief(text, room = 14) {
+  const chars = [...text.trim().replace(/\s+/g, ' ')];
+  let used = 0;
+  const cut = chars.findIndex((ch) => (used += WIDE.test(ch) ? 2 : 1) > room);
+  if (cut < 0) return chars.join('');
+  let head = chars.slice(0, cut).join('');
+  const inWord = /\S/.test(chars[cut]) && !WIDE.test(chars[cut]) && /\S/.test(chars[cut - 1]) && !WIDE.test(chars[cut - 1]);
+  if (inWord && head.lastIndexOf(' ') > 0) head = head.slice(0, head.lastIndexOf(' '));
+  return `${head.trimEnd()}…`;
+}
+
+/** The graph as SVG: every node a link (keyboard reachable) named by its full label; beside
+ * it a short label (an event's title cut by `brief`), shown whole while the node has the
+ * pointer or the focus. links: [[sourceId, targetId, class?]]. */
 export function graphView(nodes, links, {width = 800, height = 560, label, selected} = {}) {
   const placed = layout(nodes, links, {width, height});
   const at = new Map(placed.map((n) => [n.id, n]));
+  // Labels apart from the nodes, drawn over every link and shape; hidden from assistive
+  // technology, which reads each node's own full label.
+  const texts = new Map(placed.map((node) => {
+    const short = node.short || brief(node.name || node.label);
+    const text = s('text', {class: node.kind, x: node.x.toFixed(1), y: (node.y + radius(node) + (node.kind === 'event' ? 12 : 14)).toFixed(1),
+      'text-anchor': 'middle'}, short);
+    return [node.id, {text, short, full: node.name || node.label}];
+  }));
+  const show = (id, whole) => {
+    const {text, short, full} = texts.get(id);
+    text.textContent = whole ? full : short;
+    text.classList.toggle('whole', whole);
+  };
   return s('svg', {class: 'graph', viewBox: `0 0 ${width} ${height}`, role: 'group', 'aria-label': label,
     preserveAspectRatio: 'xMidYMid meet'},
   s('g', {class: 'links', 'aria-hidden': 'true'}, links.map(([a, b, cls]) => {
@@ -127,10 +157,10 @@ export function graphView(nodes, links, {width = 800, height = 560, label, selec
   })),
   s('g', {class: 'nodes'}, placed.map((node) => s('a', {href: node.href,
     class: ['node', node.kind, node.sub && `k-${node.sub}`, node.key && 'key', node.id === selected && 'selected'],
-    'aria-label': node.label},
+    'aria-label': node.label,
+    onfocus: () => show(node.id, true), onblur: () => show(node.id, false),
+    onmouseenter: () => show(node.id, true), onmouseleave: () => show(node.id, false)},
   s('title', {}, node.label),
   shape(node)))),
-  // Labels apart from the links: a link's name is its full label, the picture shows it short.
-  s('g', {class: 'labels', 'aria-hidden': 'true'}, placed.filter((node) => node.kind !== 'event').map((node) => s('text', {
-    x: node.x.toFixed(1), y: (node.y + radius(node) + 14).toFixed(1), 'text-anchor': 'middle'}, node.short || node.label))));
+  s('g', {class: 'labels', 'aria-hidden': 'true'}, [...texts.values()].map(({text}) => text)));
 }

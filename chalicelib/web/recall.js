@@ -3,7 +3,7 @@
 // cooldown removed (from the trace), the context exactly as it would be injected with its
 // token estimate — and report it as delivered, so the next recall in the window cools it.
 
-import {ID_PATTERN, busy, field, h, mount, options} from './dom.js';
+import {ID_PATTERN, busy, field, foldToggle, h, mount, options} from './dom.js';
 import {fmtDateTime, fmtNumber, fmtWhen, lang, t} from './i18n.js';
 
 const PART_ORDER = ['fused', 'keyword', 'keyword_rank', 'vector', 'vector_rank', 'coverage', 'relevance'];
@@ -201,14 +201,9 @@ export async function renderRecall(main, _args, app) {
         delivered));
   }
 
-  mount(main,
-    h('div', {class: 'page-head'}, h('h1', {}, t('recall.title')), h('p', {class: 'muted'}, t('recall.intro'))),
-    h('form', {class: 'card recall-form', onsubmit: (e) => {
-      e.preventDefault();
-      if (!query.value.trim()) return;
-      busy(submit, run, app.fail);
-    }},
-    field(t('recall.query'), query, {className: 'wide', hint: t('recall.queryhint')}),
+  // On a phone the options would push the verdict off the first screen: they fold behind a
+  // toggle that says how many are set (app.css: .fold-body).
+  const optionsBody = h('div', {},
     h('div', {class: 'grid-3'},
       field(t('recall.timehint'), timeHint, {hint: t('recall.timehinthint')}),
       field(t('recall.window'), windowInput, {hint: t('recall.windowhint')}),
@@ -217,7 +212,25 @@ export async function renderRecall(main, _args, app) {
       h('div', {class: 'grid-3'},
         field(t('recall.now'), now, {hint: t('recall.nowhint')}),
         field(t('recall.format'), format),
-        field(t('recall.minrel'), minRelevance, {hint: t('recall.minrelhint')}))),
+        field(t('recall.minrel'), minRelevance, {hint: t('recall.minrelhint')}))));
+  const setOptions = () => [timeHint, maxCards, now, minRelevance].filter((x) => x.value.trim()).length
+    + Number(format.value !== 'blocks');
+  const optionsToggle = foldToggle(optionsBody, '', {open: Boolean(mem.optionsOpen),
+    onToggle: (open) => { mem.optionsOpen = open; }});
+  const labelOptions = () => { optionsToggle.textContent = t('recall.options', {n: setOptions()}); };
+  optionsBody.addEventListener('input', labelOptions);
+  optionsBody.addEventListener('change', labelOptions);
+  labelOptions();
+
+  mount(main,
+    h('div', {class: 'page-head'}, h('h1', {}, t('recall.title')), h('p', {class: 'muted'}, t('recall.intro'))),
+    h('form', {class: 'card recall-form', onsubmit: (e) => {
+      e.preventDefault();
+      if (!query.value.trim()) return;
+      busy(submit, run, app.fail);
+    }},
+    field(t('recall.query'), query, {className: 'wide', hint: t('recall.queryhint')}),
+    optionsToggle, optionsBody,
     h('div', {class: 'actions'}, submit)),
     result);
   if (mem.result) draw(mem.result.body, mem.result.response);

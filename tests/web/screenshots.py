@@ -67,7 +67,14 @@ def screens(page, url: str, lang: str, event_id: str, thread_id: str) -> dict:
     def recall():
         page.goto(f"{url}/#/{SPACE}/recall")
         page.locator("textarea").fill(QUERY[lang])
+        # a phone folds the options away: open them for the window, and fold them again
+        toggle = page.locator("form.recall-form button.fold-toggle")
+        folded = toggle.is_visible()
+        if folded:
+            toggle.click()
         page.locator("form.recall-form input[type=text]").nth(1).fill("chat-1")
+        if folded:
+            toggle.click()
         page.locator("form.recall-form button[type=submit]").click()
         page.locator(".verdict .badge").wait_for()
 
