@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime, timedelta, tzinfo
+from datetime import UTC, date, datetime, timedelta, tzinfo
 from zoneinfo import ZoneInfo
 
 from pydantic import ValidationError
@@ -21,7 +21,7 @@ from chalicelib.domain.models import (
 from chalicelib.domain.records import ArchivedTurns
 from chalicelib.domain.refs import message_ref, parse_ref
 from chalicelib.domain.textproc import is_cjk
-from chalicelib.ports import ConflictError, Services, Store
+from chalicelib.ports import ConflictError, Page, Services, Store
 from chalicelib.usecases.spaces import remember_space
 
 
@@ -30,13 +30,41 @@ def list_events(services: Services, space: str, *, start: datetime | None = None
                 statuses: tuple[str, ...] = ("active",),
                 kinds: tuple[str, ...] = TIMELINE_KINDS) -> EventList:
     """A page of the timeline: events and notes by default (`kinds`); session summaries
-    retell them and are asked for apart (("summary",))."""
+    retell them and are asked for apart (("summary",)). Each day in conversation order
+    (`said_order`). The store orders a day's events by id, so a page does not end inside a
+    day it could leave whole: when the next event is of the page's last day, the page ends
+    before that day (read again to that length, for the store's cursor) — unless the day
+    fills the page, which is then in order within itself."""
+    def read(at: str | None, size: int) -> Page:
+        return services.store.list_events(space, start=start, end=end, statuses=statuses,
+                                          limit=size, cursor=at, kinds=kinds)
+
     try:
-        page = services.store.list_events(space, start=start, end=end, statuses=statuses,
-                                          limit=limit, cursor=cursor, kinds=kinds)
+        page = read(cursor, limit)
+        if page.next_cursor and page.events:
+            last = day_of(page.events[-1])
+            before = sum(day_of(e) != last for e in page.events)
+            if before and (peek := read(page.next_cursor, 1).events) \
+                    and day_of(peek[0]) == last:
+                page = read(cursor, before)
     except ValueError as exc:
         raise BadRequest(str(exc), code="invalid_cursor") from None
-    return EventList(events=page.events, next_cursor=page.next_cursor)
+    return EventList(events=sorted(page.events, key=said_order), next_cursor=page.next_cursor)
+
+
+def day_of(event: Event) -> date:
+    """The day an event starts on, in its own offset."""
+    return event.when.start.date()
+
+
+def said_order(event: Event) -> tuple:
+    """An event's place in the timeline: its day, then where the conversation told it (its
+    first source's session and seq; a day's events share their start, and their ids are
+    hashes), then its time; notes, which cite nothing, after the day's conversation in the
+    order they were saved (note_id)."""
+    told = min(((s.session, s.seq_start) for s in event.sources), default=None)
+    place = (0, *told) if told else (1, "", 0)
+    return (day_of(event), *place, event.when.start, event.id)
 
 
 def get_event(services: Services, space: str, event_id: str) -> Event:

@@ -15,8 +15,9 @@ from collections.abc import Iterator
 from chalicelib.domain.containment import clean_line
 from chalicelib.domain.dates import when_label
 from chalicelib.domain.models import Event
-from chalicelib.domain.textproc import is_cjk
+from chalicelib.domain.salience import language
 from chalicelib.ports import Services, iter_events
+from chalicelib.usecases.events import said_order
 
 
 def all_events(services: Services, space: str,
@@ -35,14 +36,15 @@ EXPORT_STATUSES = {"active": ("active",), "archived": ("archived",),
 
 def export_markdown(services: Services, space: str, highlight_threshold: int = 7,
                     status: str = "active") -> str:
-    """# Annals — space · summary line · key events · the timeline grouped by month.
-    `status` all / archived brings in archived (faded) events, marked as such."""
-    listed = sorted(all_events(services, space, EXPORT_STATUSES[status]),
-                    key=lambda e: (e.when.start, e.id))
+    """# Annals — space · summary line · key events · the timeline grouped by month, each
+    day in conversation order (events.said_order); headings in the chats' language
+    (`chat_language`). `status` all / archived brings in archived (faded) events, marked
+    as such."""
+    listed = sorted(all_events(services, space, EXPORT_STATUSES[status]), key=said_order)
     # Summaries retell events: they get their own section, never timeline entries or counts.
     summaries = [e for e in listed if e.kind == "summary"]
     events = [e for e in listed if e.kind != "summary"]
-    zh = sum(is_cjk(e.summary) for e in events) * 2 > len(events)
+    zh = chat_language(services, space, events) == "zh"
     lines = [f"# Annals — {space}", "", "## Summary" if not zh else "## 概要"]
     if not events:
         lines.append("还没有记忆。" if zh else "No memories yet.")
@@ -71,6 +73,20 @@ def export_markdown(services: Services, space: str, highlight_threshold: int = 7
                      f"{clean_line(event.summary)}")
     lines += summary_section(summaries, zh)
     return "\n".join(lines) + "\n"
+
+
+LANGUAGE_SAMPLE = 40  # messages read to tell a space's language
+
+
+def chat_language(services: Services, space: str, events: list[Event]) -> str:
+    """The language the space's chats are in (domain.salience.language, the majority of a
+    sample of the messages its events cite): a Chinese chat gets Chinese headings though an
+    LLM retold some events in English. Events that cite nothing (notes): their own text."""
+    keys = list(dict.fromkeys((s.session, s.seq_start) for e in events for s in e.sources))
+    sample = keys[:: max(1, -(-len(keys) // LANGUAGE_SAMPLE))]  # spread over the chronicle
+    texts = [m.content for m in services.store.load_messages(space, sample)] if sample else []
+    texts = texts or [e.summary for e in events]
+    return "zh" if sum(language(t) == "zh" for t in texts) * 2 > len(texts) else "en"
 
 
 def summary_section(summaries: list[Event], zh: bool) -> list[str]:

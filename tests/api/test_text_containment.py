@@ -26,9 +26,10 @@ from typing import Any
 import pytest
 
 from chalicelib.domain.dates import when_label
-from chalicelib.domain.models import Event, When
+from chalicelib.domain.models import Event, Source, When
 from chalicelib.ports import Services
 from chalicelib.usecases import export as export_uc
+from chalicelib.usecases.events import said_order
 from chalicelib.usecases.recall.context import clean_line, clean_text, parse_context
 from chalicelib.wiring import set_services
 from tests.api.test_mcp import Rpc
@@ -102,7 +103,11 @@ def check_markdown(md: str, events: list[dict], threshold: int = 7) -> None:
         m = ITEM.match(line)
         assert m, f"line {n} is not the export's structure: {line[:120]!r}"
         items.append(line)
-    listed = sorted(events, key=lambda e: (e["when"]["start"], e["id"]))
+    # each day in conversation order, as the export lists it (events.said_order; built
+    # without validation: some payloads hold lone surrogates)
+    listed = sorted(events, key=lambda e: said_order(Event.model_construct(
+        id=e["id"], when=When.model_validate(e["when"]),
+        sources=[Source.model_construct(**s) for s in e["sources"]])))
     timeline = [e for e in listed if e["kind"] != "summary"]
     tree = [line for line in items if line.startswith("├─ ")]
     assert len(tree) == len(timeline)  # one line per memory: no line forged, none swallowed

@@ -28,14 +28,14 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict
 
 from chalicelib.domain.dates import when_label
-from chalicelib.domain.models import Event, Source, When
+from chalicelib.domain.models import Event, Message, Source, When
 from chalicelib.domain.records import JournalBatch, SummaryFold
-from chalicelib.domain.textproc import is_cjk
+from chalicelib.domain.salience import language
 from chalicelib.ports import ConflictError, LLMClient, Services, iter_events, track_usage
 from chalicelib.usecases.extract import journal
 from chalicelib.usecases.llm_usage import persist_usage
@@ -126,7 +126,7 @@ def summary_id(space: str, level: int, covered_ids: Sequence[str]) -> str:
 
 
 def chinese(texts: Sequence[str]) -> bool:
-    return sum(is_cjk(t) for t in texts) * 2 > len(texts)
+    return sum(language(t) == "zh" for t in texts) * 2 > len(texts)
 
 
 def flat(text: str, limit: int) -> str:
@@ -219,11 +219,26 @@ def write_text(services: Services, space: str, items: Sequence[Event], zh: bool,
     return extractive_fold(items, zh) if fold else extractive_session(items, zh)
 
 
+def session_span(told: Sequence[Message]) -> When:
+    """The days the messages were said on, in their own offset: a session summary's dates
+    are the chat's, never the times its events name (a plan for next year, 上个月)."""
+    first, last = min(m.at for m in told), max(m.at for m in told)
+    start = first.replace(hour=0, minute=0, second=0, microsecond=0)
+    end = last.replace(hour=0, minute=0, second=0, microsecond=0) + timedelta(days=1)
+    return When(start=start, end=end, granularity="day")
+
+
 def build(services: Services, space: str, level: int, items: Sequence[Event],
-          sources: list[Source], now: datetime) -> Event:
-    """A summary of `items` (events for level 1, summaries above)."""
-    zh = chinese([e.summary for e in items])
-    when = span_of(items)
+          sources: list[Source], now: datetime, told: Sequence[Message] = ()) -> Event:
+    """A summary of `items` (events for level 1, summaries above). `told`: the messages a
+    session summary cites — its dates and its language (the chat's, domain.salience); a
+    fold takes its members' span and the language of their titles."""
+    if told:
+        zh = chinese([m.content for m in told])
+        when = session_span(told)
+    else:
+        zh = chinese([e.title if level > 1 else e.summary for e in items])
+        when = span_of(items)
     people = list(dict.fromkeys(p for e in items for p in e.participants))
     return Event(
         id=summary_id(space, level, [e.id for e in items]), space=space,
@@ -266,12 +281,16 @@ def _plan(batch: JournalBatch, event: Event, existing: Event | None) -> None:
 
 
 def _existing_or_built(services: Services, space: str, level: int, items: Sequence[Event],
-                       sources: list[Source], now: datetime) -> Event:
-    """The live summary with this id if there is one (no LLM call for it), else a new one."""
+                       sources: list[Source], now: datetime, cited: bool = False) -> Event:
+    """The live summary with this id if there is one (no LLM call for it), else a new one
+    (`cited`: read the messages it cites, for a session summary's dates and language)."""
     current = services.store.get_event(space, summary_id(space, level, [e.id for e in items]))
     if current is not None and live(current):
         return current
-    return build(services, space, level, items, sources, now)
+    told = services.store.load_messages(space, [(s.session, q) for s in sources
+                                                for q in range(s.seq_start, s.seq_end + 1)]
+                                        ) if cited else []
+    return build(services, space, level, items, sources, now, told)
 
 
 def min_events(services: Services) -> int:
@@ -291,7 +310,7 @@ def summarise_session(services: Services, space: str, session: str, now: datetim
                    key=lambda e: (e.when.start, e.id))
     if len(fresh) >= min_events(services):
         event = _existing_or_built(services, space, 1, fresh,
-                                   merged_sources(fresh, session), now)
+                                   merged_sources(fresh, session), now, cited=True)
         saved = save(services, event, batch)
         if saved is not None:
             written.append(saved)
