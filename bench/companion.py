@@ -619,11 +619,15 @@ def summarize(rows: Sequence[Any]) -> dict[str, Any]:
         "hook_stale@2": _share(hook(r).get("stale@2") for r in answerable),
         "crosslingual_found@10": _share(r["results"].get("annals", {}).get("found@10")
                                         for r in answerable if r["kind"] == "crosslingual"),
+        "core_sent": _share(hook(r).get("core_sent") for r in recs),
         "second_call": {"cards": M.mean(float(hook(r)["second"]["cards"]) for r in recs
                                         if "second" in hook(r)),
+                        "core_sent": _share(hook(r)["second"]["core_sent"] for r in recs
+                                            if "second" in hook(r)),
                         "verdicts": _count(hook(r)["second"]["verdict"] for r in recs
                                            if "second" in hook(r))},
         "verdicts": _count(hook(r)["verdict"] for r in recs if "verdict" in hook(r)),
+        "hook_cards": M.mean(float(len(hook(r)["cards"])) for r in recs if "cards" in hook(r)),
         **{f"R@{k} {s}": _mean_of(answerable, s, f"R@{k}") for s in SYSTEMS for k in (5, 10)},
     }
 
@@ -740,9 +744,10 @@ def format_report(report: dict) -> str:
              *format_table(report), "", "Per question kind (pooled):", "",
              *format_kinds(report), ""]
     second = p["second_call"]
-    lines.append(f"hook, second call in the same window: {_num(second['cards'], 2)} cards on "
-                 "average; verdicts " + ", ".join(f"{v} {n}" for v, n in
-                                                  second["verdicts"].items())
+    lines.append(f"hook, first call: {_num(p['hook_cards'], 2)} cards on average, core block "
+                 f"sent {_frac(p['core_sent'])}; second call in the same window: "
+                 f"{_num(second['cards'], 2)} cards, core sent {_frac(second['core_sent'])}, "
+                 "verdicts " + ", ".join(f"{v} {n}" for v, n in second["verdicts"].items())
                  + f"; false abstain (answerable, no card): {_frac(p['false_abstain'], True)}"
                  + f"; hook stale@2: {_frac(p['hook_stale@2'], True)}")
     for c in report["chats"]:

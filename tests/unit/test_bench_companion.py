@@ -172,7 +172,8 @@ def _record(kind: str, abstain: bool, found: bool | None, hit: bool | None,
             hook_cards: int) -> dict:
     annals = {"zero_cards": False, "R@5": 1.0 if found else 0.0, "R@10": 1.0 if found else 0.0}
     hook = {"abstained": hook_cards == 0, "verdict": "hit" if hook_cards else "none",
-            "second": {"verdict": "hit", "cards": 1}}
+            "cards": [card("Dc1:1")] * hook_cards, "core_sent": True,
+            "second": {"verdict": "hit", "cards": 1, "core_sent": False}}
     if not abstain:
         annals["found@10"] = found
         hook["hit@2"] = hit
@@ -189,6 +190,8 @@ def test_summaries_keep_answerable_and_never_said_apart():
     assert s["false_abstain"]["k"] == 1
     assert s["crosslingual_found@10"] == {"k": 0, "n": 1, "share": 0.0}
     assert s["R@5 annals"] == 0.5 and s["R@5 bm25"] is None
+    assert s["hook_cards"] == 0.75 and s["core_sent"]["k"] == 4
+    assert s["second_call"]["core_sent"] == {"k": 0, "n": 4, "share": 0.0}
     assert list(C.by_kind(rows)) == ["plain", "crosslingual", "never_said"]
 
 
