@@ -49,6 +49,7 @@ from chalicelib.usecases import ingest as ingest_uc
 from chalicelib.usecases import jobs as jobs_uc
 from chalicelib.usecases import keys as keys_uc
 from chalicelib.usecases import merge as merge_uc
+from chalicelib.usecases import spaces as spaces_uc
 from chalicelib.usecases import stats as stats_uc
 from chalicelib.usecases.extract import run_extraction_result
 from chalicelib.usecases.graph import entities as entities_uc
@@ -103,6 +104,16 @@ def _answer(event: Request, get_response):
             return normalise_chalice_error(get_response(event))
     except AnnalsError as err:
         return error_response(err)
+
+
+def known_space(space: str) -> None:
+    """A read of a space, after its input is checked: 404 `unknown_space` for one nothing
+    was ever written to (usecases.spaces.require_space), so a misspelt space is not read as
+    an empty one. Writes (PUT messages, POST events, a graph import …) create a space and
+    skip this. So do the doors that read on behalf of a chat — the gateway, whose first turn
+    in a new space has no memory yet and must still get its reply, and MCP, whose client may
+    recall before it ever saves: there an empty recall is the true answer, not a typo."""
+    spaces_uc.require_space(services(), space)
 
 
 def route(path: str, **kwargs):
@@ -189,6 +200,8 @@ def job_location(space: str, job_id: str) -> str:
 
 # ------------------------------------------------------------------ background jobs
 # Long work handed off by a request (chalicelib.usecases.background): a read key may follow.
+# No unknown_space here: a POST may start a job before the space holds anything, and the
+# job's Location (its own answer) must stay followable.
 
 
 @route(SPACE + "/jobs", methods=["GET"])
@@ -217,6 +230,7 @@ def get_job(space: str, job_id: str):
 def list_events(space: str):
     check_id(space, "space")
     q = parse_query(EventListQuery, req())
+    known_space(space)
     page = events_uc.list_events(services(), space, start=q.start, end=q.end, limit=q.limit,
                                  cursor=q.cursor, statuses=q.statuses, kinds=q.kinds)
     return json_response(page)
@@ -234,6 +248,7 @@ def save_event(space: str):
 @api
 def get_event(space: str, event_id: str):
     check_id(space, "space")
+    known_space(space)
     event = events_uc.get_event(services(), space, event_id)
     body = event.model_dump(mode="json")
     if (req().query_params or {}).get("evidence", "").lower() in ("1", "true", "yes"):
@@ -267,6 +282,7 @@ def archive_event(space: str, event_id: str):
 @api
 def event_history(space: str, event_id: str):
     check_id(space, "space")
+    known_space(space)
     versions = events_uc.history(services(), space, event_id)
     return json_response({"versions": [v.model_dump(mode="json") for v in versions]})
 
@@ -278,7 +294,9 @@ def event_history(space: str, event_id: str):
 @api
 def recall(space: str):
     check_id(space, "space")
-    return json_response(recall_uc(services(), space, parse_body(req(), RecallRequest),
+    request = parse_body(req(), RecallRequest)
+    known_space(space)
+    return json_response(recall_uc(services(), space, request,
                                    may_write=current_scope().allows("write", space)))
 
 
@@ -289,6 +307,7 @@ def hook_recall(space: str):
     at most the request's max_cards or ANNALS_MAX_CARDS, by time too."""
     check_id(space, "space")
     request = parse_body(req(), RecallRequest)
+    known_space(space)
     may_write = current_scope().allows("write", space)
     result = recall_hook_sized(services(), space, request, may_write=may_write)
     core = facts_uc.hook_core(services(), space, request, may_write=may_write)
@@ -315,6 +334,8 @@ def consolidate(space: str):
 @route(SPACE + "/stats", methods=["GET"])
 @api
 def stats(space: str):
+    # No unknown_space: the numbers and the pipeline (extractor, merger, LLM) are what
+    # one looks at before a first import (the web's Operations page does).
     check_id(space, "space")
     return json_response(stats_uc.space_stats(services(), space))
 
@@ -331,11 +352,12 @@ def export(space: str):
     status = params.get("status", "active")
     if status not in export_uc.EXPORT_STATUSES:
         raise BadRequest("status must be active, archived or all", code="invalid_status")
+    if fmt not in ("json", "markdown"):
+        raise BadRequest("format must be markdown or json", code="invalid_format")
+    known_space(space)
     if fmt == "json":
         return json_response({"space": space,
                               "events": export_uc.export_json(services(), space, status)})
-    if fmt != "markdown":
-        raise BadRequest("format must be markdown or json", code="invalid_format")
     text = export_uc.export_markdown(services(), space,
                                      services().settings.highlight_threshold, status)
     return Response(body=text, status_code=200,
@@ -351,6 +373,7 @@ def export(space: str):
 def list_entities(space: str):
     check_id(space, "space")
     q = parse_query(EntityQuery, req())
+    known_space(space)
     return json_response(entities_uc.list_entities(services(), space, q.kind))
 
 
@@ -359,6 +382,7 @@ def list_entities(space: str):
 def get_entity(space: str, entity_id: str):
     check_id(space, "space")
     check_id(entity_id, "entity_id")
+    known_space(space)
     return json_response(entities_uc.get_entity(services(), space, entity_id))
 
 
@@ -366,6 +390,7 @@ def get_entity(space: str, entity_id: str):
 @api
 def list_threads(space: str):
     check_id(space, "space")
+    known_space(space)
     return json_response(threads_uc.list_threads(services(), space))
 
 
@@ -382,6 +407,7 @@ def create_thread(space: str):
 def get_thread(space: str, thread_id: str):
     check_id(space, "space")
     check_id(thread_id, "thread_id")
+    known_space(space)
     return json_response(threads_uc.get_thread(services(), space, thread_id))
 
 
@@ -399,6 +425,7 @@ def patch_thread(space: str, thread_id: str):
 def list_profiles(space: str):
     """A profile per person: the facts told about them, with the time each held."""
     check_id(space, "space")
+    known_space(space)
     return json_response(facts_uc.profiles(services(), space))
 
 
@@ -406,6 +433,7 @@ def list_profiles(space: str):
 @api
 def get_profile(space: str, name: str):
     check_id(space, "space")
+    known_space(space)
     return json_response(facts_uc.profile(services(), space, unquote(name)))
 
 
@@ -424,6 +452,7 @@ def patch_fact(space: str, fact_id: str):
 def export_graph(space: str):
     """Events, entities, threads and relations as one JSON document."""
     check_id(space, "space")
+    known_space(space)
     return json_response(graph_uc.export_graph(services(), space))
 
 

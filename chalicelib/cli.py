@@ -374,13 +374,29 @@ def recall(query: str, space: str, now_: str | None, max_cards: int | None,
     else:
         from chalicelib.usecases.recall import recall as run
 
-        result = run(_services(), space, req)
+        result = run(_read_space(space), space, req)
     if as_json:
         _echo_json(result.model_dump(mode="json"))
         return
     for line in result.trace:
         click.echo(line, err=True)
     click.echo(result.context or "(nothing recalled)")
+
+
+def _read_space(space: str):
+    """The local services, for a read of `space`: one nothing was ever written to is an
+    error (exit 1), as `--url` gets 404 unknown_space, not an empty answer."""
+    from chalicelib.domain.errors import AnnalsError
+    from chalicelib.domain.models import check_id
+    from chalicelib.usecases.spaces import require_space
+
+    services = _services()
+    try:
+        check_id(space, "space")
+        require_space(services, space)
+    except AnnalsError as err:
+        raise click.ClickException(err.message) from None
+    return services
 
 
 def local_zone():
@@ -449,7 +465,7 @@ def export(space: str, fmt: str, status: str, url: str | None, key: str | None) 
             return
         from chalicelib.usecases.graph.transfer import export_graph
 
-        _echo_json(export_graph(_services(), space).model_dump(mode="json"))
+        _echo_json(export_graph(_read_space(space), space).model_dump(mode="json"))
         return
     if url:
         with _remote(url, key) as client:
@@ -460,7 +476,7 @@ def export(space: str, fmt: str, status: str, url: str | None, key: str | None) 
                 click.echo(client.export(space, status=status))
         return
     from chalicelib.usecases import export as exp
-    services = _services()
+    services = _read_space(space)
     if fmt == "json":
         _echo_json({"space": space, "events": exp.export_json(services, space, status)})
     else:

@@ -280,7 +280,8 @@ ERROR_TEXT = {
          "malformed HTTP (an invalid Content-Length header)",
     401: "Missing or invalid bearer key",
     403: "The key may not do this",
-    404: "No such resource",
+    404: "No such resource; unknown_space: a read of a space nothing was ever written to "
+         "(a misspelt space is not an empty one)",
     409: "Version conflict: the resource changed since it was read",
     413: "The body is larger than the limit",
     415: "Unsupported Content-Type",
@@ -294,6 +295,13 @@ ERROR_TEXT = {
          "error answer passes through with its status and body)",
     504: "The chat gateway's upstream did not answer in time",
 }
+
+
+# Reads of a space: 404 unknown_space where nothing was ever written (app.read_space).
+SPACE_READS = frozenset({
+    "list_events", "get_event", "event_history", "recall", "hook_recall", "export",
+    "list_entities", "get_entity", "list_threads", "get_thread", "list_profiles",
+    "get_profile", "export_graph"})
 
 
 @dataclass(frozen=True)
@@ -322,6 +330,8 @@ class Operation:
     @property
     def statuses(self) -> list[int]:
         codes = set(self.errors)
+        if self.operation_id in SPACE_READS:
+            codes.add(404)
         if not self.public:
             codes |= {401, 403, 429, 503}
         codes.add(400)  # any request: malformed HTTP (a bad Content-Length) is refused too

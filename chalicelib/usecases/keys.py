@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from chalicelib.domain.errors import NotFound
 from chalicelib.domain.records import KEYS_SCOPE, ApiKey, ApiKeyUse
 from chalicelib.ports import Services
-from chalicelib.usecases.spaces import all_spaces
+from chalicelib.usecases.spaces import all_spaces, space_known
 
 Access = Literal["read", "write", "admin"]
 PREFIX = "ak_"
@@ -149,6 +149,10 @@ class SpaceList(BaseModel):
     spaces: list[str]
     all_spaces: bool = Field(description="the key may use every space, these and new ones")
     access: Access
+    empty: list[str] = Field(
+        default_factory=list, description="the listed spaces nothing was written to yet: "
+        "their reads answer 404 unknown_space until a write (a key limited to named spaces "
+        "lists them all; an unrestricted key lists only spaces that hold something)")
 
 
 def hash_key(token: str) -> str:
@@ -296,6 +300,8 @@ def visible_spaces(services: Services, scope: KeyScope) -> SpaceList:
     """GET /v1/spaces: the spaces this key may see. A key limited to named spaces sees its
     list (data or not); an unrestricted key sees every space that has data."""
     if scope.spaces is not None and not scope.admin:
-        return SpaceList(spaces=sorted(scope.spaces), all_spaces=False, access=scope.access)
+        named = sorted(scope.spaces)
+        return SpaceList(spaces=named, all_spaces=False, access=scope.access,
+                         empty=[s for s in named if not space_known(services, s)])
     return SpaceList(spaces=all_spaces(services), all_spaces=True, access=scope.access)
 

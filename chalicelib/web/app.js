@@ -34,12 +34,21 @@ export const app = {
   access: null,
   spaces: [],
   allSpaces: false,
+  empty: [],  // of a key's named spaces, those nothing was written to yet (GET /v1/spaces)
   space: null,
   features: {threads: false, entities: false, graph: false, forget: false},
   memory: {},  // per space and view: filters and the like, kept while the tab lives
   leave: [],  // callbacks run when the view changes (timers)
 
   canWrite() { return this.access === 'write' || this.access === 'admin'; },
+  /** Nothing was written to this space yet: its reads would answer 404 unknown_space, so the
+   * views show it empty without asking (a key for every space lists the spaces with data). */
+  isNew() { return this.allSpaces ? !this.spaces.includes(this.space) : this.empty.includes(this.space); },
+  /** The space got its first messages (an import): it is read like any other from now on. */
+  written() {
+    if (!this.spaces.includes(this.space)) this.spaces = [...this.spaces, this.space].sort();
+    this.empty = this.empty.filter((s) => s !== this.space);
+  },
   isAdmin() { return this.access === 'admin'; },
   href(view, ...args) {
     return `#/${[this.space, view, ...args].map(encodeURIComponent).join('/')}`;
@@ -122,7 +131,7 @@ async function signIn(key) {
   sessionStorage.setItem(KEY, key);
   api.onUnauthorized = () => signOut(t('signin.expired'));
   Object.assign(app, {api, access: scope.access, spaces: scope.spaces, allSpaces: scope.all_spaces,
-    features: await features(), memory: {}});
+    empty: scope.empty || [], features: await features(), memory: {}});
   route();
 }
 
@@ -226,6 +235,7 @@ async function route() {
   if (!mayUse(space)) return showSpaceChooser(t('space.notallowed', {space}));
   app.space = space;
   localStorage.setItem(LAST_SPACE, space);
+  if (app.isNew()) await refreshSpaces();  // written since sign-in (another tab, the CLI)?
   const render = VIEWS[view] || VIEWS.chronicle;
   const root = document.getElementById('root');
   mount(root, ...shell(view in VIEWS ? view : 'chronicle'));
@@ -248,6 +258,16 @@ async function route() {
     }
   }
   return undefined;
+}
+
+/** The key's spaces again (GET /v1/spaces): which hold something now. */
+async function refreshSpaces() {
+  try {
+    const scope = await app.api.get('/v1/spaces');
+    Object.assign(app, {spaces: scope.spaces, empty: scope.empty || []});
+  } catch {
+    // keep what sign-in said: the view then shows the space empty
+  }
 }
 
 function showSpaceChooser(note) {

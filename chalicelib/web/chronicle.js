@@ -229,6 +229,11 @@ export async function renderChronicle(main, _args, app) {
   }
 
   async function load(fresh) {
+    if (app.isNew()) {  // nothing written yet: an empty timeline, not a 404
+      refreshChoices();
+      draw();
+      return;
+    }
     more.disabled = true;
     try {
       const chosen = fresh ? await scoped() : null;
@@ -264,7 +269,7 @@ export async function renderChronicle(main, _args, app) {
   }
 
   try {
-    [threads, entities] = await Promise.all([threadList(app), entityList(app)]);
+    if (!app.isNew()) [threads, entities] = await Promise.all([threadList(app), entityList(app)]);
   } catch (err) {
     app.fail(err);
   }

@@ -88,6 +88,7 @@ function importSection(app, refresh) {
       sent += batch.length;
       progress.value = sent;
     }
+    app.written();
     const done = h('strong', {}, t('import.done', {total, session: session.value, format: t(`import.${parsed.format}`), ...totals}));
     mount(line, done);
     app.say(t('import.donesay', {total}));

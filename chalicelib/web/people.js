@@ -34,6 +34,7 @@ export function peopleOf(events) {
 /** Events, entities (with their event ids where the server says), threads and relations:
  * one GET …/graph where the server has it, else the lists. */
 async function loadGraph(app) {
+  if (app.isNew()) return {events: [], complete: true, entities: [], threads: [], relations: []};
   if (app.features.graph) {
     const doc = await app.api.get(app.path('graph'));
     return {
@@ -65,7 +66,7 @@ function span(events) {
 
 /** A person's profile (GET …/profiles/{name}), or null: none yet, or a server without it. */
 async function profileOf(app, name) {
-  if (!app.features.profiles) return null;
+  if (!app.features.profiles || app.isNew()) return null;
   try {
     return await app.api.get(app.path('profiles', name));
   } catch (err) {

@@ -11,7 +11,8 @@ from chalicelib.local.wsgi import ChaliceWSGI
 from tests.conftest import API_KEY, AUTH
 
 
-@pytest.mark.parametrize("path,status", [("/v1/spaces/a/events", 200), ("/v1/health", 200),
+@pytest.mark.parametrize("path,status", [("/v1/spaces/a/stats", 200), ("/v1/health", 200),
+                                         ("/v1/spaces/a/events", 404),  # unknown_space
                                          ("/v1/spaces/a/events/ev_none", 404)])
 def test_api_answers_are_not_sniffed_or_stored(client, path, status):
     resp = client.http.get(path, headers=AUTH)
@@ -28,8 +29,8 @@ def test_errors_before_the_view_carry_them_too(client):
 
 
 def test_head_is_get_without_the_body(client):
-    get = client.http.get("/v1/spaces/a/events", headers=AUTH)
-    head = client.http.request("HEAD", "/v1/spaces/a/events", headers=AUTH)
+    get = client.http.get("/v1/spaces/a/stats", headers=AUTH)
+    head = client.http.request("HEAD", "/v1/spaces/a/stats", headers=AUTH)
     assert head.status_code == get.status_code == 200
     assert head.body == b""
     assert head.headers["Content-Type"] == get.headers["Content-Type"]
@@ -43,8 +44,8 @@ def test_head_through_the_local_server(services):
 
     http = httpx.Client(transport=httpx.WSGITransport(app=ChaliceWSGI(app, MAX_BODY_BYTES)),
                         base_url="http://annals", headers={"Authorization": f"Bearer {API_KEY}"})
-    get = http.get("/v1/spaces/a/events")
-    head = http.head("/v1/spaces/a/events")
+    get = http.get("/v1/spaces/a/stats")
+    head = http.head("/v1/spaces/a/stats")
     assert head.status_code == 200 and head.content == b""
     assert head.headers["content-length"] == str(len(get.content))
     assert head.headers["x-content-type-options"] == "nosniff"

@@ -53,7 +53,7 @@ def test_a_bad_request_is_a_4xx_json_error_and_writes_nothing(client, method, pa
     error = json.loads(res.body)["error"]
     assert error["code"] and error["message"]
     events = json.loads(client.http.get(SP + "/events?status=all", headers=AUTH).body)
-    assert events["events"] == []
+    assert events["error"]["code"] == "unknown_space"  # nothing written, not even the space
     assert json.loads(client.http.get(SP + "/stats", headers=AUTH).body)["sessions"] == 0
 
 

@@ -106,6 +106,7 @@ def test_revoked_key_gets_401_on_the_next_request(client):
 def test_plaintext_is_never_listed(client, services):
     a = make_key(client, spaces=["a"], access="read", label="one")
     b = make_key(client, spaces="*", access="write", label="two")
+    assert put(client, "a", AUTH).status_code == 200
     assert client.http.get("/v1/spaces/a/events", headers=auth(a["key"])).status_code == 200
     listed = client.http.get("/v1/keys", headers=AUTH)
     assert listed.status_code == 200
@@ -167,17 +168,19 @@ def test_spaces_admin_sees_every_space_with_data(client):
                              body=json.dumps({"summary": "买牛奶"}))
     assert saved.status_code == 201
     got = body(client.http.get("/v1/spaces", headers=AUTH))
-    assert got == {"spaces": ["chat", "notes"], "all_spaces": True, "access": "admin"}
+    assert got == {"spaces": ["chat", "notes"], "all_spaces": True, "access": "admin",
+                   "empty": []}
 
 
 def test_spaces_scoped_key_sees_its_own(client):
     assert put(client, "chat", AUTH).status_code == 200
     key = make_key(client, spaces=["b", "a"], access="read")["key"]
     got = body(client.http.get("/v1/spaces", headers=auth(key)))
-    assert got == {"spaces": ["a", "b"], "all_spaces": False, "access": "read"}
+    assert got == {"spaces": ["a", "b"], "all_spaces": False, "access": "read",
+                   "empty": ["a", "b"]}  # nothing written there yet
     everything = make_key(client, spaces="*", access="read")["key"]
     got = body(client.http.get("/v1/spaces", headers=auth(everything)))
-    assert got == {"spaces": ["chat"], "all_spaces": True, "access": "read"}
+    assert got == {"spaces": ["chat"], "all_spaces": True, "access": "read", "empty": []}
 
 
 def test_scope_does_not_outlive_the_request(client):

@@ -252,7 +252,7 @@ def test_bad_ids_and_unknown_routes(client):
     assert wrong_method.status_code == 405 and "error" in body(wrong_method)
 
 
-def test_recall_rejects_bad_requests(client):
+def test_recall_rejects_bad_requests(client, seeded):
     assert client.http.post(f"{SP}/recall", headers=AUTH, body="").status_code == 400
     resp = client.http.post(f"{SP}/recall", headers=AUTH,
                             body=json.dumps({"query": "x", "max_cards": 0}))

@@ -63,8 +63,10 @@ def test_threads_by_hand(client, events):
 
 @pytest.mark.parametrize("method,path,body,status,code", [
     ("get", SP + "/threads/bad%20id", None, 400, "invalid_thread_id"),
-    ("get", SP + "/threads/th_missing", None, 404, "not_found"),
-    ("get", SP + "/entities/en_000000000000", None, 404, "not_found"),
+    # nothing was written to SP here: its reads are unknown_space (not_found in a known
+    # space: test_threads_by_hand)
+    ("get", SP + "/threads/th_missing", None, 404, "unknown_space"),
+    ("get", SP + "/entities/en_000000000000", None, 404, "unknown_space"),
     ("get", SP + "/entities/a%2Fb", None, 400, "invalid_entity_id"),
     ("get", SP + "/entities?kind=planet", None, 422, "validation_error"),
     ("get", "/v1/spaces/bad%20space/threads", None, 400, "invalid_space"),
@@ -117,4 +119,5 @@ def test_a_hostile_graph_document_is_refused_whole(client, events):
                 {**graph, "relations": [{**graph["relations"][0], "key": ""}]}):
         answer = call(client, "post", "/v1/spaces/hostile/graph", bad, status=422)
         assert answer["error"]["code"] == "validation_error"
-    assert call(client, "get", "/v1/spaces/hostile/graph")["events"] == []
+    nothing = call(client, "get", "/v1/spaces/hostile/graph", status=404)
+    assert nothing["error"]["code"] == "unknown_space"  # not even the space was written

@@ -234,6 +234,7 @@ def test_every_method_reaches_its_operation(annals, services, monkeypatch):
 
 
 def test_error_answers_raise_with_the_error_body(annals):
+    saved = annals.save_event(SPACE, "a note")  # the space holds something: not unknown_space
     with pytest.raises(AnnalsAPIError) as missing:
         annals.get_event(SPACE, "ev_nope")
     err = missing.value
@@ -242,7 +243,6 @@ def test_error_answers_raise_with_the_error_body(annals):
     assert err.method == "GET" and err.url.endswith(f"/v1/spaces/{SPACE}/events/ev_nope")
     assert str(err) == f"404 not_found: {err.message}" and err.retry_after is None
 
-    saved = annals.save_event(SPACE, "a note")
     annals.patch_event(SPACE, saved.id, version=1, importance=3)
     with pytest.raises(AnnalsAPIError) as stale:
         annals.patch_event(SPACE, saved.id, version=1, importance=4)
@@ -282,7 +282,12 @@ def test_keys_and_scopes_are_errors_too(services):
     with AnnalsClient("http://annals.test", API_KEY, transport=transport) as admin:
         key = admin.create_key(spaces=[SPACE], access="read", label="reader").key
     with AnnalsClient("http://annals.test", key, transport=transport) as reader:
-        assert reader.hook_recall(SPACE, "anything").verdict == "none"  # a read
+        with pytest.raises(AnnalsAPIError) as unknown:  # nothing written there yet
+            reader.hook_recall(SPACE, "anything")
+        assert (unknown.value.status, unknown.value.code) == (404, "unknown_space")
+        with AnnalsClient("http://annals.test", API_KEY, transport=transport) as admin:
+            admin.put_messages(SPACE, "s1", MESSAGES[:1])
+        assert reader.hook_recall(SPACE, "anything").injected is False  # a read
         with pytest.raises(AnnalsAPIError) as forbidden:
             reader.save_event(SPACE, "a note")
         assert (forbidden.value.status, forbidden.value.code) == (403, "forbidden")
