@@ -31,6 +31,7 @@ from chalicelib.domain.errors import AnnalsError, BadRequest
 from chalicelib.domain.models import (
     DeliveryRequest,
     EventListQuery,
+    MessageListQuery,
     PatchEventRequest,
     PutMessagesRequest,
     RecallRequest,
@@ -152,6 +153,17 @@ def put_messages(space: str, session: str):
     session = check_session(unquote(session))  # any script's letters arrive %-encoded
     body = parse_body(req(), PutMessagesRequest)
     return json_response(ingest_uc.put_messages(services(), space, session, body))
+
+
+@route(SPACE + "/sessions/{session}/messages", methods=["GET"])
+@api
+def list_messages(space: str, session: str):
+    """What a session holds, a page at a time in seq order (the gateway's turns too)."""
+    check_id(space, "space")
+    session = check_session(unquote(session))
+    q = parse_query(MessageListQuery, req())
+    known_space(space)
+    return json_response(ingest_uc.list_messages(services(), space, session, q.limit, q.cursor))
 
 
 @route(SPACE + "/sessions/{session}/messages/{seq}", methods=["DELETE"])

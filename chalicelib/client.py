@@ -58,7 +58,10 @@ from chalicelib.domain.models import (
     Event,
     EventList,
     EventListQuery,
+    Message,
     MessageIn,
+    MessageList,
+    MessageListQuery,
     PatchEventRequest,
     PutMessagesRequest,
     PutMessagesResponse,
@@ -257,6 +260,26 @@ class AnnalsClient:
             PutMessagesRequest(messages=[m if isinstance(m, MessageIn)
                                          else MessageIn.model_validate(m) for m in messages])
         return self._call("put_messages", {"space": space, "session": session}, body=body)
+
+    @operation
+    def list_messages(self, space: str, session: str, *, limit: int | None = None,
+                      cursor: str | None = None) -> MessageList:
+        """One page of the session's messages in seq order; `next_cursor` fetches the next
+        (iter_messages walks them all). 404 unknown_session for a session never written."""
+        given = {"limit": limit, "cursor": cursor}
+        query = MessageListQuery.model_validate({k: v for k, v in given.items() if v is not None})
+        return self._call("list_messages", {"space": space, "session": session}, query=query)
+
+    def iter_messages(self, space: str, session: str, *, limit: int | None = None,
+                      ) -> Iterator[Message]:
+        """Every message of the session, page after page."""
+        cursor = None
+        while True:
+            page = self.list_messages(space, session, limit=limit, cursor=cursor)
+            yield from page.messages
+            if not page.next_cursor:
+                return
+            cursor = page.next_cursor
 
     @operation
     def delete_message(self, space: str, session: str, seq: int) -> DeletedMessage:

@@ -34,6 +34,8 @@ from chalicelib.domain.models import (
     IdStr,
     Message,
     MessageIn,
+    MessageList,
+    MessageListQuery,
     PatchEventRequest,
     PutMessagesRequest,
     PutMessagesResponse,
@@ -299,8 +301,8 @@ ERROR_TEXT = {
 
 # Reads of a space: 404 unknown_space where nothing was ever written (app.read_space).
 SPACE_READS = frozenset({
-    "list_events", "get_event", "event_history", "recall", "hook_recall", "export",
-    "list_entities", "get_entity", "list_threads", "get_thread", "list_profiles",
+    "list_messages", "list_events", "get_event", "event_history", "recall", "hook_recall",
+    "export", "list_entities", "get_entity", "list_threads", "get_thread", "list_profiles",
     "get_profile", "export_graph"})
 
 
@@ -366,6 +368,10 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("PUT", SPACE + "/sessions/{session}/messages", "put_messages",
               "Add or replace messages of a session (idempotent by seq and content)",
               PutMessagesResponse, request=PutMessagesRequest, tag="messages"),
+    Operation("GET", SPACE + "/sessions/{session}/messages", "list_messages",
+              "The messages a session holds, a page at a time in seq order (the gateway's "
+              "turns too); 404 unknown_session", MessageList, query=MessageListQuery,
+              tag="messages"),
     Operation("DELETE", SPACE + "/sessions/{session}/messages/{seq}", "delete_message",
               "Delete one message", DeletedMessage, errors=(404,), tag="messages"),
     Operation("POST", SPACE + "/extract", "extract",

@@ -254,6 +254,21 @@ class PutMessagesRequest(Strict):
         return messages
 
 
+class MessageListQuery(BaseModel):
+    """Query string of GET …/sessions/{session}/messages."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    limit: int = Field(default=50, ge=1, le=500)
+    cursor: str | None = Field(default=None, max_length=512,
+                               description="next_cursor of the page before")
+
+
+class MessageList(BaseModel):
+    messages: list[Message] = Field(description="in seq order")
+    next_cursor: str | None = None
+
+
 class PutMessagesResponse(BaseModel):
     accepted: int
     unchanged: int

@@ -126,6 +126,10 @@ def test_every_method_reaches_its_operation(annals, services, monkeypatch):
     assert "/v1/spaces/{space}/hook/recall" in annals.openapi().paths
     put = annals.put_messages(SPACE, "s1", MESSAGES)
     assert put.accepted == 3
+    listed = annals.list_messages(SPACE, "s1", limit=2)
+    assert [m.seq for m in listed.messages] == [1, 2] and listed.next_cursor
+    assert [m.content for m in annals.iter_messages(SPACE, "s1", limit=2)] == \
+        [m["content"] for m in MESSAGES]
     events = annals.extract(SPACE).events
     assert events and all(isinstance(e, Event) for e in events)
     worker = JobWorker(services, poll_seconds=0.05)  # what `annals serve` runs jobs with
