@@ -42,8 +42,11 @@ class ChatHost:
         # 1. the hook: what Annals remembers about this message (a read; never writes)
         hook = self.annals.post(f"/v1/spaces/{self.space}/hook/recall",
                                 json={"query": text, "window": self.chat})
-        hook.raise_for_status()
-        memory = hook.json()
+        if unknown_space(hook):  # nothing stored there yet (this chat's first turn): no memory
+            memory = {"additional_context": "", "recalled_ids": [], "verdict": "unknown_space"}
+        else:
+            hook.raise_for_status()
+            memory = hook.json()
         context, ids = memory["additional_context"], memory["recalled_ids"]
         log(f"recall: {memory['verdict']}, {len(ids)} memories {ids}")
 
@@ -71,6 +74,16 @@ class ChatHost:
         self.history += [{"role": "user", "content": text},
                          {"role": "assistant", "content": answer}]
         return answer
+
+
+def unknown_space(answer: httpx.Response) -> bool:
+    """404 unknown_space: nothing was ever written to the space (a new one, or a typo)."""
+    if answer.status_code != 404:
+        return False
+    try:
+        return answer.json()["error"]["code"] == "unknown_space"
+    except (ValueError, KeyError, TypeError):
+        return False
 
 
 def log(line: str) -> None:
