@@ -98,7 +98,7 @@ def test_the_api_answers_429_with_retry_after_in_the_error_shape(client, service
     assert json.loads(resp.body)["error"]["code"] == "rate_limited"
     assert int(resp.headers["Retry-After"]) >= 1
     assert health.status_code == 200  # never limited
-    assert client.http.get("/v1/spaces/a/events", headers=AUTH).status_code == 200
+    assert client.http.get("/v1/spaces/a/jobs", headers=AUTH).status_code == 200
 
 
 def test_queued_jobs_per_space_are_bounded(tmp_path):
