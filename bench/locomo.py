@@ -6,8 +6,8 @@ Mapping (documented in bench/README.md):
 - conversation file `26.json` → space `locomo-26`, in a fresh temporary data dir;
 - LoCoMo `session_N` → Annals session "N", so a card source (session "N", seq a..b) cites
   dia_ids DN:a..DN:b;
-- seq = the turn number of the dia_id; speaker = the turn's speaker; role = user for
-  speaker_a, assistant for speaker_b;
+- seq = the turn number of the dia_id; speaker = the turn's speaker; role = user for both
+  (two people talk; an assistant turn is an AI's and makes no event of its own);
 - message time = the session's date time ("1:56 pm on 8 May, 2023"), read as UTC (LoCoMo
   names no zone); every turn of a session carries that same time;
 - an image turn's BLIP caption is appended as "[shares a photo: <caption>]".
@@ -138,8 +138,9 @@ def load_conversation(path: Path | str) -> Conversation:
             if not text:
                 continue
             speaker = str(turn.get("speaker") or "")
-            role = "user" if speaker == speaker_a else "assistant"
-            out.append(Turn(seq=seq, speaker=speaker, role=role, text=text))
+            # Two people talk: both are users (an assistant turn is the AI's, which makes
+            # no event of its own: extract.offline.tells).
+            out.append(Turn(seq=seq, speaker=speaker, role="user", text=text))
         sessions.append(Session(number=number, at=at, turns=out))
     sessions.sort(key=lambda s: s.number)
     return Conversation(stem=path.stem, speaker_a=speaker_a, speaker_b=speaker_b,

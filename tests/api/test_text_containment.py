@@ -202,7 +202,8 @@ def hostile(hostile_space) -> Iterator[Space]:
 
 
 def fill(client, services: Services) -> Space:
-    messages = [{"seq": n, "role": "user" if n % 2 else "assistant",
+    # every turn a user's: an assistant turn is no event of its own (extract.offline.tells)
+    messages = [{"seq": n, "role": "user",
                  "speaker": PAYLOADS[name][:100] or None,
                  "content": f"I went to a pottery class and said {PAYLOADS[name]}"[:20_000],
                  "at": day(n)} for n, name in enumerate(API_NAMES, 1)]

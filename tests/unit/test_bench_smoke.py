@@ -64,8 +64,8 @@ def test_loading_maps_sessions_turns_roles_and_captions(tmp_path):
     assert [s.number for s in conv.sessions] == [1, 2, 3]
     first = conv.sessions[0]
     assert first.at.isoformat() == "2023-03-06T10:00:00+00:00"
-    assert [(t.seq, t.role) for t in first.turns] == [(1, "user"), (2, "assistant"),
-                                                      (3, "user")]
+    # two people talk: both are users (an assistant turn would be an AI's, never an event)
+    assert [(t.seq, t.role) for t in first.turns] == [(1, "user"), (2, "user"), (3, "user")]
     assert first.turns[2].text.endswith("[shares a photo: a photo of a small brown dog on a rug]")
     assert conv.last_time.isoformat() == "2023-04-02T09:15:00+00:00"
 

@@ -46,7 +46,9 @@ def test_patterns_are_configurable_and_defaults_can_go():
 
 
 def test_machinery_is_neither_extracted_nor_indexed_nor_searched(services, put):
-    put("c1", [(0, "user", "小明", "奶糖今天怎么样？"), (1, "assistant", "Aki", ROLEPLAY)])
+    # the machinery in the teller's turn (an assistant turn is no event of its own; a
+    # front-end that wraps the user's turns in a status panel does the same to them)
+    put("c1", [(0, "assistant", "Aki", "奶糖今天怎么样？"), (1, "user", "小明", ROLEPLAY)])
     stored = services.store.get_message(SPACE, "c1", 1)
     assert stored.content == ROLEPLAY  # the evidence keeps every byte
     events = extract_session(services, SPACE, "c1")

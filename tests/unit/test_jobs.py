@@ -13,8 +13,8 @@ from chalicelib.usecases import jobs
 from tests.conftest import make_services
 from tests.unit.conftest import SPACE, T0
 
-CONVO = [
-    (0, "user", "小明", "你好呀"),
+CONVO = [  # two user turns to remember, then the companion's reply (context, no event)
+    (0, "user", "小明", "我下周要去成都出差三天。"),
     (1, "user", "小明", "我家的猫奶糖被确诊了肾病，医生说要每天吃药。"),
     (2, "assistant", "Aki", "我家的狗上个月也做了手术，现在恢复得很好。"),
 ]
@@ -51,7 +51,7 @@ class TestQuietWindow:
         assert result.as_dict() == {"job": "quiet-window", "sessions": 1, "events": 2,
                                     "extracted": [f"{SPACE}/c1"],
                                     "reasons": {f"{SPACE}/c1": "quiet"}}
-        assert sorted(e.sources[0].seq_start for e in all_events(services) if e.kind == "event") == [1, 2]
+        assert sorted(e.sources[0].seq_start for e in all_events(services) if e.kind == "event") == [0, 1]
         state = services.store.get_session(SPACE, "c1")
         assert (state.extracted_upto, state.pending_since) == (2, None)
 
@@ -72,7 +72,7 @@ class TestQuietWindow:
         assert jobs.quiet_window(services, later + timedelta(minutes=5)).events == 0
         result = jobs.quiet_window(services, later + QUIET)
         assert result.events == 1
-        assert sorted(e.sources[0].seq_start for e in all_events(services) if e.kind == "event") == [1, 2, 3]
+        assert sorted(e.sources[0].seq_start for e in all_events(services) if e.kind == "event") == [0, 1, 3]
 
     def test_each_session_has_its_own_window(self, services, put):
         put("quiet", CONVO)

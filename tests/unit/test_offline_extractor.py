@@ -79,7 +79,7 @@ class TestRetelling:
     def test_english_you_is_the_previous_other_speaker_from_earlier_context(self):
         earlier = [message(0, "user", "Caroline", "How was the weekend?")]
         [draft] = extract(
-            message(1, "assistant", "Mel", "I showed you my new painting of the lake at sunset."),
+            message(1, "user", "Mel", "I showed you my new painting of the lake at sunset."),
             earlier=earlier,
         )
         assert draft.summary == "Mel showed Caroline Mel's new painting of the lake at sunset."
@@ -175,3 +175,25 @@ class TestDates:
         assert draft.when.start in (day, day - timedelta(days=1))  # with or without timeparse
         assert draft.when.end - draft.when.start == timedelta(days=1)
         assert draft.when.start <= T0
+
+
+class TestWhoTells:
+    """The AI character's turns are context, never events of their own (issue 36)."""
+
+    def test_the_characters_reaction_and_comfort_make_no_event(self):
+        drafts = extract(
+            message(1, "user", "林悦", "芝麻今天早上没了，朵朵哭了一早上。"),
+            message(2, "assistant", "温言", "对不起，温言知道芝麻对朵朵来说很重要。埋在桂花树下，朵朵以后每次经过都会记得它。"),
+            message(3, "user", "林悦", "晚上我们把它埋在小区后面的桂花树下了。"))
+        assert drafts  # the user's own turns still tell what happened
+        cited = [[(s.seq_start, s.seq_end) for s in d.sources] for d in drafts]
+        assert [(2, 2)] not in cited  # no event rests on the character's reply alone
+
+    def test_a_person_speaking_as_user_on_either_side_still_tells(self):
+        drafts = extract(
+            message(1, "user", "Caroline", "I went to the LGBTQ support group yesterday."),
+            message(2, "user", "Melanie", "I ran a charity race for mental health last Saturday."))
+        assert {s.seq_start for d in drafts for s in d.sources} == {1, 2}
+
+    def test_an_assistant_turn_alone_makes_nothing(self):
+        assert extract(message(1, "assistant", "Mika", "*比划着* 我昨天去京都看了红叶，超级美。")) == []

@@ -102,3 +102,17 @@ def test_the_answer_to_a_question_found_joins_the_cards(services, put, clock, ch
     put("s", chat)
     assert answer not in ask(services, query, OFF, 10)
     assert answer in ask(services, query, ON, 2)
+
+
+def test_a_turn_that_only_asks_is_no_card_but_its_answer_is(services, put):
+    """Issue 36: the companion's question holds the topic's words and none of its
+    information; the user's answer is the memory (and inherits the question's match)."""
+    put("1", [(1, "user", "小林", "收到杭州那边的offer了"),
+              (2, "assistant", "Mika", "那新工作什么时候开始？"),
+              (3, "user", "小林", "下个月三号入职"),
+              (4, "user", "小林", "新工作什么时候开始来着？")])
+    res = recall(services, SPACE, RecallRequest(query="新工作什么时候开始", limit=10,
+                                                max_cards=10))
+    refs = [c.ref for c in res.cards]
+    assert "message:1:2" not in refs and "message:1:4" not in refs
+    assert "message:1:3" in refs

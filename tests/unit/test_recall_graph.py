@@ -147,7 +147,7 @@ def test_the_terms_fallback_needs_no_records(services):
 
 
 def test_the_turns_around_a_seed_are_linked_to_it(services, put):
-    put("1", [(1, "user", "Mel", "Did you see the band last night?"),
+    put("1", [(1, "user", "Mel", "The band last night was so loud"),
               (2, "assistant", "Sam", "Yes! It was Matt Patterson, so talented"),
               (3, "user", "Mel", "Lunch on Friday then"),
               (4, "assistant", "Sam", "Sure thing")])

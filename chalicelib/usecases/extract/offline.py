@@ -240,7 +240,8 @@ class OfflineExtractor:
     def extract(self, messages: Sequence[Message], ctx: ExtractionContext) -> list[EventDraft]:
         speakers = sorted({m.speaker for m in [*ctx.earlier, *messages] if m.role != "system"})
         turns = [m for m in messages if m.role != "system"]
-        kept = {m.seq: said for m in turns if not rules.looks_like_instruction(m.content)
+        kept = {m.seq: said for m in turns if tells(m)
+                and not rules.looks_like_instruction(m.content)
                 and substantial(m, said := statements(m.content, speakers), speakers)}
         asked = [m for m in turns if kept.get(m.seq)]
         texts = [" ".join(kept[m.seq]) for m in asked]
@@ -248,7 +249,7 @@ class OfflineExtractor:
         history = list(ctx.earlier)
         happenings: list[Happening | EventDraft] = []
         for position, msg in enumerate(turns):
-            if rules.looks_like_instruction(msg.content):
+            if tells(msg) and rules.looks_like_instruction(msg.content):
                 happenings.append(quoted_draft(msg))
             elif msg.seq in verdict:
                 vector = verdict[msg.seq]
@@ -283,6 +284,15 @@ class OfflineExtractor:
             target.participants = list(dict.fromkeys(
                 [p for p in [msg.speaker, *mentioned_names(summary, others)]
                  if not is_placeholder(p)]))
+
+
+def tells(msg: Message) -> bool:
+    """Whether a turn can be a memory of its own: a person's turn, not the AI's. The AI
+    character reacts, asks, comforts and acts (*pours tea*); the facts of the user's life
+    come from the user, so an assistant turn is context for the turns around it (the
+    question a user's answer goes on telling) and never an event by itself. Two people
+    talking (LoCoMo) are both users: `importing.locomo` imports them so."""
+    return msg.role == "user"
 
 
 def substantial(msg: Message, said: Sequence[str], names: Sequence[str]) -> bool:

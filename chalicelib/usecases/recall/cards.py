@@ -11,6 +11,7 @@ from datetime import timedelta
 
 from chalicelib.domain.models import Card, Event, Message, Source, When
 from chalicelib.domain.refs import EventRef, MessageRef, parse_ref
+from chalicelib.domain.textrules import is_question, split_sentences
 from chalicelib.ports import Store
 from chalicelib.usecases.events import hidden_turns
 from chalicelib.usecases.recall.fusion import Candidate
@@ -48,6 +49,14 @@ def cleaned_message(msg: Message, clean: Callable[[str], str]) -> Message | None
     return msg.model_copy(update={"content": content}) if content else None
 
 
+def only_asks(text: str) -> bool:
+    """A turn that does nothing but ask ("那新工作什么时候开始？", "How did it go?") holds the
+    topic's words and none of its information: it is context for its answer (which inherits
+    its match: recall.answers), never a card of its own, whoever asked it."""
+    sentences = split_sentences(text)
+    return bool(sentences) and all(is_question(s) for s in sentences)
+
+
 def load_cards(store: Store, space: str, candidates: Sequence[Candidate],
                clean: Callable[[str], str] | None = None) -> list[tuple[Card, Candidate]]:
     """Cards for the candidates, in their order, from two batch reads (events, messages).
@@ -74,7 +83,7 @@ def load_cards(store: Store, space: str, candidates: Sequence[Candidate],
             elif (ref.session, ref.seq) in messages:
                 msg = messages[(ref.session, ref.seq)]
                 shown = cleaned_message(msg, clean) if clean else msg
-                if shown is not None:
+                if shown is not None and not only_asks(shown.content):
                     pairs.append((message_card(shown, cand), cand))
         except (ValueError, OverflowError):  # stored before times were range-checked
             continue
