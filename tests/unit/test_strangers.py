@@ -65,3 +65,23 @@ def test_known_names_and_wide_recalls_still_answer(services):
     wide = recall(services, "s", RecallRequest(query="What did Melanie paint at the lake?",
                                                max_cards=20, limit=20))
     assert not any("never seen" in line for line in wide.trace)
+
+
+def test_a_name_in_the_other_script_is_no_stranger(tmp_path):
+    """Issue 36: "When are we flying to Kyoto?" of a chat that says 京都 was vetoed as a
+    stranger; a space that talks in Chinese cannot tell a stranger by Latin words."""
+    services = build_services(Settings(data_dir=tmp_path, embedder="hash", schedule="off",
+                                       salience="rules", _env_file=None), index="inline")
+    at = datetime(2026, 12, 1, 20, tzinfo=UTC)
+    put_messages(services, "s", "1", PutMessagesRequest(messages=[
+        MessageIn(seq=1, role="user", speaker="小林", at=at,
+                  content="我们今天订好了去京都的机票，一月二号出发，跟我姐一起。"),
+        MessageIn(seq=2, role="assistant", speaker="Mika", at=at, content="好期待！")]))
+    run_extraction(services, "s", "1")
+    out = recall(services, "s", RecallRequest(query="When are we flying to Kyoto?"))
+    assert not any("never seen" in line for line in out.trace)
+
+
+def test_an_english_space_still_refuses_a_stranger(services):
+    out = recall(services, "s", RecallRequest(query="What did Zelda paint at the lake?"))
+    assert any("Zelda" in line and "never seen" in line for line in out.trace)
