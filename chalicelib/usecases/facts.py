@@ -75,31 +75,12 @@ def learn(services: Services, space: str, messages: Sequence[Message],
         for statement in said:
             for fact in apply(facts, space, person, statement, msg.at, ref, now):
                 facts[fact.key] = changed[fact.key] = fact
-        for fact in job_ended(facts, person, said, msg.at, ref):
-            facts[fact.key] = changed[fact.key] = fact
     for fact in changed.values():
         services.store.put_record(fact)
     link_changes(services, space, [f for f in changed.values()
                                    if f.closed_by and f.attribute in SINGLE
                                    and f.closed_by not in f.sources])
     return list(changed.values())
-
-
-def job_ended(facts: dict[str, Fact], person: str, said: Sequence[Statement], at: datetime,
-              ref: str) -> list[Fact]:
-    """A job is a workplace and a role: when this turn closed the person's workplace ("我辞职了",
-    "last shift at Fig & Fern was friday", a new employer) and told no role, the role held
-    there ends with it — the core layer then says nothing of the job rather than a role she
-    left (a later role told plainly starts a new fact as usual)."""
-    if any(s.attribute == "works_as" and not s.ends for s in said):
-        return []
-    closed_here = any(f.person == person and f.attribute == "works_at" and f.closed_by == ref
-                      for f in facts.values())
-    if not closed_here:
-        return []
-    return [_closed(f, at, ref) for f in facts.values()
-            if f.person == person and f.attribute == "works_as" and f.valid_to is None
-            and (f.valid_from is None or f.valid_from < at)]
 
 
 def link_changes(services: Services, space: str, closed: Sequence[Fact]) -> None:
