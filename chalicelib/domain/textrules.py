@@ -122,11 +122,12 @@ def is_meaningful(sentence: str) -> bool:
     return True
 
 
-def third_person(sentence: str, me: str, you: str | None) -> str:
-    """Retell a sentence with the speaker named: "I adopted a cat" → "Mel adopted a cat"."""
+def third_person(sentence: str, me: str, you: str | None, with_you: bool = True) -> str:
+    """Retell a sentence with the speaker named: "I adopted a cat" → "Mel adopted a cat".
+    `with_you`: "we" (我们, 咱们) is the speaker and `you`; else the speaker and others."""
     if is_cjk(sentence):
-        out = sentence.replace("我们", f"{me}和{you}" if you else f"{me}他们")
-        out = out.replace("咱们", f"{me}和{you}" if you else f"{me}他们")
+        us = f"{me}和{you}" if you and with_you else f"{me}他们"
+        out = sentence.replace("我们", us).replace("咱们", us)
         if you:
             out = out.replace("你们", f"{you}他们").replace("你", you).replace("您", you)
         return out.replace("我", me)

@@ -90,8 +90,9 @@ def test_the_checkup_comes_first_and_nothing_unrelated_follows(walk):
 
 @pytest.mark.parametrize(("query", "gate_line"), [
     ("我的吉他课怎么样了", "没有候选通过准入门槛"),
-    # Tokyo is in no memory: the hook injects nothing before the gate is asked
-    ("how was my trip to Tokyo?", "a name the memory has never seen"),
+    # Tokyo is in no memory; the space talks in Chinese too (Tokyo may be 东京 there), so no
+    # word vetoes it: the gate finds nothing about it
+    ("how was my trip to Tokyo?", "nothing passed the gate"),
 ])
 def test_what_was_never_said_brings_no_card(walk, query, gate_line):
     out = walk(query=query)
@@ -105,7 +106,7 @@ def test_what_was_never_said_brings_no_card(walk, query, gate_line):
 
 
 def test_an_english_question_finds_the_flight(walk):
-    out = walk(query="what did Sam book?", max_cards=3)  # above max_cards: the lower floor
+    out = walk(query="what did Sam book for the wedding?", max_cards=3)  # above max_cards: the lower floor
     assert out["verdict"] == "hit" and "Lisbon" in out["cards"][0]["text"]
     assert not any(about(c, "奶糖", "体检", "橘猫") for c in out["cards"])  # no check-up
     assert any("gate: relevance ≥ 0.025 (wide recall)" in line for line in out["trace"])
@@ -128,7 +129,7 @@ SAM = ("cello", "Lisbon", "大提琴", "里斯本")
 EXPECTED = {
     "奶糖体检": ("hit", "体检", SAM),
     "我的吉他课怎么样了": ("none", None, PETS + SAM),
-    "what did Sam book?": ("hit", "Lisbon", PETS),
+    "what did Sam book for the wedding?": ("hit", "Lisbon", PETS),
     "你还记得昨天奶糖体检的事吗": ("hit", "体检", SAM),
 }
 

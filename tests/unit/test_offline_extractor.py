@@ -63,11 +63,16 @@ class TestRetelling:
 
     def test_chinese_we_and_you_name_the_other_party(self):
         drafts = extract(
-            message(0, "assistant", "Aki", "周末过得怎么样？"),
+            message(0, "user", "阿杰", "周末过得怎么样？"),
             message(1, "user", "小明", "我们上次聊的那家咖啡馆，我带你朋友去了，他很喜欢。"),
         )
-        assert [d.summary for d in drafts] == ["小明和Aki上次聊的那家咖啡馆，小明带Aki朋友去了，他很喜欢。"]
-        assert drafts[0].participants == ["小明", "Aki"]
+        assert [d.summary for d in drafts] == ["小明和阿杰上次聊的那家咖啡馆，小明带阿杰朋友去了，他很喜欢。"]
+        assert drafts[0].participants == ["小明", "阿杰"]
+        # told to the AI companion, "we" is the teller and others; "you" is still the AI
+        [draft] = extract(
+            message(0, "assistant", "Aki", "周末过得怎么样？"),
+            message(1, "user", "小明", "我们上次聊的那家咖啡馆，我带你朋友去了，他很喜欢。"))
+        assert draft.summary == "小明他们上次聊的那家咖啡馆，小明带Aki朋友去了，他很喜欢。"
 
     def test_english_first_person_becomes_speaker(self):
         [draft] = extract(message(0, "user", "Mel", EN_DECISION))
@@ -197,3 +202,46 @@ class TestWhoTells:
 
     def test_an_assistant_turn_alone_makes_nothing(self):
         assert extract(message(1, "assistant", "Mika", "*比划着* 我昨天去京都看了红叶，超级美。")) == []
+
+
+class TestHeadline:
+    """A title names the happening — who did what — not the telling's opener, and carries no
+    relative time (the date is `when`) (issue 36: 还有个事, 纠正一下, 上周四考的)."""
+
+    def test_the_opener_gives_way_to_the_clause_naming_the_teller(self):
+        [draft] = extract(message(1, "user", "林悦", "还有个事，我在学车，科目二下周四考，紧张死了。"))
+        assert draft.title == "林悦在学车"
+
+    def test_phone_typing_breaks_clauses_at_spaces(self):
+        [draft] = extract(message(1, "user", "小满", "还有一个事 我辞职了 辞职信节前交的 干到10号"))
+        assert draft.title == "小满辞职了"
+
+    def test_the_relative_time_is_no_part_of_the_title(self):
+        [draft] = extract(message(1, "user", "Caroline",
+                                  "Last Friday I went to the LGBTQ support group."))
+        assert "Friday" not in draft.title and "Caroline went to the LGBTQ" in draft.title
+        assert draft.when.granularity == "day"
+
+
+class TestSelfRepair:
+    """A time corrected mid-turn is the time meant (issue 36: the 家长会 moved to Friday in
+    the same breath, the farewell dinner 'Dec 17 哦不对 是 Dec 16')."""
+
+    def test_the_time_after_the_repair_dates_the_event(self):
+        [draft] = extract(message(1, "user", "林悦",
+                                  "朵朵幼儿园这周开家长会，说是周四下午，哦不对，是周五不是周四。"))
+        assert draft.when.start.weekday() == 4  # Friday
+
+    def test_english_wait_no(self):
+        [draft] = extract(message(1, "user", "Nora",
+                                  "My mum is driving down to help with the move on Thursday, "
+                                  "wait no, on Friday."))
+        assert draft.when.start.weekday() == 4  # Friday, not Thursday
+
+    def test_we_is_not_the_companion(self):
+        """A user's 我们 is her family or friends, not the AI she tells it to (issue 36: 林悦和
+        温言在南京住了八年, one event put Mika on the trip instead of the sister)."""
+        drafts = extract(message(1, "assistant", "温言", "今天过得怎么样？"),
+                         message(2, "user", "林悦", "我们在南京住了八年了，房子是租的。"))
+        assert drafts[0].summary.startswith("林悦他们在南京住了八年")
+        assert "温言" not in drafts[0].participants

@@ -44,7 +44,9 @@ def test_import_and_extract_follow_the_job_to_its_end(open_page, server, tmp_pat
     page.get_by_label("Extract events right after the import").check()
     page.get_by_role("button", name="Import", exact=True).click()
     line = page.locator("#import-progress ~ p")
-    expect(line).to_contain_text(re.compile(r"Imported 8 messages .* Extraction made \d+ events"))
+    # the job runs in the background worker at nice 10: a busy machine slows it, not the web
+    expect(line).to_contain_text(re.compile(r"Imported 8 messages .* Extraction made \d+ events"),
+                                 timeout=60_000)
     expect(page.locator("#import-progress")).to_have_js_property("max", 8)  # the job's total
     expect(page.locator("#import-progress")).to_have_js_property("value", 8)
     assert axe_violations(page) == []

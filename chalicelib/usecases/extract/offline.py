@@ -68,14 +68,23 @@ def message_day(at: datetime) -> When:
     return When(start=start, end=start + timedelta(days=1), granularity="day")
 
 
+# A speaker correcting themself mid-sentence: the time after the repair is the one meant
+# ("周四下午，哦不对，是周五", "saturday the 12th, wait no, … sunday the 13th", "Dec 17 哦不对
+# 是 Dec 16"). The discourse markers of a repair, in both languages.
+_REPAIR = re.compile(r"哦?不对|说错了|\b(?:wait,? no|no,? wait|oh wait)\b", re.IGNORECASE)
+
+
 def resolve_when(sentence: str, msg: Message) -> tuple[When, bool, str | None]:
     """The time a statement is about, whether that time is still ahead (a plan), and the
     matched expression when it was relative.
 
     Relative expressions (昨天, last Friday, 下周五) are resolved against the message's own
-    time, not the time of extraction; a statement that names no time is about its message day.
+    time, not the time of extraction; a statement that names no time is about its message day;
+    one that corrects its time mid-way (`_REPAIR`) is about the time after the correction.
     """
-    span = parse_time(sentence, msg.at)
+    repairs = list(_REPAIR.finditer(sentence))
+    span = parse_time(sentence[repairs[-1].end():], msg.at) if repairs else None
+    span = span or parse_time(sentence, msg.at)
     if span is None:
         return message_day(msg.at), False, None
     start, end = span_as_told(span, msg.at)
@@ -159,7 +168,8 @@ class Happening:
         said = " ".join(s.said for s in self.statements)
         plan = any(s.ahead for s in self.statements)
         return EventDraft(
-            title=rules.make_title(first.retold) or rules.make_title(retold) or first.said[:60],
+            title=headline(self.statements, self.speaker) or rules.make_title(retold)
+            or first.said[:60],
             summary=summary,
             when=first.when,
             importance=rules.importance(said, has_time=self.timed),
@@ -168,6 +178,44 @@ class Happening:
             tags=["plan"] if plan else [],
             plan=plan,
         )
+
+
+# Where a clause ends: punctuation, or in Chinese typed on a phone a space between two
+# characters ("还有一个事 小满辞职了 辞职信节前交的").
+_CLAUSE_END = re.compile(r"[，,。！？!?；;：:]|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])"
+                         r"|[,;:.!?](?:\s|$)| - | — ")
+_QUOTED = re.compile(r'^[^:"]{1,40}: "')
+
+
+def headline(statements: Sequence[Statement], teller: str) -> str:
+    """A title that names the happening, not the telling's opener ("还有个事", "纠正一下",
+    "Anyway"): the first clause that names the teller (the retelling put the name where "I"
+    was: who did what) and carries content of its own, else the first clause with the most
+    content, an opener (a short first clause with more to come) passed over; the relative
+    time it was dated by left out (the date is `when`). '' when nothing is left."""
+    best, best_words = "", 0
+    for statement in statements:
+        if _QUOTED.match(statement.retold):
+            return rules.make_title(statement.retold)  # the speaker's words, kept as said
+        clauses = [c.strip() for c in _CLAUSE_END.split(statement.retold) if c.strip()]
+        for i, clause in enumerate(clauses):
+            if rules.is_question(clause) or (i == 0 and len(clauses) > 1 and _opener(clause)):
+                continue
+            if statement.relative and statement.relative in clause:
+                gap = "" if is_cjk(statement.relative) else " "
+                bare = " ".join(clause.replace(statement.relative, gap).split())
+                clause = bare if content_words(bare, [teller]) >= 2 else clause
+            words = content_words(clause, [teller])
+            if teller in clause and words >= 2:
+                return rules.make_title(clause)
+            if words > best_words:
+                best, best_words = clause, words
+    return rules.make_title(best) if best else ""
+
+
+def _opener(clause: str) -> bool:
+    """A clause too short to tell anything: 还有个事, 对了, 纠正一下, "Anyway", "So yeah"."""
+    return len(clause) <= 4 if is_cjk(clause) else len(clause.split()) <= 2
 
 
 def brief(text: str, joiner: str) -> str:
@@ -206,7 +254,7 @@ _SUBJECTLESS = re.compile(
     r"|always|never|definitely|probably|maybe)\b", re.IGNORECASE)
 
 
-def retell(sentence: str, me: str, you: str | None) -> str:
+def retell(sentence: str, me: str, you: str | None, with_you: bool = True) -> str:
     """Third person with the speaker named, or the speaker's words quoted when the sentence
     has no subject to name. A speaker with no name of its own ("user", "assistant": roles,
     never people) is called by its role in the sentence's language (用户 / the user)."""
@@ -216,7 +264,7 @@ def retell(sentence: str, me: str, you: str | None) -> str:
     me, you = _called(me, zh), None if you is None else _called(you, zh)
     if not zh and _SUBJECTLESS.match(sentence):
         return f'{me}: "{sentence}"'
-    return rules.third_person(sentence, me, you)
+    return rules.third_person(sentence, me, you, with_you)
 
 
 _ROLE_CALLED = {"assistant": ("助手", "the assistant"), "system": ("系统", "the system")}
@@ -254,18 +302,22 @@ class OfflineExtractor:
             elif msg.seq in verdict:
                 vector = verdict[msg.seq]
                 you = other_party(msg, history)
+                # "we" is the teller and the one they talk to, unless that is the AI: a
+                # user's 我们 is her family or friends (我们全家一起搬), not the companion
+                with_you = not any(m.speaker == you and m.role == "assistant" for m in history)
                 self.add_turn(happenings, msg, kept[msg.seq], vector, you, speakers,
-                              turns[:position])
+                              turns[:position], with_you)
             history.append(msg)
         joiner = {True: "", False: " "}
         return [h if isinstance(h, EventDraft) else
                 h.draft(joiner[is_cjk(h.statements[0].said)]) for h in happenings]
 
     def add_turn(self, happenings: list, msg: Message, said: list[str], vector: TurnVector,
-                 you: str | None, speakers: Sequence[str], before: Sequence[Message]) -> None:
+                 you: str | None, speakers: Sequence[str], before: Sequence[Message],
+                 with_you: bool = True) -> None:
         """The turn's happenings: joined to the teller's last one when it goes on telling
         it (module docstring, step 3), else new."""
-        groups = happenings_of(msg, said, you)
+        groups = happenings_of(msg, said, you, with_you)
         previous = _continued(happenings, msg, before, vector, groups[0])
         others = [s for s in speakers if s != msg.speaker]
         for i, group in enumerate(groups):
@@ -329,13 +381,14 @@ def _verdicts(asked: Sequence[Message], texts: Sequence[str],
     return out
 
 
-def happenings_of(msg: Message, said: Sequence[str], you: str | None) -> list[list[Statement]]:
+def happenings_of(msg: Message, said: Sequence[str], you: str | None,
+                  with_you: bool = True) -> list[list[Statement]]:
     """The turn's statements, grouped: a statement that names another time than the group
-    before it starts a new group (a new happening)."""
+    before it starts a new group (a new happening). `with_you`: "we" includes `you`."""
     groups: list[list[Statement]] = []
     for sentence in said:
         when, ahead, relative = resolve_when(sentence, msg)
-        statement = Statement(said=sentence, retold=retell(sentence, msg.speaker, you),
+        statement = Statement(said=sentence, retold=retell(sentence, msg.speaker, you, with_you),
                               when=when, ahead=ahead, relative=relative)
         if groups and ((relative is None and when == message_day(msg.at))
                        or when == groups[-1][0].when):
