@@ -45,6 +45,11 @@ _NEW_ONLY = re.compile(
     r"\b(?:changed|switched|moved|swapped|rebooked|re-booked)\b[^.;!?\n]{0,40}?\b(?:to|for|into)\b"
     r"|\bnow\s+(?:stay|staying|stays|live|living|lives|work|working|works)\s+(?:at|in|for|with)\b"
     r"|换成了?|改成|改为|换到|搬到|改到|改订", re.IGNORECASE)
+# A speaker correcting what they just said: the marker of a repair. Mid-turn it moves the time
+# the turn is about (extract.offline.resolve_when); opening a turn it corrects the teller's
+# last event (usecases.graph.updates, rule 4).
+REPAIR = re.compile(r"哦?不对|说错了|\b(?:wait,? no|no,? wait|oh wait)\b", re.IGNORECASE)
+_OPENING_REPAIR = re.compile(r"^\W{0,3}(?:" + REPAIR.pattern + ")", re.IGNORECASE)
 # "from X to" names an old thing only beside a change ("moved from Munich to Berlin"), not
 # in "from 9 to 5": it is no marker of its own.
 _NOT_MARKERS = frozenset({_OLD_AFTER[6].pattern})
@@ -66,11 +71,18 @@ def change_of(text: str) -> Change | None:
                 found.append((m.start(), _marker_words(m)))
             old.append((m.start("old"), m.group("old").strip()))
     found += [(m.start(), m.group(0)) for m in _NEW_ONLY.finditer(text)]
+    if (opening := _OPENING_REPAIR.match(text)) is not None:
+        found.append((0, opening.group(0).strip(" \t，,")))
     if not found:
         return None
     words = min(found)[1]
     clauses = (c for _, c in sorted(old) if c)
     return Change(words=" ".join(words.split()), old=tuple(dict.fromkeys(clauses)))
+
+
+def opens_with_repair(text: str) -> bool:
+    """"哦不对，是1月2号出发", "wait no, it's Friday": the text corrects what came before it."""
+    return _OPENING_REPAIR.match(text) is not None
 
 
 def _marker_words(m: re.Match[str]) -> str:

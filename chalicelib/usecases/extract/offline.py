@@ -40,6 +40,7 @@ from datetime import datetime, timedelta
 import numpy as np
 
 from chalicelib.domain import textrules as rules
+from chalicelib.domain.changes import REPAIR
 from chalicelib.domain.dates import span_as_told
 from chalicelib.domain.models import EventDraft, Message, Source, When
 from chalicelib.domain.names import is_placeholder, mentioned_names, own_name, without_own_name
@@ -68,10 +69,9 @@ def message_day(at: datetime) -> When:
     return When(start=start, end=start + timedelta(days=1), granularity="day")
 
 
-# A speaker correcting themself mid-sentence: the time after the repair is the one meant
-# ("周四下午，哦不对，是周五", "saturday the 12th, wait no, … sunday the 13th", "Dec 17 哦不对
-# 是 Dec 16"). The discourse markers of a repair, in both languages.
-_REPAIR = re.compile(r"哦?不对|说错了|\b(?:wait,? no|no,? wait|oh wait)\b", re.IGNORECASE)
+# A speaker correcting themself mid-sentence: the time after the repair (domain.changes.
+# REPAIR) is the one meant ("周四下午，哦不对，是周五", "Dec 17 哦不对 是 Dec 16").
+_REPAIR = REPAIR
 
 
 def resolve_when(sentence: str, msg: Message) -> tuple[When, bool, str | None]:

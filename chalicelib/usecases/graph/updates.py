@@ -10,7 +10,9 @@ Which earlier event, in order (domain.changes finds the words):
 2. else the new event names a thing one has one of at a time (a hotel, a home, an employer:
    domain.changes.category) and an earlier event names another of that kind: the latest one;
 3. else the latest earlier event that shares a named thing with it and whose summary is at
-   least `SIMILAR` alike (passage cosine): the same fact, said again as changed.
+   least `SIMILAR` alike (passage cosine): the same fact, said again as changed;
+4. else a plan moved (`rescheduled`): the teller's event told just before, when the new one
+   opens with a repair (哦不对，是1月2号出发), or their latest plan sharing a word with it.
 People never count as shared things: the speakers are in every event.
 
 The old fact is what names the old thing (rules 1 and 2; rule 3: the whole event). The note
@@ -23,14 +25,24 @@ with it ("We booked the Hotel Sakura. Tom bought a camera." stays findable for t
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 import numpy as np
 
-from chalicelib.domain.changes import Change, category, change_of, names_in, update_note
+from chalicelib.domain.changes import (
+    Change,
+    category,
+    change_of,
+    names_in,
+    opens_with_repair,
+    update_note,
+)
 from chalicelib.domain.models import Event
 from chalicelib.domain.records import Entity, Relation
 from chalicelib.domain.refs import message_ref
+from chalicelib.domain.textproc import query_terms
 from chalicelib.domain.textrules import is_small_talk, split_sentences
+from chalicelib.domain.timeparse import parse_time
 from chalicelib.ports import Services
 from chalicelib.usecases.graph.relations import relation, session_order
 
@@ -41,6 +53,7 @@ LOOKBACK = 60  # earlier events searched, the latest first: a change is told nea
 # painting landscapes" / "Mel painted a sunset"), a fact and its change 0.93-0.96.
 SIMILAR = 0.93
 SIMILAR_LOOKBACK = 8  # rule 3 embeds at most this many earlier events per change
+TIME_AFTER_MARKER = 24  # rule 4: characters after the change's marker where its new time is
 
 # An earlier event a change replaces, with the names of the old thing in it (empty: rule 3,
 # the whole event is the old fact).
@@ -86,8 +99,50 @@ def replaced(services: Services, new: Event, change: Change, before: Sequence[Ev
                  if category(entities[k].name) in kinds}
         if other:
             return [(event, _names(other, entities))]
-    return [(e, ()) for e in _alike(services, new, [e for e in latest
-                                                    if keys.get(e.id, set()) & mine])]
+    alike = _alike(services, new, [e for e in latest if keys.get(e.id, set()) & mine])
+    return [(e, ()) for e in alike] or rescheduled(new, change, latest)
+
+
+def rescheduled(new: Event, change: Change, latest: Sequence[Event]) -> list[Replaced]:
+    """Rule 4, a plan moved: the teller's latest earlier event at another time that is what
+    the change corrects — the one told just before it when the event opens with a repair
+    ("哦不对，是1月2号出发" after "计划元旦去京都"), else the latest plan sharing a content word
+    with it ("搬家提前了，改成31号" → "定在11月1号…搬家公司都约好了"; "后来改到14号了 … 入职" →
+    "12号入职"). Times and numbers are no shared words: every plan names one."""
+    teller = new.participants[:1]
+    mine = [e for e in latest if e.participants[:1] == teller and e.kind != "summary"]
+    if not teller or not mine:
+        return []
+    if opens_with_repair(new.summary):
+        last = mine[0]
+        return [(last, ())] if last.when.start != new.when.start else []
+    if change.old or not moves_to_a_time(new.summary, change.words, new.when.start):
+        # a change naming what it replaced is rule 1's (取消了…, "instead of …"), and one
+        # followed by no time moved no plan ("dropped off the cakes", "changed the game")
+        return []
+    people = {p.casefold() for p in new.participants}
+    words = _words(new.summary, people)
+    for event in mine:
+        if "plan" in event.tags and event.when.start != new.when.start \
+                and words & _words(event.summary, people):
+            return [(event, ())]
+    return []
+
+
+def moves_to_a_time(text: str, marker: str, at: datetime) -> bool:
+    """The change names the time the thing moved to, right after its marker (改到14号,
+    提前了，改成31号周六, "moved it to Friday")."""
+    where = text.casefold().find(marker.casefold())
+    if where < 0:
+        return False
+    after = text[where + len(marker):where + len(marker) + TIME_AFTER_MARKER]
+    return parse_time(after, at) is not None
+
+
+def _words(text: str, people: set[str]) -> set[str]:
+    """Content words, less numbers and the people's names (in every event of theirs)."""
+    return {t for t in query_terms(text) if not any(ch.isdigit() for ch in t)
+            and t.casefold() not in people}
 
 
 def old_things(change: Change, entities: dict[str, Entity]) -> set[str]:
