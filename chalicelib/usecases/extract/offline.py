@@ -168,7 +168,8 @@ class Happening:
         said = " ".join(s.said for s in self.statements)
         plan = any(s.ahead for s in self.statements)
         return EventDraft(
-            title=headline(self.statements, self.speaker) or rules.make_title(retold)
+            title=headline(self.statements[:1], self.speaker)
+            or headline(self.statements[1:], self.speaker) or rules.make_title(retold)
             or first.said[:60],
             summary=summary,
             when=first.when,
@@ -188,7 +189,9 @@ _QUOTED = re.compile(r'^[^:"]{1,40}: "')
 
 
 def headline(statements: Sequence[Statement], teller: str) -> str:
-    """A title that names the happening, not the telling's opener ("还有个事", "纠正一下",
+    """A title that names the happening (from the happening's first statement, as told: a
+    later one's clause that names the teller is often another remark, 小婷还是小雨最好的饭搭子
+    after 昨天跟小婷去苏州一日游了), not the telling's opener ("还有个事", "纠正一下",
     "Anyway"): the first clause that names the teller (the retelling put the name where "I"
     was: who did what) and carries content of its own, else the first clause with the most
     content, an opener (a short first clause with more to come) passed over; the relative
