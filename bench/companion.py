@@ -42,7 +42,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from . import metrics as M
-from .runs import read_built, run_dir, write_built, write_outputs
+from .runs import footer, read_built, run_dir, write_built, write_outputs
 
 DATA = Path(__file__).resolve().parent / "data" / "companion"
 KEY = DATA / "key.json"
@@ -759,10 +759,5 @@ def format_report(report: dict) -> str:
                         f"import {b['import_s']:.1f} s, extract {b['extract_s']:.1f} s")
                      + f"; missed facts {c['facts']['missed']}; stale in core "
                      f"{c['stale_in_core_values']}")
-    if report["errors"]:
-        lines.append(f"ERRORS: {len(report['errors'])} failed; first: "
-                     f"{report['errors'][0]['error']}")
-    la = report["load_average"]
-    lines.append(f"runtime {report['runtime_s']:.0f} s; load average before/after "
-                 f"{la['before'][0]:.2f}/{la['after'][0]:.2f} on {la['cpus']} CPUs")
+    lines += footer(report, "failed", f"runtime {report['runtime_s']:.0f} s")
     return "\n".join(lines)

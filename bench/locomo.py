@@ -38,7 +38,7 @@ from tqdm import tqdm
 from . import chronicle as CH
 from . import metrics as M
 from .graph_checks import entity_check
-from .runs import read_built, run_dir, write_built, write_outputs
+from .runs import footer, read_built, run_dir, write_built, write_outputs
 
 BASELINES = ("bm25", "dense")
 # The graph step (chalicelib/usecases/recall/graph.py) measured against the same recall
@@ -900,10 +900,5 @@ def format_table(report: dict) -> str:
                          f"{g['not_verbatim']} not verbatim in their sources), {g['threads']} "
                          f"threads holding {g['threaded_events']} events, {g['relations']} "
                          "relations")
-    if report["errors"]:
-        lines.append(f"ERRORS: {len(report['errors'])} recall calls failed; first: "
-                     f"{report['errors'][0]['error']}")
-    la = report["load_average"]
-    lines.append(f"runtime {report['runtime_s']:.1f} s; load average before/after "
-                 f"{la['before'][0]:.2f}/{la['after'][0]:.2f} on {la['cpus']} CPUs")
+    lines += footer(report, "recall calls failed", f"runtime {report['runtime_s']:.1f} s")
     return "\n".join(lines)

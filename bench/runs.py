@@ -45,3 +45,16 @@ def write_outputs(report: dict, json_path: Path | str | None, dump_path: Path | 
     if dump_path:
         Path(dump_path).write_text("".join(line + "\n" for line in dump_lines),
                                    encoding="utf-8")
+
+
+def footer(report: dict, failed: str, runtime: str) -> list[str]:
+    """The lines every bench report ends with: the failed calls, when any, and the runtime
+    beside the load average (a busy box slows every figure; the reader must know)."""
+    lines = []
+    if report["errors"]:
+        lines.append(f"ERRORS: {len(report['errors'])} {failed}; first: "
+                     f"{report['errors'][0]['error']}")
+    la = report["load_average"]
+    lines.append(f"{runtime}; load average before/after {la['before'][0]:.2f}/"
+                 f"{la['after'][0]:.2f} on {la['cpus']} CPUs")
+    return lines

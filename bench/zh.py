@@ -34,7 +34,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from . import metrics as M
-from .runs import read_built, run_dir, write_built, write_outputs
+from .runs import footer, read_built, run_dir, write_built, write_outputs
 
 DATA = Path(__file__).resolve().parent / "data"
 ZH_LIFE = DATA / "zh_life.json"
@@ -756,11 +756,6 @@ def format_report(report: dict) -> str:
         lines.append(f"  {s['space']}: {s['sessions']} sessions, {s['messages']} msgs, "
                      f"{s['events']} events; ingest {s['ingest_s']:.1f} s, extract "
                      f"{s['extract_s']:.1f} s, baselines {s['baseline_index_s']:.1f} s")
-    if report["errors"]:
-        lines.append(f"ERRORS: {len(report['errors'])} calls failed; first: "
-                     f"{report['errors'][0]['error']}")
-    la = report["load_average"]
-    lines.append(f"runtime {report['runtime_s']:.0f} s (asking {report['ask_s']:.0f} s); "
-                 f"load average before/after {la['before'][0]:.2f}/{la['after'][0]:.2f} on "
-                 f"{la['cpus']} CPUs")
+    lines += footer(report, "calls failed",
+                    f"runtime {report['runtime_s']:.0f} s (asking {report['ask_s']:.0f} s)")
     return "\n".join(lines)
