@@ -28,18 +28,22 @@ def test_name_like_words(query, words):
     assert name_like_words(query) == words
 
 
-@pytest.fixture()
-def services(tmp_path):
+def told(tmp_path, at: datetime, user: tuple[str, str], reply: tuple[str, str]):
+    """A space holding one user turn and the companion's reply, extracted."""
     services = build_services(Settings(data_dir=tmp_path, embedder="hash", schedule="off",
                                        salience="rules", _env_file=None), index="inline")
-    at = datetime(2026, 5, 3, 20, tzinfo=UTC)
     put_messages(services, "s", "1", PutMessagesRequest(messages=[
-        MessageIn(seq=1, role="user", speaker="Caroline", at=at,
-                  content="I painted a sunrise over the lake with my friend Dana today."),
-        MessageIn(seq=2, role="assistant", speaker="Echo", at=at,
-                  content="That sounds lovely, Caroline!")]))
+        MessageIn(seq=1, role="user", speaker=user[0], at=at, content=user[1]),
+        MessageIn(seq=2, role="assistant", speaker=reply[0], at=at, content=reply[1])]))
     run_extraction(services, "s", "1")
     return services
+
+
+@pytest.fixture()
+def services(tmp_path):
+    return told(tmp_path, datetime(2026, 5, 3, 20, tzinfo=UTC),
+                ("Caroline", "I painted a sunrise over the lake with my friend Dana today."),
+                ("Echo", "That sounds lovely, Caroline!"))
 
 
 def test_a_hook_recall_about_a_stranger_injects_nothing(services):
@@ -70,14 +74,9 @@ def test_known_names_and_wide_recalls_still_answer(services):
 def test_a_name_in_the_other_script_is_no_stranger(tmp_path):
     """Issue 36: "When are we flying to Kyoto?" of a chat that says 京都 was vetoed as a
     stranger; a space that talks in Chinese cannot tell a stranger by Latin words."""
-    services = build_services(Settings(data_dir=tmp_path, embedder="hash", schedule="off",
-                                       salience="rules", _env_file=None), index="inline")
-    at = datetime(2026, 12, 1, 20, tzinfo=UTC)
-    put_messages(services, "s", "1", PutMessagesRequest(messages=[
-        MessageIn(seq=1, role="user", speaker="小林", at=at,
-                  content="我们今天订好了去京都的机票，一月二号出发，跟我姐一起。"),
-        MessageIn(seq=2, role="assistant", speaker="Mika", at=at, content="好期待！")]))
-    run_extraction(services, "s", "1")
+    services = told(tmp_path, datetime(2026, 12, 1, 20, tzinfo=UTC),
+                    ("小林", "我们今天订好了去京都的机票，一月二号出发，跟我姐一起。"),
+                    ("Mika", "好期待！"))
     out = recall(services, "s", RecallRequest(query="When are we flying to Kyoto?"))
     assert not any("never seen" in line for line in out.trace)
 

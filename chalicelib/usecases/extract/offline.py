@@ -69,20 +69,17 @@ def message_day(at: datetime) -> When:
     return When(start=start, end=start + timedelta(days=1), granularity="day")
 
 
-# A speaker correcting themself mid-sentence: the time after the repair (domain.changes.
-# REPAIR) is the one meant ("周四下午，哦不对，是周五", "Dec 17 哦不对 是 Dec 16").
-_REPAIR = REPAIR
-
-
 def resolve_when(sentence: str, msg: Message) -> tuple[When, bool, str | None]:
     """The time a statement is about, whether that time is still ahead (a plan), and the
     matched expression when it was relative.
 
     Relative expressions (昨天, last Friday, 下周五) are resolved against the message's own
     time, not the time of extraction; a statement that names no time is about its message day;
-    one that corrects its time mid-way (`_REPAIR`) is about the time after the correction.
+    one that corrects its time mid-way (`REPAIR`) is about the time after the correction.
     """
-    repairs = list(_REPAIR.finditer(sentence))
+    # a speaker correcting themself mid-sentence means the time after the repair
+    # ("周四下午，哦不对，是周五", "Dec 17 哦不对 是 Dec 16")
+    repairs = list(REPAIR.finditer(sentence))
     span = parse_time(sentence[repairs[-1].end():], msg.at) if repairs else None
     span = span or parse_time(sentence, msg.at)
     if span is None:
