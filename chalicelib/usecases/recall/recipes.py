@@ -23,7 +23,8 @@ class RecallRecipe:
     # with these weights (the last reply, then the previous user message); a message with
     # fewer content terms than recent_keyword_min_terms also searches the recent user turn's
     # words; a message asking several things is searched per intent (at most max_intents,
-    # each part with min_intent_terms content terms)
+    # each part with min_intent_terms content terms; a message over split_max_chars is a
+    # pasted text, not questions: one intent, embedded once)
     recent_weights: tuple[float, ...] = (0.3, 0.15)
     recent_keyword_min_terms: int = 2
     anaphoric_weight: float = 1.0  # a message that names nothing: its recent user turn's
@@ -32,6 +33,7 @@ class RecallRecipe:
     split_intents: bool = True
     max_intents: int = 3
     min_intent_terms: int = 2
+    split_max_chars: int = 400
     fusion: str = "rrf"  # "rrf" (reciprocal rank) or "score" (min-max normalised scores)
     rrf_k: int = 60  # reciprocal-rank-fusion constant
     keyword_weight: float = 1.0
