@@ -26,46 +26,13 @@ from chalicelib.api.http import (
     parse_query,
 )
 from chalicelib.api.observability import job_metrics, observe
-from chalicelib.api.openapi import HookRecallResponse, openapi_document
 from chalicelib.domain.errors import AnnalsError, BadRequest
-from chalicelib.domain.models import (
-    DeliveryRequest,
-    EventListQuery,
-    MessageListQuery,
-    PatchEventRequest,
-    PutMessagesRequest,
-    RecallRequest,
-    SaveEventRequest,
-    check_id,
-    check_seq,
-    check_session,
-)
-from chalicelib.usecases import background as background_uc
-from chalicelib.usecases import deliveries as deliveries_uc
-from chalicelib.usecases import events as events_uc
-from chalicelib.usecases import export as export_uc
-from chalicelib.usecases import facts as facts_uc
-from chalicelib.usecases import graph_import as graph_import_uc
-from chalicelib.usecases import ingest as ingest_uc
-from chalicelib.usecases import jobs as jobs_uc
-from chalicelib.usecases import keys as keys_uc
-from chalicelib.usecases import merge as merge_uc
-from chalicelib.usecases import spaces as spaces_uc
-from chalicelib.usecases import stats as stats_uc
-from chalicelib.usecases.extract import run_extraction_result
-from chalicelib.usecases.graph import entities as entities_uc
-from chalicelib.usecases.graph import relations as relations_uc
-from chalicelib.usecases.graph import threads as threads_uc
-from chalicelib.usecases.graph import transfer as graph_uc
-from chalicelib.usecases.graph.models import (
-    CreateThreadRequest,
-    EntityQuery,
-    GraphDocument,
-    PatchThreadRequest,
-)
-from chalicelib.usecases.recall import recall as recall_uc
-from chalicelib.usecases.recall import recall_hook_sized
-from chalicelib.wiring import get_services
+
+# Use-cases, request models, wiring and the OpenAPI document are imported inside the routes
+# that use them: a cold start (a Lambda, a CLI call) pays only for the routes it serves
+# (`annals bench cold`). Plain function-level imports, not importlib's LazyLoader: before
+# Python 3.12 a lazily loaded module is not safe to touch from two threads at once (CPython
+# gh-114763), and `annals serve` runs routes on several threads.
 
 app = Chalice(app_name="annals")
 app.api.binary_types = []  # every response is JSON or text
@@ -75,6 +42,8 @@ PUBLIC_PATHS = {"/v1/health", "/v1/openapi.json", *web.PUBLIC_PATHS}
 
 
 def services():
+    from chalicelib.wiring import get_services
+
     return get_services()
 
 
@@ -114,6 +83,8 @@ def known_space(space: str) -> None:
     skip this. So do the doors that read on behalf of a chat — the gateway, whose first turn
     in a new space has no memory yet and must still get its reply, and MCP, whose client may
     recall before it ever saves: there an empty recall is the true answer, not a typo."""
+    from chalicelib.usecases import spaces as spaces_uc
+
     spaces_uc.require_space(services(), space)
 
 
@@ -140,6 +111,8 @@ def health():
 @api
 def openapi():
     """The OpenAPI 3.1 document of these routes (chalicelib.api.openapi)."""
+    from chalicelib.api.openapi import openapi_document
+
     return json_response(openapi_document())
 
 
@@ -149,6 +122,9 @@ def openapi():
 @route(SPACE + "/sessions/{session}/messages", methods=["PUT"])
 @api
 def put_messages(space: str, session: str):
+    from chalicelib.domain.models import PutMessagesRequest, check_id, check_session
+    from chalicelib.usecases import ingest as ingest_uc
+
     check_id(space, "space")
     session = check_session(unquote(session))  # any script's letters arrive %-encoded
     body = parse_body(req(), PutMessagesRequest)
@@ -159,6 +135,9 @@ def put_messages(space: str, session: str):
 @api
 def list_messages(space: str, session: str):
     """What a session holds, a page at a time in seq order (the gateway's turns too)."""
+    from chalicelib.domain.models import MessageListQuery, check_id, check_session
+    from chalicelib.usecases import ingest as ingest_uc
+
     check_id(space, "space")
     session = check_session(unquote(session))
     q = parse_query(MessageListQuery, req())
@@ -169,6 +148,9 @@ def list_messages(space: str, session: str):
 @route(SPACE + "/sessions/{session}/messages/{seq}", methods=["DELETE"])
 @api
 def delete_message(space: str, session: str, seq: str):
+    from chalicelib.domain.models import check_id, check_seq, check_session
+    from chalicelib.usecases import ingest as ingest_uc
+
     check_id(space, "space")
     session = check_session(unquote(session))
     deleted = ingest_uc.delete_message(services(), space, session, check_seq(seq))
@@ -183,6 +165,10 @@ def delete_message(space: str, session: str, seq: str):
 def extract(space: str):
     """A small backlog is extracted in the request (200, the events); a larger one, or
     `"wait": false`, becomes a background job (202, the job; Location: GET …/jobs/{id})."""
+    from chalicelib.domain.models import check_id
+    from chalicelib.usecases import background as background_uc
+    from chalicelib.usecases.extract import run_extraction_result
+
     check_id(space, "space")
     body = parse_body(req(), background_uc.ExtractJobRequest, optional=True)
     job = background_uc.extract_later(services(), space, body.session, wait=body.wait)
@@ -219,6 +205,9 @@ def job_location(space: str, job_id: str) -> str:
 @route(SPACE + "/jobs", methods=["GET"])
 @api
 def list_jobs(space: str):
+    from chalicelib.domain.models import check_id
+    from chalicelib.usecases import background as background_uc
+
     check_id(space, "space")
     query = parse_query(background_uc.JobListQuery, req())
     return json_response(background_uc.job_views(services(), space, query))
@@ -227,6 +216,9 @@ def list_jobs(space: str):
 @route(SPACE + "/jobs/{job_id}", methods=["GET"])
 @api
 def get_job(space: str, job_id: str):
+    from chalicelib.domain.models import check_id
+    from chalicelib.usecases import background as background_uc
+
     check_id(space, "space")
     check_id(job_id, "job_id")
     query = parse_query(background_uc.JobQuery, req())
@@ -240,6 +232,9 @@ def get_job(space: str, job_id: str):
 @route(SPACE + "/events", methods=["GET"])
 @api
 def list_events(space: str):
+    from chalicelib.domain.models import EventListQuery, check_id
+    from chalicelib.usecases import events as events_uc
+
     check_id(space, "space")
     q = parse_query(EventListQuery, req())
     known_space(space)
@@ -251,6 +246,9 @@ def list_events(space: str):
 @route(SPACE + "/events", methods=["POST"])
 @api
 def save_event(space: str):
+    from chalicelib.domain.models import SaveEventRequest, check_id
+    from chalicelib.usecases import events as events_uc
+
     check_id(space, "space")
     event = events_uc.save_event(services(), space, parse_body(req(), SaveEventRequest))
     return json_response(event, 201)
@@ -259,6 +257,11 @@ def save_event(space: str):
 @route(SPACE + "/events/{event_id}", methods=["GET"])
 @api
 def get_event(space: str, event_id: str):
+    from chalicelib.domain.models import check_id
+    from chalicelib.usecases import events as events_uc
+    from chalicelib.usecases.graph import relations as relations_uc
+    from chalicelib.usecases.graph import threads as threads_uc
+
     check_id(space, "space")
     known_space(space)
     event = events_uc.get_event(services(), space, event_id)
@@ -278,6 +281,9 @@ def get_event(space: str, event_id: str):
 @route(SPACE + "/events/{event_id}", methods=["PATCH"])
 @api
 def patch_event(space: str, event_id: str):
+    from chalicelib.domain.models import PatchEventRequest, check_id
+    from chalicelib.usecases import events as events_uc
+
     check_id(space, "space")
     body = parse_body(req(), PatchEventRequest)
     return json_response(events_uc.patch_event(services(), space, event_id, body))
@@ -286,6 +292,9 @@ def patch_event(space: str, event_id: str):
 @route(SPACE + "/events/{event_id}", methods=["DELETE"])
 @api
 def archive_event(space: str, event_id: str):
+    from chalicelib.domain.models import check_id
+    from chalicelib.usecases import events as events_uc
+
     check_id(space, "space")
     return json_response(events_uc.archive_event(services(), space, event_id))
 
@@ -293,6 +302,9 @@ def archive_event(space: str, event_id: str):
 @route(SPACE + "/events/{event_id}/history", methods=["GET"])
 @api
 def event_history(space: str, event_id: str):
+    from chalicelib.domain.models import check_id
+    from chalicelib.usecases import events as events_uc
+
     check_id(space, "space")
     known_space(space)
     versions = events_uc.history(services(), space, event_id)
@@ -305,6 +317,9 @@ def event_history(space: str, event_id: str):
 @route(SPACE + "/recall", methods=["POST"])
 @api
 def recall(space: str):
+    from chalicelib.domain.models import RecallRequest, check_id
+    from chalicelib.usecases.recall import recall as recall_uc
+
     check_id(space, "space")
     request = parse_body(req(), RecallRequest)
     known_space(space)
@@ -317,6 +332,11 @@ def recall(space: str):
 def hook_recall(space: str):
     """A chat host's pre-model hook: the recall as additional_context (a read, like recall),
     at most the request's max_cards or ANNALS_MAX_CARDS, by time too."""
+    from chalicelib.api.openapi import HookRecallResponse
+    from chalicelib.domain.models import RecallRequest, check_id
+    from chalicelib.usecases import facts as facts_uc
+    from chalicelib.usecases.recall import recall_hook_sized
+
     check_id(space, "space")
     request = parse_body(req(), RecallRequest)
     known_space(space)
@@ -329,6 +349,9 @@ def hook_recall(space: str):
 @route(SPACE + "/deliveries", methods=["POST"])
 @api
 def deliveries(space: str):
+    from chalicelib.domain.models import DeliveryRequest, check_id
+    from chalicelib.usecases import deliveries as deliveries_uc
+
     check_id(space, "space")
     recorded = deliveries_uc.record_deliveries(services(), space,
                                                parse_body(req(), DeliveryRequest))
@@ -339,6 +362,9 @@ def deliveries(space: str):
 @api
 def consolidate(space: str):
     """Run the merge pass on this space now, however few new events it has."""
+    from chalicelib.domain.models import check_id
+    from chalicelib.usecases import merge as merge_uc
+
     check_id(space, "space")
     return json_response(merge_uc.merge_space(services(), space, force=True))
 
@@ -348,6 +374,9 @@ def consolidate(space: str):
 def stats(space: str):
     # No unknown_space: the numbers and the pipeline (extractor, merger, LLM) are what
     # one looks at before a first import (the web's Operations page does).
+    from chalicelib.domain.models import check_id
+    from chalicelib.usecases import stats as stats_uc
+
     check_id(space, "space")
     return json_response(stats_uc.space_stats(services(), space))
 
@@ -358,6 +387,9 @@ def stats(space: str):
 @route(SPACE + "/export", methods=["GET"])
 @api
 def export(space: str):
+    from chalicelib.domain.models import check_id
+    from chalicelib.usecases import export as export_uc
+
     check_id(space, "space")
     params = req().query_params or {}
     fmt = params.get("format", "markdown")
@@ -383,6 +415,10 @@ def export(space: str):
 @route(SPACE + "/entities", methods=["GET"])
 @api
 def list_entities(space: str):
+    from chalicelib.domain.models import check_id
+    from chalicelib.usecases.graph import entities as entities_uc
+    from chalicelib.usecases.graph.models import EntityQuery
+
     check_id(space, "space")
     q = parse_query(EntityQuery, req())
     known_space(space)
@@ -392,6 +428,9 @@ def list_entities(space: str):
 @route(SPACE + "/entities/{entity_id}", methods=["GET"])
 @api
 def get_entity(space: str, entity_id: str):
+    from chalicelib.domain.models import check_id
+    from chalicelib.usecases.graph import entities as entities_uc
+
     check_id(space, "space")
     check_id(entity_id, "entity_id")
     known_space(space)
@@ -401,6 +440,9 @@ def get_entity(space: str, entity_id: str):
 @route(SPACE + "/threads", methods=["GET"])
 @api
 def list_threads(space: str):
+    from chalicelib.domain.models import check_id
+    from chalicelib.usecases.graph import threads as threads_uc
+
     check_id(space, "space")
     known_space(space)
     return json_response(threads_uc.list_threads(services(), space))
@@ -409,6 +451,10 @@ def list_threads(space: str):
 @route(SPACE + "/threads", methods=["POST"])
 @api
 def create_thread(space: str):
+    from chalicelib.domain.models import check_id
+    from chalicelib.usecases.graph import threads as threads_uc
+    from chalicelib.usecases.graph.models import CreateThreadRequest
+
     check_id(space, "space")
     body = parse_body(req(), CreateThreadRequest)
     return json_response(threads_uc.create_thread(services(), space, body), 201)
@@ -417,6 +463,9 @@ def create_thread(space: str):
 @route(SPACE + "/threads/{thread_id}", methods=["GET"])
 @api
 def get_thread(space: str, thread_id: str):
+    from chalicelib.domain.models import check_id
+    from chalicelib.usecases.graph import threads as threads_uc
+
     check_id(space, "space")
     check_id(thread_id, "thread_id")
     known_space(space)
@@ -426,6 +475,10 @@ def get_thread(space: str, thread_id: str):
 @route(SPACE + "/threads/{thread_id}", methods=["PATCH"])
 @api
 def patch_thread(space: str, thread_id: str):
+    from chalicelib.domain.models import check_id
+    from chalicelib.usecases.graph import threads as threads_uc
+    from chalicelib.usecases.graph.models import PatchThreadRequest
+
     check_id(space, "space")
     check_id(thread_id, "thread_id")
     body = parse_body(req(), PatchThreadRequest)
@@ -436,6 +489,9 @@ def patch_thread(space: str, thread_id: str):
 @api
 def list_profiles(space: str):
     """A profile per person: the facts told about them, with the time each held."""
+    from chalicelib.domain.models import check_id
+    from chalicelib.usecases import facts as facts_uc
+
     check_id(space, "space")
     known_space(space)
     return json_response(facts_uc.profiles(services(), space))
@@ -444,6 +500,9 @@ def list_profiles(space: str):
 @route(SPACE + "/profiles/{name}", methods=["GET"])
 @api
 def get_profile(space: str, name: str):
+    from chalicelib.domain.models import check_id
+    from chalicelib.usecases import facts as facts_uc
+
     check_id(space, "space")
     known_space(space)
     return json_response(facts_uc.profile(services(), space, unquote(name)))
@@ -453,6 +512,9 @@ def get_profile(space: str, name: str):
 @api
 def patch_fact(space: str, fact_id: str):
     """Correct a fact by hand, or say it ended (versioned: send the version you read)."""
+    from chalicelib.domain.models import check_id
+    from chalicelib.usecases import facts as facts_uc
+
     check_id(space, "space")
     check_id(fact_id, "fact_id")
     body = parse_body(req(), facts_uc.PatchFactRequest)
@@ -463,6 +525,9 @@ def patch_fact(space: str, fact_id: str):
 @api
 def export_graph(space: str):
     """Events, entities, threads and relations as one JSON document."""
+    from chalicelib.domain.models import check_id
+    from chalicelib.usecases.graph import transfer as graph_uc
+
     check_id(space, "space")
     known_space(space)
     return json_response(graph_uc.export_graph(services(), space))
@@ -473,6 +538,10 @@ def export_graph(space: str):
 def import_graph(space: str):
     """Write a graph document into this space and index its events: in the request when it
     is small (200), else as a background job (202, `job`; Location: GET …/jobs/{id})."""
+    from chalicelib.domain.models import check_id
+    from chalicelib.usecases import graph_import as graph_import_uc
+    from chalicelib.usecases.graph.models import GraphDocument
+
     check_id(space, "space")
     result = graph_import_uc.import_graph(services(), space, parse_body(req(), GraphDocument))
     if result.job is None:
@@ -487,6 +556,8 @@ def import_graph(space: str):
 @route("/v1/keys", methods=["POST"])
 @api
 def create_key():
+    from chalicelib.usecases import keys as keys_uc
+
     created = keys_uc.create_key(services(), parse_body(req(), keys_uc.CreateKeyRequest))
     return json_response(created, 201)
 
@@ -494,12 +565,16 @@ def create_key():
 @route("/v1/keys", methods=["GET"])
 @api
 def list_keys():
+    from chalicelib.usecases import keys as keys_uc
+
     return json_response(keys_uc.list_keys(services()))
 
 
 @route("/v1/keys/{key_id}", methods=["DELETE"])
 @api
 def revoke_key(key_id: str):
+    from chalicelib.usecases import keys as keys_uc
+
     return json_response(keys_uc.revoke_key(services(), key_id))
 
 
@@ -507,6 +582,8 @@ def revoke_key(key_id: str):
 @api
 def list_spaces():
     """The spaces the calling key may see."""
+    from chalicelib.usecases import keys as keys_uc
+
     return json_response(keys_uc.visible_spaces(services(), current_scope()))
 
 
@@ -517,6 +594,9 @@ def list_spaces():
 @api
 def forget(space: str):
     """The cooldown job for this space now: compact journals, fade low-retention events."""
+    from chalicelib.domain.models import check_id
+    from chalicelib.usecases import jobs as jobs_uc
+
     check_id(space, "space")
     return json_response(jobs_uc.forget_space(services(), space))
 
@@ -546,6 +626,8 @@ def web_asset(version: str, asset: str):
 @route(SPACE + "/mcp", methods=["POST"])
 @api
 def mcp_server(space: str):
+    from chalicelib.domain.models import check_id
+
     check_id(space, "space")
     from chalicelib.mcp.http import handle
 
@@ -598,6 +680,8 @@ def cooldown_job(event) -> dict:
 def _run_job(name: str, event) -> dict:
     """One scheduled run; a unit that failed is in the result (and a JobFailure record), and
     counted as a metric so an alarm can say which job keeps failing."""
+    from chalicelib.usecases import jobs as jobs_uc
+
     result = jobs_uc.run_job(name, services(), _event_time(event)).as_dict()
     job_metrics(name, len(result.get("failed", [])), len(result.get("quarantined", [])))
     return result

@@ -16,14 +16,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
-
-from chalice.app import Response
+from typing import TYPE_CHECKING
 
 from chalicelib.api.auth import required_access
-from chalicelib.api.gateway import GATEWAY_PATHS
+from chalicelib.api.paths import GATEWAY_PATHS
 from chalicelib.domain.deadline import deadline_scope
-from chalicelib.ports import Services
-from chalicelib.usecases.keys import KeyScope
+
+if TYPE_CHECKING:  # types only: `import app` loads no use-case (a cold start pays per route)
+    from chalice.app import Response
+
+    from chalicelib.ports import Services
+    from chalicelib.usecases.keys import KeyScope
 
 BOOTSTRAP_KEY = "bootstrap"  # the limits' name for the bootstrap admin key (no key id)
 

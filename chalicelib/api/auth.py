@@ -18,17 +18,15 @@ import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from chalicelib.config import Settings
+from chalicelib.api.paths import CHAT_PATH
 from chalicelib.domain.errors import AnnalsError, Unauthorized
-from chalicelib.ports import Services
-from chalicelib.usecases.keys import (
-    AWS_CACHE_SECONDS,
-    BOOTSTRAP_ADMIN,
-    Access,
-    KeyScope,
-    verify_key,
-)
+
+if TYPE_CHECKING:  # types only: `import app` loads no use-case (a cold start pays per route)
+    from chalicelib.config import Settings
+    from chalicelib.ports import Services
+    from chalicelib.usecases.keys import Access, KeyScope
 
 READ_METHODS = {"GET", "HEAD", "OPTIONS"}
 READ_SUFFIXES = ("/recall", "/hook/recall")  # POST routes that only read
@@ -38,7 +36,7 @@ READ_SUFFIXES += ("/mcp",)
 ADMIN_PREFIX = "/v1/keys"
 # The chat gateway (docs/gateway.md) names its space in a header, not in the path; it stores
 # the turn, so it writes there. GET /v1/models names no space: any valid key.
-HEADER_SPACE_PATHS = {"/v1/chat/completions"}
+HEADER_SPACE_PATHS = {CHAT_PATH}
 SPACE_HEADER = "x-annals-space"
 DEFAULT_HEADER_SPACE = "default"
 
@@ -92,6 +90,7 @@ def admin_keys(settings: Settings) -> tuple[str, ...]:
     if not settings.api_key_secret:
         raise RuntimeError("ANNALS_BACKEND=aws needs ANNALS_API_KEY_SECRET or ANNALS_API_KEY")
     from chalicelib.adapters.secrets import read_secret_stages
+    from chalicelib.usecases.keys import AWS_CACHE_SECONDS
 
     return read_secret_stages(settings.api_key_secret, region=settings.region,
                               max_age=AWS_CACHE_SECONDS)
@@ -119,6 +118,9 @@ def check_bearer(header: str | None, key: str) -> None:
 
 def identify(services: Services, header: str | None) -> KeyScope:
     """The scope of the request's key; Unauthorized for a missing, unknown or revoked key."""
+    # loaded at the first request, not at `import app`: a cold start pays per route it serves
+    from chalicelib.usecases.keys import AWS_CACHE_SECONDS, BOOTSTRAP_ADMIN, verify_key
+
     token = bearer_token(header)
     # Every bootstrap key is compared (no early exit), each in constant time.
     matches = [_same(token, key) for key in admin_keys(services.settings) if key]

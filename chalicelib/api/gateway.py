@@ -27,9 +27,6 @@ from chalicelib.usecases.gateway import ChatCompletionRequest
 
 log = logging.getLogger("annals.gateway")
 
-CHAT_PATH = "/v1/chat/completions"
-MODELS_PATH = "/v1/models"
-GATEWAY_PATHS = frozenset({CHAT_PATH, MODELS_PATH})
 SSE_TYPE = "text/event-stream; charset=utf-8"
 SSE_HEADERS = {"Content-Type": SSE_TYPE, "Cache-Control": "no-cache",
                "X-Accel-Buffering": "no"}

@@ -7,11 +7,12 @@ import functools
 import json
 import logging
 import re
+import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from chalice.app import Request, Response
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError  # pydantic_core's, loaded with pydantic itself
 
 from chalicelib.domain.errors import (
     AnnalsError,
@@ -20,21 +21,30 @@ from chalicelib.domain.errors import (
     Unavailable,
     validation_error,
 )
-from chalicelib.ports import ConflictError
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 MAX_BODY_BYTES = 2 * 1024 * 1024
 JSON = "application/json; charset=utf-8"
 ACCEPTED_TYPES = ["application/json", "text/plain", "application/x-www-form-urlencoded"]
 
-M = TypeVar("M", bound=BaseModel)
+M = TypeVar("M", bound="BaseModel")
 log = logging.getLogger("annals.http")
 
 
 def json_response(body: Any, status: int = 200) -> Response:
-    if isinstance(body, BaseModel):
+    if _is_model(body):
         body = body.model_dump(mode="json")
     return Response(body=json.dumps(body, ensure_ascii=False, default=str), status_code=status,
                     headers={"Content-Type": JSON})
+
+
+def _is_model(body: Any) -> bool:
+    """A pydantic model? Looked up in sys.modules, not imported: `import app` stays free of
+    pydantic's model machinery, and no model exists before pydantic.main is loaded."""
+    main = sys.modules.get("pydantic.main")
+    return main is not None and isinstance(body, main.BaseModel)
 
 
 def error_response(err: AnnalsError) -> Response:
@@ -191,7 +201,6 @@ def transient(exc: BaseException) -> Unavailable | None:
 
 def _transient_reason(exc: BaseException) -> str | None:
     import sqlite3
-    import sys
 
     if isinstance(exc, sqlite3.OperationalError):
         text = str(exc).lower()
@@ -217,7 +226,8 @@ def _transient_reason(exc: BaseException) -> str | None:
         return None
     if isinstance(exc, TimeoutError | ConnectionError):
         return "a backend did not answer in time"
-    if isinstance(exc, ConflictError):  # only an optimistic write that never got its turn
+    ports = sys.modules.get("chalicelib.ports")  # only an optimistic write never given its turn
+    if ports is not None and isinstance(exc, ports.ConflictError):
         return "a concurrent write holds this item" if "still contended" in str(exc) else None
     table = sys.modules.get("chalicelib.adapters.dynamodb.table")
     if table is not None and isinstance(exc, table.UnprocessedItemsError):

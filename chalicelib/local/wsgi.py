@@ -31,6 +31,7 @@ from chalicelib.api import gateway as chat_api
 from chalicelib.api.admission import admitted
 from chalicelib.api.auth import authorize, request_scope, request_space, required_access
 from chalicelib.api.http import ACCEPTED_TYPES, transient
+from chalicelib.api.paths import CHAT_PATH
 from chalicelib.domain.errors import AnnalsError
 from chalicelib.ports import UpstreamError
 from chalicelib.usecases import gateway as gateway_uc
@@ -90,8 +91,7 @@ class ChaliceWSGI:
             return self._reply(start_response, 413, {}, error_body(
                 413, "payload_too_large", f"body is larger than {self.max_body_bytes} bytes"))
         route = path.split("?")[0]
-        if (method == "POST" and route == chat_api.CHAT_PATH
-                and chat_api.wants_stream(body)):
+        if method == "POST" and route == CHAT_PATH and chat_api.wants_stream(body):
             return self._stream_chat(headers, body, start_response)
         try:
             response = self.gateway.handle_request(method, path, headers, body)
@@ -118,13 +118,12 @@ class ChaliceWSGI:
         services = get_services()
         try:
             self._check_content_type(headers)
-            scope = authorize(services, "POST", chat_api.CHAT_PATH, None,
+            scope = authorize(services, "POST", CHAT_PATH, None,
                               headers.get("authorization"), headers=headers)
-            space = request_space(chat_api.CHAT_PATH, None, headers)
+            space = request_space(CHAT_PATH, None, headers)
             # the order of checks of chat_api.chat_response; the limits hold for the
             # preparing (the recall) — the stream itself is the upstream's time
-            with request_scope(scope), admitted(services, scope, "POST", chat_api.CHAT_PATH,
-                                                space):
+            with request_scope(scope), admitted(services, scope, "POST", CHAT_PATH, space):
                 request = chat_api.parse_chat(body)
                 gateway_uc.upstream(services)
                 space, window = gateway_uc.target(headers, request)
