@@ -15,6 +15,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,8 +26,8 @@ from chalicelib.domain.refs import MessageRef, parse_ref
 _EN_CLAUSE = (r"[^.,;:!?\n]{1,80}?(?=\s+(?:and|but|so|because|now|then|which|since|any\s?more)"
               r"\b|[.,;:!?\n]|$)")
 _ZH_CLAUSE = r"[^，。；：！？,.;:!?\n]{1,16}"
-# Markers that name the old thing after them (group "old").
-_OLD_AFTER = [re.compile(p, re.IGNORECASE) for p in (
+# Markers that name the old thing after them (group "old"); compiled on first use (_old_after).
+_OLD_AFTER_SOURCES = (
     rf"\binstead of\s+(?P<old>{_EN_CLAUSE})",
     rf"\brather than\s+(?P<old>{_EN_CLAUSE})",
     rf"\bno longer\s+(?P<old>{_EN_CLAUSE})",
@@ -39,7 +40,7 @@ _OLD_AFTER = [re.compile(p, re.IGNORECASE) for p in (
     rf"取消了?(?P<old>{_ZH_CLAUSE})",
     r"不(?:住|去|用|要|在|订)(?P<old>[^，。；：！？,.;:!?\n]{1,12}?)了",
     r"(?:把|从)(?P<old>[^，。；：！？,.;:!?\n]{1,12}?)(?:换成|改成|改为|换到|搬到|改到|改订|换了)",
-)]
+)
 # Markers that only say the fact is new now ("switched to", "now stay at", 换成了, 搬到).
 _NEW_ONLY = re.compile(
     r"\b(?:changed|switched|moved|swapped|rebooked|re-booked)\b[^.;!?\n]{0,40}?\b(?:to|for|into)\b"
@@ -52,7 +53,13 @@ REPAIR = re.compile(r"哦?不对|说错了|\b(?:wait,? no|no,? wait|oh wait)\b",
 _OPENING_REPAIR = re.compile(r"^\W{0,3}(?:" + REPAIR.pattern + ")", re.IGNORECASE)
 # "from X to" names an old thing only beside a change ("moved from Munich to Berlin"), not
 # in "from 9 to 5": it is no marker of its own.
-_NOT_MARKERS = frozenset({_OLD_AFTER[6].pattern})
+_NOT_MARKERS = frozenset({_OLD_AFTER_SOURCES[6]})
+
+
+@functools.cache
+def _old_after() -> list[re.Pattern[str]]:
+    """_OLD_AFTER_SOURCES compiled when a change is first looked for (extraction, merging)."""
+    return [re.compile(p, re.IGNORECASE) for p in _OLD_AFTER_SOURCES]
 
 
 @dataclass(frozen=True)
@@ -65,7 +72,7 @@ def change_of(text: str) -> Change | None:
     """The change the text states, or None when no words say a fact changed."""
     found: list[tuple[int, str]] = []
     old: list[tuple[int, str]] = []
-    for pattern in _OLD_AFTER:
+    for pattern in _old_after():
         for m in pattern.finditer(text):
             if pattern.pattern not in _NOT_MARKERS:
                 found.append((m.start(), _marker_words(m)))

@@ -16,6 +16,7 @@ plus these; only user turns state anything (the companion's words are context).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -33,6 +34,11 @@ from chalicelib.domain.facts import JOBS_EN as _JOB
 from chalicelib.domain.facts import JOBS_ZH as _ZJOB
 from chalicelib.domain.facts import PET_KINDS_EN as _PET
 from chalicelib.domain.facts import PET_KINDS_ZH as _ZPET
+from chalicelib.domain.lazyre import compiled
+
+# Every pattern below is compiled on first use (domain.lazyre; the tables by functools.cache):
+# a process that never reads facts from a chat — a recall, the OpenAPI document — never
+# compiles them.
 
 
 @dataclass(frozen=True)
@@ -44,7 +50,7 @@ class Turn:
 # ------------------------------------------------------------------ answers
 
 # the companion's question → the attribute its answer gives
-_QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(a, re.compile(p, re.IGNORECASE)) for a, p in (
+_QUESTIONS_SOURCES = (
     ("owns", r"\bwhat (?:car|kind of (?:car|boat|bike|camera|truck|van)|make|model|bike|camera|laptop|"
              r"did you (?:get|buy))\b|"
              r"\bwhich (?:car|model)\b|什么(?:车|相机|电脑|手机|牌子|型号)|买了(?:什么|啥)|"
@@ -65,52 +71,58 @@ _QUESTIONS: list[tuple[str, re.Pattern[str]]] = [(a, re.compile(p, re.IGNORECASE
     ("studies", r"\bwhat (?:do|are) you (?:study|studying)\b|\bwhat'?s your (?:degree|course|major)\b|"
                 r"什么专业|学的什么|学的是什么|读(?:的)?什么|哪个专业|是学[\u4e00-\u9fff]{1,6}的"),
     ("learning", r"\bwhat are you learning\b|学什么|(?:这次|新东西)是什么"),
-)]
+)
+
+
+@functools.cache
+def _questions() -> list[tuple[str, re.Pattern[str]]]:
+    """_QUESTIONS_SOURCES compiled on first use (functools.cache)."""
+    return [(a, re.compile(p, re.IGNORECASE)) for a, p in _QUESTIONS_SOURCES]
 # a works_at question that may be about a trip ("去哪儿了？") counts only after talk of work
-_ABOUT_WORK = re.compile(r"工作|上班|跳槽|入职|辞职|offer|\bjob\b|\bwork\b", re.IGNORECASE)
+_ABOUT_WORK = compiled(r"工作|上班|跳槽|入职|辞职|offer|\bjob\b|\bwork\b", re.IGNORECASE)
 # a question for a thing's name or kind ("What kind?", 什么样的？): it makes a generic specific
-_WHICH = re.compile(r"\b(?:what|which)\b|什么|哪|啥", re.IGNORECASE)
+_WHICH = compiled(r"\b(?:what|which)\b|什么|哪|啥", re.IGNORECASE)
 _PLAIN_ADJECTIVES = frozenset({"my", "our", "a", "an", "the", "little", "old", "new", "used", "big",
                                "red", "blue", "black", "white", "silver", "grey", "gray", "green",
                                "yellow", "orange", "tiny", "second-hand", "secondhand"})
-_JOB_IN = re.compile(rf"\b(?:[\w-]+\s+)?{_JOB}\b", re.IGNORECASE)
-_CALLED = re.compile(r"\b(?:called|named)\s+((?-i:[A-Z])[\w&'.-]*(?:\s+(?-i:[A-Z])[\w&'.-]*)*)")
+_JOB_IN = compiled(rf"\b(?:[\w-]+\s+)?{_JOB}\b", re.IGNORECASE)
+_CALLED = compiled(r"\b(?:called|named)\s+((?-i:[A-Z])[\w&'.-]*(?:\s+(?-i:[A-Z])[\w&'.-]*)*)")
 _ZH_YES_WORDS = frozenset({"对", "嗯", "是的", "是啊", "对啊", "对呀", "没错", "哈哈", "嗯嗯"})
-_FIRST_PHRASE = re.compile(r"^\s*([^，,。.！!？?;；:：\n~～（(]+)")
-_EN_LEAD = re.compile(r"^(?:(?:it's|it is|an?|the|my|our|just|oh|well|yes|yeah|so|um|"
-                      r"old|new|used|second-hand|little|tiny|big|[a-z]+-year-old)\s+)+",
-                      re.IGNORECASE)
-_ZH_LEAD = re.compile(r"^(?:(?:就是|去了|是|在|一家|一台|一辆|一只|一个|一部|一款|买了|换了|嗯|对|哈哈)+)")
-_ZH_TAIL = re.compile(r"(?:过敏|啦|了|呀|哦|呢)+$")
-_CAPS = re.compile(r"(?-i:[A-Z])[\w&'.-]*(?:\s+(?:(?-i:[A-Z])[\w&'.-]*|&|\d[\w-]*))*")
+_FIRST_PHRASE = compiled(r"^\s*([^，,。.！!？?;；:：\n~～（(]+)")
+_EN_LEAD = compiled(r"^(?:(?:it's|it is|an?|the|my|our|just|oh|well|yes|yeah|so|um|"
+                    r"old|new|used|second-hand|little|tiny|big|[a-z]+-year-old)\s+)+",
+                    re.IGNORECASE)
+_ZH_LEAD = compiled(r"^(?:(?:就是|去了|是|在|一家|一台|一辆|一只|一个|一部|一款|买了|换了|嗯|对|哈哈)+)")
+_ZH_TAIL = compiled(r"(?:过敏|啦|了|呀|哦|呢)+$")
+_CAPS = compiled(r"(?-i:[A-Z])[\w&'.-]*(?:\s+(?:(?-i:[A-Z])[\w&'.-]*|&|\d[\w-]*))*")
 # generic values an answer or a later phrase makes specific
 _GENERIC = frozenset({"car", "van", "bike", "camera", "laptop", "phone", "computer",
                       "车", "相机", "电脑", "手机", "笔记本", "新东西", "something new"})
 
 
 # a question word asks, unless 都/也 follows it ("哪个专业都卷": every one)
-_ZH_ASKS = re.compile(r"(?:什么|哪[个里儿家些]?|谁|几[个岁年月天]|多少)(?![^，。！？\s]{0,4}(?:都|也))|[吗呢]\s*$")
+_ZH_ASKS = compiled(r"(?:什么|哪[个里儿家些]?|谁|几[个岁年月天]|多少)(?![^，。！？\s]{0,4}(?:都|也))|[吗呢]\s*$")
 
 
 def _asked(text: str) -> str | None:
     # Chinese chat often leaves the question mark out ("最后录的什么专业"): a question word does
-    if "?" not in text and "？" not in text and not _ZH_ASKS.search(text):
+    if "?" not in text and "？" not in text and not _ZH_ASKS().search(text):
         return None
-    return next((a for a, p in _QUESTIONS if p.search(text)), None)
+    return next((a for a, p in _questions() if p.search(text)), None)
 
 
 def _answer(attribute: str, text: str) -> str | None:
     """The value a bare answer gives ("An old Volvo estate" → Volvo, 富士的X-T30 → 富士X-T30)."""
-    m = _FIRST_PHRASE.match(text)
+    m = _FIRST_PHRASE().match(text)
     if not m:
         return None
     phrase = m.group(1).strip()
     if HAN.search(phrase):
         phrase = phrase.split()[-1] if phrase.split()[0] in _ZH_YES_WORDS else phrase.split()[0]
-    if called := _CALLED.search(phrase):
+    if called := _CALLED().search(phrase):
         return called.group(1)
     if HAN.search(phrase):
-        value = _ZH_TAIL.sub("", _ZH_LEAD.sub("", phrase))
+        value = _ZH_TAIL().sub("", _ZH_LEAD().sub("", phrase))
         if attribute == "owns":
             value = value.replace("的", "")
         if not 1 <= len(value) <= 10 or re.search(r"[我你他她它]", value):
@@ -118,42 +130,42 @@ def _answer(attribute: str, text: str) -> str | None:
         return value
     if len(phrase.split()) > 8:
         return None
-    phrase = _EN_LEAD.sub("", phrase)
-    if attribute == "works_as" and (job := _JOB_IN.search(phrase)):
+    phrase = _EN_LEAD().sub("", phrase)
+    if attribute == "works_as" and (job := _JOB_IN().search(phrase)):
         return job.group(0).lower()
     if attribute == "owns" and (thing := re.search(
             r"\b(?:[\w-]+\s+)?(?:boat|bike|truck|van|car|camera|guitar|drone)\b", phrase, re.IGNORECASE)):
         return thing.group(0).lower()
-    if attribute == "owns" and not _CAPS.search(phrase):
+    if attribute == "owns" and not _CAPS().search(phrase):
         words = [w for w in phrase.split() if w.lower() not in _PLAIN_ADJECTIVES]
         return " ".join(words[-2:]) if 1 <= len(words) <= 3 else None
     if attribute in ("owns", "works_at", "lives_in", NAMING):
-        caps = _CAPS.search(phrase)
+        caps = _CAPS().search(phrase)
         if not caps or caps.group(0).split()[0] in _NOT_NAMES | _DISCOURSE:
             return None
         return caps.group(0).strip()
     return phrase.lower() if 1 <= len(phrase.split()) <= 3 else None
 
 
-_ZH_JOB_PHRASE = re.compile(rf"^(?P<value>[\u4e00-\u9fff]{{0,6}}{_ZJOB})$")
+_ZH_JOB_PHRASE = compiled(rf"^(?P<value>[\u4e00-\u9fff]{{0,6}}{_ZJOB})$")
 
 
-_EN_JOB_PHRASE = re.compile(rf"^(?:(?:yes|yeah|ya|yep|still|just|a|an|freelance|self-employed|"
-                            rf"senior|junior|head|trainee|student|full-time|part-time)\s+)*"
-                            rf"(?P<value>(?:[\w-]+\s+)?{_JOB})$", re.IGNORECASE)
+_EN_JOB_PHRASE = compiled(rf"^(?:(?:yes|yeah|ya|yep|still|just|a|an|freelance|self-employed|"
+                          rf"senior|junior|head|trainee|student|full-time|part-time)\s+)*"
+                          rf"(?P<value>(?:[\w-]+\s+)?{_JOB})$", re.IGNORECASE)
 
 
 def _jobs_named(text: str) -> list[Statement]:
     """中建 结构工程师 七月入职, "st brendans, icu. nurse.": talk of work that names a job as one
     of its phrases, alone."""
     if HAN.search(text):
-        if not _FIRST_PHRASE.match(text):  # opens with punctuation: no phrase to read
+        if not _FIRST_PHRASE().match(text):  # opens with punctuation: no phrase to read
             return []
         return [Statement("works_as", j["value"]) for p in re.split(r"[\s。，,！!]+", text)
-                for j in [_ZH_JOB_PHRASE.match(p)] if j]
+                for j in [_ZH_JOB_PHRASE().match(p)] if j]
     phrases = [p.strip() for p in re.split(r"[.,;!?\n]+", text)]
     return [Statement("works_as", j["value"].lower()) for p in phrases
-            for j in [_EN_JOB_PHRASE.match(p)] if j and j["value"].split()[0].lower() not in
+            for j in [_EN_JOB_PHRASE().match(p)] if j and j["value"].split()[0].lower() not in
             {"my", "her", "his", "their", "our", "the", "your"}]
 
 
@@ -163,7 +175,7 @@ _NOT_NAMED = r"(?!\s*,?\s*(?-i:[A-Z]))"
 # "my wife's cat": the role owns what follows, it is not the one talked of ("my daughter's six" is)
 _OWNER = (rf"(?!'s\s+(?:{_PET}|car|house|flat|room|place|phone|bed|birthday|family|mum|mom|dad|"
           r"friend|parents|sister|brother|job|work)\b)")
-_ROLES: list[tuple[str, re.Pattern[str]]] = [(a, re.compile(p, re.IGNORECASE)) for a, p in (
+_ROLES_SOURCES = (
     ("partner", rf"\bmy\s+(?:girlfriend|boyfriend|wife|husband|partner|fianc[ée]e?)\b{_OWNER}{_NOT_NAMED}"),
     ("child", rf"\bmy\s+(?:little\s+)?(?:daughter|son|kid|little girl|little boy)\b{_OWNER}{_NOT_NAMED}"),
     ("pet", rf"\bmy\s+(?:old\s+|little\s+|new\s+)?(?P<kind>{_PET})\b{_NOT_NAMED}"),
@@ -177,14 +189,20 @@ _ROLES: list[tuple[str, re.Pattern[str]]] = [(a, re.compile(p, re.IGNORECASE)) f
     ("pet", r"喵喵叫|汪汪叫|摇尾巴|喵了一声"),
     ("partner*", r"\b(?:she|he)(?:'s|\s+is)\s+my\s+(?:wife|husband|girlfriend|boyfriend|partner|fianc[ée]e?)\b"),
     ("child*", r"\b(?:was\s+)?born\s+(?:on|at|last|this|yesterday|today|early|late)\b|出生了|生了"),
-)]
+)
+
+
+@functools.cache
+def _roles() -> list[tuple[str, re.Pattern[str]]]:
+    """_ROLES_SOURCES compiled on first use (functools.cache)."""
+    return [(a, re.compile(p, re.IGNORECASE)) for a, p in _ROLES_SOURCES]
 # a name introduced: "Meet Pepper!", "Say hi to Pepper", 这是可乐！
-_INTRO = re.compile(r"\b(?:meet|say hi to|say hello to|this is)\s+(?P<name>(?-i:[A-Z])[a-z]+)\b|"
-                    r"(?:这是|这位是|这只是)(?P<zname>[\u4e00-\u9fff]{1,4}?)(?=[！!。，,~～]|$)",
-                    re.IGNORECASE)
-_PET_WORD = re.compile(rf"\b{_PET}\b|{_ZPET}", re.IGNORECASE)
-_WORD = re.compile(r"(?<![\w'])((?-i:[A-Z])[a-z]+)(?:'s)?\b")
-_SENTENCE_START = re.compile(r"(?:^|[.!?]\s+|[\"“]\s*)$")
+_INTRO = compiled(r"\b(?:meet|say hi to|say hello to|this is)\s+(?P<name>(?-i:[A-Z])[a-z]+)\b|"
+                  r"(?:这是|这位是|这只是)(?P<zname>[\u4e00-\u9fff]{1,4}?)(?=[！!。，,~～]|$)",
+                  re.IGNORECASE)
+_PET_WORD = compiled(rf"\b{_PET}\b|{_ZPET}", re.IGNORECASE)
+_WORD = compiled(r"(?<![\w'])((?-i:[A-Z])[a-z]+)(?:'s)?\b")
+_SENTENCE_START = compiled(r"(?:^|[.!?]\s+|[\"“]\s*)$")
 # capitalised words that are no one's name (and NOT_A_NAME: sentence openers)
 _NOT_NAMES = frozenset({
     "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "Mondays",
@@ -213,7 +231,7 @@ def proper_forms(turns: Sequence[Turn], speakers: Sequence[str] = (),
     for turn in turns:
         for m in re.finditer(r"(?<![\w'])((?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)*)", turn.text):
             words = m.group(1).split()
-            start = _SENTENCE_START.search(turn.text[:m.start()])
+            start = _SENTENCE_START().search(turn.text[:m.start()])
             for k, word in enumerate(words):
                 if (k or not start) and word not in NOT_A_NAME and not word.isupper():
                     out.setdefault(word.casefold(), word)
@@ -229,14 +247,14 @@ def batch_names(turns: Sequence[Turn], speakers: Sequence[str] = ()) -> set[str]
     ("Biscuit's"), never after a preposition of place ("in Bristol", "at Acme")."""
     seen, placed = set(), set()
     for turn in turns:
-        for m in _WORD.finditer(turn.text):
+        for m in _WORD().finditer(turn.text):
             word, before = m.group(1), turn.text[:m.start()]
             after = turn.text[m.end():]
             if (re.search(r"\b(?:in|at|from|to|near|for|with the|of|the)\s+$|&\s+$", before,
                           re.IGNORECASE) or _after_name(before)
                     or re.match(r"\s+&|\s+(?-i:[A-Z])", after)):
                 placed.add(word)
-            elif m.group(0).endswith("'s") or not _SENTENCE_START.search(before):
+            elif m.group(0).endswith("'s") or not _SENTENCE_START().search(before):
                 seen.add(word)
     return seen - placed - _NOT_NAMES - set(speakers)
 
@@ -245,38 +263,38 @@ def _after_name(before: str) -> bool:
     """The word before is a capitalised one mid-sentence: a two-word name of a firm or a
     place ("Harbour Kitchen"), not a person's."""
     m = re.search(r"((?-i:[A-Z])\w*)\s+$", before)
-    return bool(m) and not _SENTENCE_START.search(before[:m.start()])
+    return bool(m) and not _SENTENCE_START().search(before[:m.start()])
 
 
 # 阿杰, 小雯: the way Chinese chat names people; these 小/阿 words are no one's name
-_ZH_NICK = re.compile(r"(?<![\u4e00-\u9fff])(?:阿|小)[\u4e00-\u9fff](?=[\u4e00-\u9fff]|[，,。！!？?\s]|$)")
+_ZH_NICK = compiled(r"(?<![\u4e00-\u9fff])(?:阿|小)[\u4e00-\u9fff](?=[\u4e00-\u9fff]|[，,。！!？?\s]|$)")
 _ZH_NOT_NICK = frozenset(["小时", "小区", "小孩", "小心", "小说", "小狗", "小猫", "小学", "小姐", "小组", "小吃", "小电", "小朋", "小事", "小伙", "小城", "小店", "小屋", "小鸟", "小名", "小便", "小票", "小费", "小米", "小红", "小白", "小黑", "小哥", "小弟", "小妹", "小三", "小号", "小声", "小点", "小样", "小编", "小可", "小的", "小一", "小二", "小三", "阿姨", "阿婆", "阿公", "阿爸", "阿妈", "小柯", "小金", "小短", "小电", "小宝", "小家", "小日", "小长", "小半"])
 
 
-_ONE_WORD = re.compile(r"(?:^|[.!?]\s+)((?-i:[A-Z])[a-z]+)[.!](?=\s|$)")
+_ONE_WORD = compiled(r"(?:^|[.!?]\s+)((?-i:[A-Z])[a-z]+)[.!](?=\s|$)")
 
 
 # the one who opens a Chinese turn, before what they do ("雪球在门口等我", "周周出差去了")
-_ZH_OPENING = re.compile(r"(?:^|(?<=[，,。！!\s]))(?P<name>[\u4e00-\u9fff]{2})(?=在|说|又|也|今天|最近|天天|一直|出差|加班|生病|"
-                         r"最开心|走了|跟|和|把|被|给|非要|总|老是|现在|就|每天)")
-_ZH_NOT_OPENER = re.compile(r"^(?:[我你他她它咱]|今天|昨天|明天|最近|现在|刚刚|天天|每天|大家|同事|朋友|老板|"
-                            r"老师|导师|领导|师兄|师姐|师弟|师妹|室友|闺蜜|同学|医生|护士|邻居|房东|客户|"
-                            r"妈妈|爸爸|老妈|老爸|婆婆|公公|爷爷|奶奶|外婆|外公|姥姥|孩子|儿子|女儿|这个|"
-                            r"那个|这边|那边|公司|家里|周末|晚上|早上|中午|下午|上午|平时|一直|后来|然后|"
-                            r"结果|其实|本来|还是|就是|可是|但是|不过|所以|老婆|老公|男朋|女朋|对象|媳妇|爱人|老伴|宝宝)")
+_ZH_OPENING = compiled(r"(?:^|(?<=[，,。！!\s]))(?P<name>[\u4e00-\u9fff]{2})(?=在|说|又|也|今天|最近|天天|一直|出差|加班|生病|"
+                       r"最开心|走了|跟|和|把|被|给|非要|总|老是|现在|就|每天)")
+_ZH_NOT_OPENER = compiled(r"^(?:[我你他她它咱]|今天|昨天|明天|最近|现在|刚刚|天天|每天|大家|同事|朋友|老板|"
+                          r"老师|导师|领导|师兄|师姐|师弟|师妹|室友|闺蜜|同学|医生|护士|邻居|房东|客户|"
+                          r"妈妈|爸爸|老妈|老爸|婆婆|公公|爷爷|奶奶|外婆|外公|姥姥|孩子|儿子|女儿|这个|"
+                          r"那个|这边|那边|公司|家里|周末|晚上|早上|中午|下午|上午|平时|一直|后来|然后|"
+                          r"结果|其实|本来|还是|就是|可是|但是|不过|所以|老婆|老公|男朋|女朋|对象|媳妇|爱人|老伴|宝宝)")
 
 
 def _names_in(text: str, names: set[str], speakers: frozenset[str] = frozenset(),
               lone: bool = False, openers: bool = False) -> list[str]:
     """The names a text uses; `lone`: with a name said alone as a sentence ("Meera. She's my
     wife"), for a role told by a pronoun in the same turn."""
-    alone = ({m.group(1) for m in _ONE_WORD.finditer(text)} - _NOT_NAMES - _DISCOURSE - _NUMBERS
+    alone = ({m.group(1) for m in _ONE_WORD().finditer(text)} - _NOT_NAMES - _DISCOURSE - _NUMBERS
              if lone else set())
-    found = [m.group(1) for m in _WORD.finditer(text) if m.group(1) in names | alone]
+    found = [m.group(1) for m in _WORD().finditer(text) if m.group(1) in names | alone]
     # a Chinese phrase's opener is a pet's name only: people are 阿X/小X or told ("安安是？")
-    found += [m["name"] for m in _ZH_OPENING.finditer(text) if openers
-              and m["name"] not in speakers and not _ZH_NOT_OPENER.match(m["name"])]
-    found += [m.group(0) for m in _ZH_NICK.finditer(text)
+    found += [m["name"] for m in _ZH_OPENING().finditer(text) if openers
+              and m["name"] not in speakers and not _ZH_NOT_OPENER().match(m["name"])]
+    found += [m.group(0) for m in _ZH_NICK().finditer(text)
               if m.group(0) not in _ZH_NOT_NICK and m.group(0) not in speakers]
     return list(dict.fromkeys(found))
 
@@ -291,21 +309,21 @@ def _bound(turns: Sequence[Turn], i: int, names: set[str], intros: dict[int, str
            speakers: frozenset[str]) -> list[Statement]:
     """What a role noun without a name in turn i names, by the one name near it."""
     text, out = turns[i].text, []
-    for role, pattern in _ROLES:
+    for role, pattern in _roles():
         attribute, lone = role.rstrip("*"), role.endswith("*")
         for m in pattern.finditer(text):
             name = _near_name(turns, i, names, intros, speakers, lone, attribute == "pet")
             if name:
                 kind = (m.groupdict().get("kind") or "").lower()
                 out.append(Statement(attribute, name, kind=kind))
-    if i in intros and _PET_WORD.search(text) and not out:
-        out.append(Statement("pet", intros[i], kind=_PET_WORD.search(text).group(0).lower()))
+    if i in intros and _PET_WORD().search(text) and not out:
+        out.append(Statement("pet", intros[i], kind=_PET_WORD().search(text).group(0).lower()))
     return out
 
 
 # a lowercase turn's opening word as the subject of a verb: the name a phone types small
-_LOWER_SUBJECT = re.compile(r"^([a-z]{3,})(?:'s|\s+(?:is|was|has|had|keeps|kept|just|loves|hates|"
-                            r"sleeps|slept)\b)(?![^.!?]*[A-Z])")
+_LOWER_SUBJECT = compiled(r"^([a-z]{3,})(?:'s|\s+(?:is|was|has|had|keeps|kept|just|loves|hates|"
+                          r"sleeps|slept)\b)(?![^.!?]*[A-Z])")
 _SUBJECT_WORDS = frozenset({"she", "he", "they", "it", "this", "that", "there", "here", "what",
                             "who", "everything", "everyone", "nothing", "someone", "work", "life",
                             "today", "tonight", "mum", "mom", "dad", "home", "weather", "rent",
@@ -323,7 +341,7 @@ def _near_name(turns: Sequence[Turn], i: int, names: set[str], intros: dict[int,
         if j in intros:
             return intros[j]
         found = _names_in(turns[j].text, names, speakers, lone and j == i, openers)
-        if j == i and not found and (m := _LOWER_SUBJECT.match(turns[i].text)) and (
+        if j == i and not found and (m := _LOWER_SUBJECT().match(turns[i].text)) and (
                 m[1] not in _SUBJECT_WORDS):
             return m[1].capitalize()  # typed in lowercase: "tico is asleep on my feet. my dog"
         if len(found) == 1:
@@ -338,32 +356,38 @@ def _near_name(turns: Sequence[Turn], i: int, names: set[str], intros: dict[int,
 # "Is Hemi your partner?" — "Yeah, …": the companion's question about the user, in the user's
 # words ("Hemi is my partner"), is what the user says when the answer is yes; of a question
 # with alternatives ("Are you the pharmacist there, or on the tills?"), the one the answer names
-_YES = re.compile(r"^\W*(?:yes|yeah|yep|yup|ya|aye|yea|correct|exactly|that's right|sure|definitely|"
-                  r"of course|uh-huh|mhm|haha,? yes|对|是的|是啊|是呀|嗯|没错|对啊|对呀|当然|对的|"
-                  r"是滴|哈哈对|哈哈是)", re.IGNORECASE)
-_EN_ASKS = [(re.compile(p, re.IGNORECASE), form) for p, form in (
+_YES = compiled(r"^\W*(?:yes|yeah|yep|yup|ya|aye|yea|correct|exactly|that's right|sure|definitely|"
+                r"of course|uh-huh|mhm|haha,? yes|对|是的|是啊|是呀|嗯|没错|对啊|对呀|当然|对的|"
+                r"是滴|哈哈对|哈哈是)", re.IGNORECASE)
+_EN_ASKS_SOURCES = (
     (r"^(?:so|and|oh|wait)?,?\s*(?:are|were) you\s+(?P<rest>.+?)\?$", "I am {rest}"),
     (r"^(?:so|and|oh|wait)?,?\s*(?:do|did) you\s+(?P<rest>.+?)\?$", "I {rest}"),
     (r"^(?:so|and|oh|wait)?,?\s*is (?P<x>(?-i:[A-Z])\w+) your (?P<rest>.+?)\?$", "{x} is my {rest}"),
     (r"^(?:so|and|oh|wait)?,?\s*have you (?:got\s+)?(?P<rest>.+?)\?$", "I have {rest}"),
     (r"^(?:so|and|oh|wait)?,?\s*(?P<x>(?-i:[A-Z])\w+)(?:'s|\s+is)\s+your\s+(?P<rest>.+?)\?$", "{x} is my {rest}"),
-)]
-_EN_QUESTION = re.compile(r"[^.!?]*\?")
-_ZH_QUESTION = re.compile(r"[^。！!？?]*(?:[吗呀吧啊呢]\s*[？?]?|[？?])")
+)
+
+
+@functools.cache
+def _en_asks() -> list[tuple[re.Pattern[str], str]]:
+    """_EN_ASKS_SOURCES compiled on first use (functools.cache)."""
+    return [(re.compile(p, re.IGNORECASE), form) for p, form in _EN_ASKS_SOURCES]
+_EN_QUESTION = compiled(r"[^.!?]*\?")
+_ZH_QUESTION = compiled(r"[^。！!？?]*(?:[吗呀吧啊呢]\s*[？?]?|[？?])")
 
 
 def _as_said(question: str, answer: str) -> str | None:
     """The companion's question about the user, in the user's words, if the answer takes it."""
     if HAN.search(question):
-        asks = [q for q in _ZH_QUESTION.findall(question) if "你" in q or len(q.strip()) <= 10]
-        if not asks or not (_YES.search(answer) or _echoed(asks[-1], answer)):
+        asks = [q for q in _ZH_QUESTION().findall(question) if "你" in q or len(q.strip()) <= 10]
+        if not asks or not (_YES().search(answer) or _echoed(asks[-1], answer)):
             return None
         said = re.sub(r"[吗呀吧啊呢]?\s*[？?]?$", "", asks[-1].strip())
         said = said.replace("是不是", "").replace("是否", "").replace("您", "我").replace("你", "我")
         # 你在华为吗 — 嗯: "I am at Huawei" is where one works, unless it is a place or home
         return re.sub(r"我在(?P<v>(?!家|外面|路上)[\u4e00-\u9fffA-Za-z]{2,8})$", r"我在\g<v>上班", said)
-    for q in reversed(_EN_QUESTION.findall(question)):
-        for pattern, form in _EN_ASKS:
+    for q in reversed(_EN_QUESTION().findall(question)):
+        for pattern, form in _en_asks():
             m = pattern.match(q.strip())
             if not m:
                 continue
@@ -378,19 +402,19 @@ def _as_said(question: str, answer: str) -> str | None:
 
 
 # a Chinese yes is often the question's verb said back (您喜欢钓鱼吧？— 喜欢。; 有猫吗？— 有！)
-_ZH_ECHO = re.compile(r"^\W*(?P<verb>[\u4e00-\u9fff]{1,2})[。！!，,~～\s]")
+_ZH_ECHO = compiled(r"^\W*(?P<verb>[\u4e00-\u9fff]{1,2})[。！!，,~～\s]")
 
 
 def _echoed(question: str, answer: str) -> bool:
-    m = _ZH_ECHO.match(answer)
+    m = _ZH_ECHO().match(answer)
     return bool(m) and not m["verb"].startswith(("不", "没")) and m["verb"] in question
 
 
 def _chosen(rest: str, answer: str) -> str | None:
     alternatives = [a.strip(" ,") for a in re.split(r",?\s+\bor\b\s+", rest) if a.strip(" ,")]
     if len(alternatives) == 1:
-        return rest if _YES.search(answer) else None
-    m = _FIRST_PHRASE.match(answer)
+        return rest if _YES().search(answer) else None
+    m = _FIRST_PHRASE().match(answer)
     first = m.group(1).strip().casefold() if m else ""
     picked = [a for a in alternatives if first and first in a.casefold()]
     return picked[0] if len(picked) == 1 else None
@@ -398,22 +422,22 @@ def _chosen(rest: str, answer: str) -> str | None:
 
 # the companion asks who or what a name is ("Pavlova?", "Who's Hemi?", 奶盖是？): the answer
 # says it, so the name is the one its role noun takes
-_WHO_IS = re.compile(r"(?:^|[.!]\s+)(?:who(?:'s| is)\s+)?(?P<name>(?-i:[A-Z])[a-z]+)\s*\?\s*$|"
-                     r"(?P<zname>[\u4e00-\u9fff]{1,4}?)是(?:谁|什么|哪位)?\s*[？?]\s*$", re.IGNORECASE)
+_WHO_IS = compiled(r"(?:^|[.!]\s+)(?:who(?:'s| is)\s+)?(?P<name>(?-i:[A-Z])[a-z]+)\s*\?\s*$|"
+                   r"(?P<zname>[\u4e00-\u9fff]{1,4}?)是(?:谁|什么|哪位)?\s*[？?]\s*$", re.IGNORECASE)
 
 
 # ------------------------------------------------------------------ the whole stretch
 
 # "I bought a car this morning. An old Volvo estate, 2011": the next sentence names it
-_NAMED_NEXT = re.compile(r"(?:^|[.!]\s+)(?:it's\s+|it is\s+)?an?\s+(?:[\w-]+\s+){0,3}?"
-                         r"(?P<make>(?-i:[A-Z])[\w-]+(?:\s+(?-i:[A-Z])[\w-]+)?)", re.IGNORECASE)
+_NAMED_NEXT = compiled(r"(?:^|[.!]\s+)(?:it's\s+|it is\s+)?an?\s+(?:[\w-]+\s+){0,3}?"
+                       r"(?P<make>(?-i:[A-Z])[\w-]+(?:\s+(?-i:[A-Z])[\w-]+)?)", re.IGNORECASE)
 
 
 def _specific(statement: Statement, text: str) -> Statement:
     if statement.attribute != "owns" or statement.value.casefold() not in _GENERIC:
         return statement
     at = text.casefold().find(statement.value.casefold())
-    m = _NAMED_NEXT.search(text, at + len(statement.value)) if at >= 0 else None
+    m = _NAMED_NEXT().search(text, at + len(statement.value)) if at >= 0 else None
     if not m:
         return statement
     return replace(statement, value=m["make"], kind=statement.value)
@@ -451,13 +475,13 @@ def _introduced(turns: Sequence[Turn]) -> dict[int, str]:
     Pepper!", 这是可乐！), one the companion asked about ("Pavlova?", 安安是？), or the answer to
     a naming question ("它叫什么？" — "芝麻")."""
     intros = {i: (m["name"] or m["zname"]) for i, t in enumerate(turns) if t.role == "user"
-              for m in [_INTRO.search(t.text)] if m}
+              for m in [_INTRO().search(t.text)] if m}
     for i in range(1, len(turns)):
         if turns[i].role != "user" or turns[i - 1].role == "user" or i in intros:
             continue
         if _asked(turns[i - 1].text) == NAMING and (named := _answer(NAMING, turns[i].text)):
             intros[i] = named
-        elif (m := _WHO_IS.search(turns[i - 1].text)) and (
+        elif (m := _WHO_IS().search(turns[i - 1].text)) and (
                 m["name"] or "") not in _NOT_NAMES | _DISCOURSE:
             intros[i] = m["name"] or m["zname"]
     return intros
@@ -475,40 +499,40 @@ def _turn_in_context(turns: Sequence[Turn], i: int, told: list[Statement], names
     if any(s.attribute == "works_at" and not s.ends for s in said) and not any(
             s.attribute == "works_as" for s in said):
         said += _jobs_named(turn.text)  # "i work at bean there, a coffee place. barista"
-    if (kind := _PET_WORD.search(turn.text)) and not any(s.attribute == "pet" for s in said):
+    if (kind := _PET_WORD().search(turn.text)) and not any(s.attribute == "pet" for s in said):
         said += [Statement("pet", s.value, kind=kind.group(0).lower()) for s in said
                  if s.attribute == NAMING]
     return [_specific(s, turn.text) for s in said]
 
 
-_ABOUT_OTHER = re.compile(r"你(?:儿子|女儿|老公|老婆|男朋友|女朋友|妈|爸|哥|姐|弟|妹|孩子|朋友|同事)|令郎|令爱|"
-                          r"令尊|令堂|\byour (?:son|daughter|wife|husband|boyfriend|girlfriend|mum|mom|"
-                          r"dad|brother|sister|kids?|friend)\b|\b(?:does|is|did|has) (?:he|she)\b",
-                          re.IGNORECASE)
+_ABOUT_OTHER = compiled(r"你(?:儿子|女儿|老公|老婆|男朋友|女朋友|妈|爸|哥|姐|弟|妹|孩子|朋友|同事)|令郎|令爱|"
+                        r"令尊|令堂|\byour (?:son|daughter|wife|husband|boyfriend|girlfriend|mum|mom|"
+                        r"dad|brother|sister|kids?|friend)\b|\b(?:does|is|did|has) (?:he|she)\b",
+                        re.IGNORECASE)
 
 
 # a question for something (where, what) — not a yes/no about who they are to the user
-_WH = re.compile(r"什么|哪|何|怎么|多少|几|\b(?:what|where|how|which|who)\b", re.IGNORECASE)
+_WH = compiled(r"什么|哪|何|怎么|多少|几|\b(?:what|where|how|which|who)\b", re.IGNORECASE)
 
 
-_KIDS_Q = re.compile(r"\b(?:kids|children|little ones|sons|daughters|squires|grandkids)\b|孩子|娃|儿女",
-                     re.IGNORECASE)
-_NAME_AGE = re.compile(r"\b((?-i:[A-Z])[a-zà-ÿ]+)(?:\s+is|'s|,)\s+(?:\d{1,2}|one|two|three|four|five|six|"
-                       r"seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
-                       r"seventeen|eighteen)\b")
+_KIDS_Q = compiled(r"\b(?:kids|children|little ones|sons|daughters|squires|grandkids)\b|孩子|娃|儿女",
+                   re.IGNORECASE)
+_NAME_AGE = compiled(r"\b((?-i:[A-Z])[a-zà-ÿ]+)(?:\s+is|'s|,)\s+(?:\d{1,2}|one|two|three|four|five|six|"
+                     r"seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
+                     r"seventeen|eighteen)\b")
 
 
-_PLACE_NAMED = re.compile(r"\b(?:from|in|to|at)\s+((?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)*)")
+_PLACE_NAMED = compiled(r"\b(?:from|in|to|at)\s+((?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)*)")
 
 
-_ENDED_ANSWER = re.compile(r"^\W*(?:(?:嗯|对|唉|哎)\W*)?(?:最后)?(?:卖了|卖掉了|送人了|送给|转给|扔了|没了|走了|"
-                           r"分了|辞了|不学了|不玩了|放弃了)|^\W*(?:(?:yeah|well|oh)\W+)?(?:I\s+)?(?:sold it|"
-                           r"gave it away|it's gone|gone|it died|he died|she died|we broke up|"
-                           r"quit|gave (?:it|them) up)\b", re.IGNORECASE)
+_ENDED_ANSWER = compiled(r"^\W*(?:(?:嗯|对|唉|哎)\W*)?(?:最后)?(?:卖了|卖掉了|送人了|送给|转给|扔了|没了|走了|"
+                         r"分了|辞了|不学了|不玩了|放弃了)|^\W*(?:(?:yeah|well|oh)\W+)?(?:I\s+)?(?:sold it|"
+                         r"gave it away|it's gone|gone|it died|he died|she died|we broke up|"
+                         r"quit|gave (?:it|them) up)\b", re.IGNORECASE)
 
 
-_MOVED = re.compile(r"\bmov(?:ed|ing day|e went|e go)\b|\bnew (?:place|flat|house|home|unit)\b|"
-                    r"\byou made it\b|搬家|搬过来|搬过去|新家", re.IGNORECASE)
+_MOVED = compiled(r"\bmov(?:ed|ing day|e went|e go)\b|\bnew (?:place|flat|house|home|unit)\b|"
+                  r"\byou made it\b|搬家|搬过来|搬过去|新家", re.IGNORECASE)
 
 
 def _moves_confirmed(turns: Sequence[Turn], out: list[list[Statement]]) -> None:
@@ -517,7 +541,7 @@ def _moves_confirmed(turns: Sequence[Turn], out: list[list[Statement]]) -> None:
     for i, said in enumerate(out):
         for k, s in enumerate(said):
             if s.attribute == "lives_in" and s.weak and not s.ends and any(
-                    _MOVED.search(t.text) for t in turns[i:i + 3]) and not any(
+                    _MOVED().search(t.text) for t in turns[i:i + 3]) and not any(
                     t.attribute == "lives_in" and not t.weak and not t.ends
                     for near in out[max(0, i - 1):i + 3] for t in near):
                 said[k] = replace(s, weak=False)  # unless the move names its place plainly
@@ -532,7 +556,7 @@ def _asked_what_became(turns: Sequence[Turn], out: list[list[Statement]],
     for i in range(1, len(turns)):
         if turns[i].role != "user" or turns[i - 1].role == "user":
             continue
-        if not _ENDED_ANSWER.search(turns[i].text):
+        if not _ENDED_ANSWER().search(turns[i].text):
             continue
         question = turns[i - 1].text.casefold()
         named = [(a, v) for a, v in facts if v.casefold() in question]
@@ -548,7 +572,7 @@ def _here(turns: Sequence[Turn], out: list[list[Statement]]) -> None:
             if s.value != HERE:
                 continue
             text = " ".join(t.text for t in turns[max(0, i - 2):i + 1])
-            places = [p for p in _PLACE_NAMED.findall(text) if p.split()[0] not in NOT_A_NAME]
+            places = [p for p in _PLACE_NAMED().findall(text) if p.split()[0] not in NOT_A_NAME]
             said[k] = replace(s, value=places[-1]) if places else replace(s, value="")
         out[i] = [s for s in said if s.value]
 
@@ -558,9 +582,9 @@ def _children_named(turns: Sequence[Turn], out: list[list[Statement]], names: se
     an answer about one's children gives with an age are the children."""
     for i in range(1, len(turns)):
         if turns[i].role != "user" or turns[i - 1].role == "user" or not (
-                "?" in turns[i - 1].text and _KIDS_Q.search(turns[i - 1].text)):
+                "?" in turns[i - 1].text and _KIDS_Q().search(turns[i - 1].text)):
             continue
-        for m in _NAME_AGE.finditer(turns[i].text):
+        for m in _NAME_AGE().finditer(turns[i].text):
             name = m.group(1)
             if name not in _NOT_NAMES | _DISCOURSE and not any(s.value == name for s in out[i]):
                 out[i].append(Statement("child", name))
@@ -571,7 +595,7 @@ def _about_others(turns: Sequence[Turn], out: list[list[Statement]]) -> None:
     else is theirs, unless the user says "I"/我 in it."""
     for i in range(1, len(turns)):
         if (turns[i].role == "user" and turns[i - 1].role != "user"
-                and _ABOUT_OTHER.search(turns[i - 1].text) and _WH.search(turns[i - 1].text)
+                and _ABOUT_OTHER().search(turns[i - 1].text) and _WH().search(turns[i - 1].text)
                 and not re.search(r"我|\bI\b|\bI'm\b|\bmy\b", turns[i].text, re.IGNORECASE)):
             out[i] = []
 
@@ -593,7 +617,7 @@ def _likes_that_ended(turns: Sequence[Turn], out: list[list[Statement]], known: 
         out[i] = [s for s in said if s.value]
 
 
-_VET = re.compile(r"\bvet'?s?\b|兽医|宠物医院", re.IGNORECASE)
+_VET = compiled(r"\bvet'?s?\b|兽医|宠物医院", re.IGNORECASE)
 
 
 def _pets_that_died(turns: Sequence[Turn], out: list[list[Statement]]) -> None:
@@ -604,39 +628,39 @@ def _pets_that_died(turns: Sequence[Turn], out: list[list[Statement]]) -> None:
             if s.attribute != "pet" or not s.ends or s.kind:
                 continue
             around = " ".join(t.text for t in turns[max(0, i - 2):i + 3])
-            kind = _PET_WORD.search(around) or _VET.search(around)
+            kind = _PET_WORD().search(around) or _VET().search(around)
             if kind:
-                said[k] = replace(s, kind=kind.group(0).lower() if _PET_WORD.match(kind.group(0))
+                said[k] = replace(s, kind=kind.group(0).lower() if _PET_WORD().match(kind.group(0))
                                   else "pet")
 
 
-_FEEL_Q = re.compile(r"\b(?:how do you feel about|do you like|are you a fan of|what do you think of|"
-                     r"do you eat|do you drink)\s+(?P<x>[\w' -]{2,30}?)\s*\?|你喜欢(?P<zx>[\u4e00-\u9fff]{1,6}?)吗",
-                     re.IGNORECASE)
-_FEEL_NEG = re.compile(r"\b(?:can't stand|cannot stand|hate|don't like|not a fan|gross|disgusting|no way)\b|"
-                       r"不喜欢|讨厌|受不了|不爱|不吃|不喝", re.IGNORECASE)
-_FEEL_POS = re.compile(r"\b(?:love|like|adore|obsessed|big fan)\b|喜欢|爱|超爱", re.IGNORECASE)
+_FEEL_Q = compiled(r"\b(?:how do you feel about|do you like|are you a fan of|what do you think of|"
+                   r"do you eat|do you drink)\s+(?P<x>[\w' -]{2,30}?)\s*\?|你喜欢(?P<zx>[\u4e00-\u9fff]{1,6}?)吗",
+                   re.IGNORECASE)
+_FEEL_NEG = compiled(r"\b(?:can't stand|cannot stand|hate|don't like|not a fan|gross|disgusting|no way)\b|"
+                     r"不喜欢|讨厌|受不了|不爱|不吃|不喝", re.IGNORECASE)
+_FEEL_POS = compiled(r"\b(?:love|like|adore|obsessed|big fan)\b|喜欢|爱|超爱", re.IGNORECASE)
 
 
-_CLAUSE_ONE = re.compile(r"[^.!?。！？]*")
+_CLAUSE_ONE = compiled(r"[^.!?。！？]*")
 
 
 def _feelings(question: str, answer: str) -> list[Statement]:
     """"How do you feel about durian?" — "I can't stand it": a like or dislike of the thing
     asked about."""
-    m = _FEEL_Q.search(question)
+    m = _FEEL_Q().search(question)
     if not m:
         return []
     thing = (m["x"] or m["zx"] or "").strip()
-    answer = _CLAUSE_ONE.match(answer).group(0)  # "I like boats. I don't like his driving."
-    if _FEEL_NEG.search(answer):
+    answer = _CLAUSE_ONE().match(answer).group(0)  # "I like boats. I don't like his driving."
+    if _FEEL_NEG().search(answer):
         return [Statement("dislikes", thing)]
-    if _FEEL_POS.search(answer) or (_YES.search(answer) and not re.search(r"\bnot\b|不", answer)):
+    if _FEEL_POS().search(answer) or (_YES().search(answer) and not re.search(r"\bnot\b|不", answer)):
         return [Statement("likes", thing)]
     return []
 
 
-_WH_OR_YES = re.compile(r"\?|？|吗|呢")
+_WH_OR_YES = compiled(r"\?|？|吗|呢")
 
 
 def _answers(turns: Sequence[Turn], out: list[list[Statement]]) -> None:
@@ -649,18 +673,18 @@ def _answers(turns: Sequence[Turn], out: list[list[Statement]]) -> None:
                    if not any(t.attribute in ("likes", "dislikes") and t.value == s.value
                               for t in out[i])]
         attribute = _asked(turns[i - 1].text)
-        if attribute is None and _ABOUT_WORK.search(turns[i - 1].text) and _WH_OR_YES.search(
+        if attribute is None and _ABOUT_WORK().search(turns[i - 1].text) and _WH_OR_YES().search(
                 turns[i - 1].text) and not any(s.attribute == "works_as" for s in out[i]):
             out[i] += _jobs_named(turns[i].text)  # "Is this freelance work?" — "yes. illustrator."
         before = next((j for j in range(i - 2, max(-1, i - 5), -1) if turns[j].role == "user"),
                       None)
-        if attribute is None and before is not None and _WHICH.search(turns[i - 1].text) and any(
+        if attribute is None and before is not None and _WHICH().search(turns[i - 1].text) and any(
                 s.value.casefold() in _GENERIC for s in out[before]):
             attribute = next(s.attribute for s in out[before] if s.value.casefold() in _GENERIC)
         if attribute is None:
             continue
         if attribute == "works_at?":
-            if not _ABOUT_WORK.search(" ".join(t.text for t in turns[max(0, i - 3):i])):
+            if not _ABOUT_WORK().search(" ".join(t.text for t in turns[max(0, i - 3):i])):
                 continue
             attribute = "works_at"
         if attribute in ("works_at", "works_as"):

@@ -8,11 +8,12 @@ patterns of domain.fact_context ask "you" only, these any person.
 
 from __future__ import annotations
 
+import functools
 import re
 
 _WHO = r"(?:I|you|he|she|we|they|[A-Z][\w'-]*)"
 # (attribute, pattern), the first that matches wins: the narrower questions first
-_ASKED: list[tuple[str, re.Pattern[str]]] = [(a, re.compile(p, re.IGNORECASE)) for a, p in (
+_ASKED_SOURCES = (
     ("allergic_to", r"\ballerg|过敏"),
     ("works_as", r"\bwhat (?:do|does|did) " + _WHO + r" do (?:for (?:work|a living)|now)\b|"
                  r"\bwhat(?:'s| is| was) (?:my|your|his|her|their|[A-Z][\w'-]*'s) (?:job|role|"
@@ -35,9 +36,15 @@ _ASKED: list[tuple[str, re.Pattern[str]]] = [(a, re.compile(p, re.IGNORECASE)) f
     ("pet", r"\bpets?\b|\bwhat (?:kind of )?(?:dog|cat)\b|宠物|养了?(?:什么|啥|几只)"),
     ("owns", r"\bwhat (?:car|bike|phone|camera)\b|\bwhat (?:do|does) " + _WHO +
              r" drive\b|什么(?:车|手机|相机|电脑)|开的(?:什么|啥)"),
-)]
+)
 
 
 def attribute_asked(question: str) -> str | None:
     """The fact attribute a question asks for, or None."""
-    return next((a for a, p in _ASKED if p.search(question)), None)
+    return next((a for a, p in _asked() if p.search(question)), None)
+
+
+@functools.cache
+def _asked() -> list[tuple[str, re.Pattern[str]]]:
+    """_ASKED_SOURCES compiled when a question is first read for the fact it asks."""
+    return [(a, re.compile(p, re.IGNORECASE)) for a, p in _ASKED_SOURCES]

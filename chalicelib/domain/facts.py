@@ -20,8 +20,12 @@ time, a new one closes the one before; the others hold several until one is ende
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+
+from chalicelib.domain.lazyre import compiled
 
 ATTRIBUTES = ("lives_in", "works_at", "works_as", "studies", "pet", "partner", "child",
               "allergic_to", "likes", "dislikes", "owns", "learning")
@@ -72,8 +76,17 @@ class Rule:
     mode: str = ""
 
 
-def _table(flags: int, rows: tuple[tuple[str, ...], ...]) -> list[Rule]:
-    return [Rule(row[0], bool(row[1]), re.compile(row[2], flags), *(row[3:])) for row in rows]
+def _table(flags: int, rows: tuple[tuple[str, ...], ...]) -> Callable[[], list[Rule]]:
+    """The rules of `rows`, compiled on first use and then kept (functools.cache): both
+    languages' tables take ~0.3 s to compile, which a process that never reads a fact (a cold
+    start, a recall) must not pay."""
+
+    @functools.cache
+    def rules() -> list[Rule]:
+        return [Rule(row[0], bool(row[1]), re.compile(row[2], flags), *(row[3:]))
+                for row in rows]
+
+    return rules
 
 
 # ------------------------------------------------------------------ English
@@ -126,7 +139,7 @@ _LEARNABLE = (rf"(?:{_SKILL}|portuguese|surfing|driving|cooking|baking|photograp
 # retiring ends the job: the place and the line of work alike
 _RETIRED_EN = r"\bI\s+(?:(?:just|finally|officially)\s+)?(?P<any>retired)\b"
 _RETIRED_ZH = r"(?P<any>最后一天班|退休了|办了退休|光荣退休)"
-_EN: list[Rule] = _table(re.IGNORECASE | re.M, (
+_EN = _table(re.IGNORECASE | re.M, (
     # where they live
     ("lives_in", False, rf"\b{_I}\s+(?:(?:have|has|just|finally|now|recently|officially)\s+)*"
                         rf"(?:moved|relocated)\s+(?:\w+,?\s+)?(?:to|into)\s+{_V}"),
@@ -312,50 +325,50 @@ _EN: list[Rule] = _table(re.IGNORECASE | re.M, (
     ("lives_in", False, rf"^\W*(?:hello|hi|greetings)\s+from\s+{_V}", "weak"),
 ))
 # "I used to love coffee but now I can't stand it": a like that ended, and a dislike
-_USED_TO = re.compile(r"\bI used to (?P<verb>love|like|enjoy|hate|dislike|can't stand)\s+"
-                      r"(?P<value>[\w' -]{2,30}?)(?=\s*(?:,|but|and|$))", re.IGNORECASE)
+_USED_TO = compiled(r"\bI used to (?P<verb>love|like|enjoy|hate|dislike|can't stand)\s+"
+                    r"(?P<value>[\w' -]{2,30}?)(?=\s*(?:,|but|and|$))", re.IGNORECASE)
 # …and what the rest of the turn says holds now: the contrary ("now I can't stand it"), or the
 # same feeling turned round ("now I drink it every day")
-_NOW_CONTRARY = re.compile(r"\bnow\b[^.!?]{0,30}?\b(?:(?P<neg>can't stand|cannot stand|hate|"
-                           r"dislike|don't like|can't bear)|(?P<pos>love|like|enjoy|adore|drink|"
-                           r"eat|have)\b)", re.IGNORECASE)
-_NOT_ANYMORE = re.compile(r"\bI\s+(?:don't|do not|no longer)\s+(?:even\s+|really\s+)?(?:like|love|enjoy|drink|eat)\s+"
-                          r"(?P<value>[\w' -]{2,30}?)\s*(?:any\s?more)?(?=[.,;!?]|$)",
-                          re.IGNORECASE)
+_NOW_CONTRARY = compiled(r"\bnow\b[^.!?]{0,30}?\b(?:(?P<neg>can't stand|cannot stand|hate|"
+                         r"dislike|don't like|can't bear)|(?P<pos>love|like|enjoy|adore|drink|"
+                         r"eat|have)\b)", re.IGNORECASE)
+_NOT_ANYMORE = compiled(r"\bI\s+(?:don't|do not|no longer)\s+(?:even\s+|really\s+)?(?:like|love|enjoy|drink|eat)\s+"
+                        r"(?P<value>[\w' -]{2,30}?)\s*(?:any\s?more)?(?=[.,;!?]|$)",
+                        re.IGNORECASE)
 # What makes a clause no statement of fact: a plan, a wish, a question, a condition.
-_EN_HEDGE = re.compile(r"\b(?:might|(?-i:may)|maybe|perhaps|would|could|should|want to|wanna|wants?|wanted|"
-                       r"wish|hope to|thinking (?:of|about)|plan(?:ning)? to|going to|gonna|"
-                       r"if|whether|someday|one day|will)\b|\?", re.IGNORECASE)
-_CLAUSE = re.compile(r"[^.!?;\n]+[.!?;]?")
+_EN_HEDGE = compiled(r"\b(?:might|(?-i:may)|maybe|perhaps|would|could|should|want to|wanna|wants?|wanted|"
+                     r"wish|hope to|thinking (?:of|about)|plan(?:ning)? to|going to|gonna|"
+                     r"if|whether|someday|one day|will)\b|\?", re.IGNORECASE)
+_CLAUSE = compiled(r"[^.!?;\n]+[.!?;]?")
 # "Sold it on Gumtree": "it" is the last thing one owns the turn named before
-_SOLD_IT = re.compile(r"\b(?:sold|got rid of)\s+it\b", re.IGNORECASE)
-_OWNABLE = re.compile(r"\b(?:car|van|bike|motorbike|scooter|truck|camera|laptop|guitar|piano|"
-                      r"keyboard|drum kit|violin|boat|flat|house)\b", re.IGNORECASE)
+_SOLD_IT = compiled(r"\b(?:sold|got rid of)\s+it\b", re.IGNORECASE)
+_OWNABLE = compiled(r"\b(?:car|van|bike|motorbike|scooter|truck|camera|laptop|guitar|piano|"
+                    r"keyboard|drum kit|violin|boat|flat|house)\b", re.IGNORECASE)
 
 
 # Chat drops the "I" before a verb of what one did ("Sold the Chevy today.", "Handed in my
 # resignation"): the clause reads as if it were there
-_DROPPED_I = re.compile(r"^(\s*)(?=(?:(?:just|finally|officially|also)\s+)?(?:sold|bought|got|quit|left|moved|"
-                        r"started|handed|adopted|joined|finished|graduated|broke up|took up|gave up|lost|"
-                        r"married|signed|resigned|enrolled|rescued|relocated)\b)", re.IGNORECASE)
+_DROPPED_I = compiled(r"^(\s*)(?=(?:(?:just|finally|officially|also)\s+)?(?:sold|bought|got|quit|left|moved|"
+                      r"started|handed|adopted|joined|finished|graduated|broke up|took up|gave up|lost|"
+                      r"married|signed|resigned|enrolled|rescued|relocated)\b)", re.IGNORECASE)
 
 
 def _en(text: str) -> list[Statement]:
     out: list[Statement] = []
-    for told in _CLAUSE.findall(text):
-        clause = _DROPPED_I.sub(r"\1I ", told, count=1)
-        hedged = bool(_EN_HEDGE.search(clause))
+    for told in _CLAUSE().findall(text):
+        clause = _DROPPED_I().sub(r"\1I ", told, count=1)
+        hedged = bool(_EN_HEDGE().search(clause))
         if not hedged:
             out += _en_contrasts(clause, text)
-        for rule in _EN:
+        for rule in _EN():
             if hedged and rule.mode != "given":
                 continue
             for m in rule.pattern.finditer(clause):
                 statement = _statement(rule, m)
                 if statement:
                     out.append(statement)
-        if not hedged and (m := _SOLD_IT.search(clause)):
-            owned = _OWNABLE.findall(text[:text.find(told) + m.start()])
+        if not hedged and (m := _SOLD_IT().search(clause)):
+            owned = _OWNABLE().findall(text[:text.find(told) + m.start()])
             if owned:
                 out.append(Statement("owns", owned[-1].lower(), True))
     return out
@@ -363,14 +376,14 @@ def _en(text: str) -> list[Statement]:
 
 def _en_contrasts(clause: str, text: str) -> list[Statement]:
     out = []
-    if m := _USED_TO.search(clause):
+    if m := _USED_TO().search(clause):
         hated = m["verb"].lower() in ("hate", "dislike", "can't stand")
         value = _tidy(m["value"])
         out.append(Statement("dislikes" if hated else "likes", value, True))
-        now = _NOW_CONTRARY.search(text, text.find(clause) + m.end())
+        now = _NOW_CONTRARY().search(text, text.find(clause) + m.end())
         if now and value and (bool(now["neg"]) != hated):
             out.append(Statement("dislikes" if now["neg"] else "likes", value))
-    if m := _NOT_ANYMORE.search(clause):
+    if m := _NOT_ANYMORE().search(clause):
         out.append(Statement("likes", _tidy(m["value"]), True))
     return out
 
@@ -406,7 +419,7 @@ PET_KINDS_EN, PET_KINDS_ZH = _PET, _ZPET
 JOBS_EN, JOBS_ZH = _JOB, _ZJOB
 # when it happened, between the subject and the verb (今天领养了, 上个月入职了)
 _ZT = r"(?:今天|昨天|前天|上个?月|上周|上星期|最近|刚刚|刚|终于|已经|也|还|新|前几天|这周|这个月|去年|今年)*"
-_ZH: list[Rule] = _table(0, (
+_ZH = _table(0, (
     ("lives_in", False, rf"{_ZT}(?:现在|又)?{_ZT}(?:搬|搬家)(?:到|去)了?{_ZV}{_ZEND}"),
     ("lives_in", False, rf"(?:现在|目前|如今)?(?:住在|定居在){_ZV}(?:了|啦|这边|那边)?{_ZEND}"),
     ("lives_in", False, rf"(?:现在|目前|如今|还)?(?<![现实存正所好])在{_ZV}(?:住|生活|定居)(?:了)?"
@@ -591,28 +604,28 @@ _ZH: list[Rule] = _table(0, (
     ("works_at", True, r"(?P<any>这活(?:算是)?干不了了|干不下去了)"),
     ("works_at", True, r"(?:^|[，,\s])(?P<value>(?![我你他她])[\u4e00-\u9fffA-Za-z]{2,6}?)(?:倒闭了|关门了|黄了)"),
 ))
-_ZH_HEDGE = re.compile(r"想|打算|准备|可能|也许|如果|要是|希望|会不会|能不能|计划|考虑|梦想|以后|将来|[吗？?]")
-_ZH_CLAUSE = re.compile(r"[^。！？；\n]+[。！？；]?")
+_ZH_HEDGE = compiled(r"想|打算|准备|可能|也许|如果|要是|希望|会不会|能不能|计划|考虑|梦想|以后|将来|[吗？?]")
+_ZH_CLAUSE = compiled(r"[^。！？；\n]+[。！？；]?")
 # Somebody else as the subject of what follows ("我姐姐搬到上海了", "你住在哪", "他养了只猫")
-_ZH_OTHERS = re.compile(r"(?:我(?:弟|哥|姐|妹|爸|妈|舅|叔|姨)|男朋友|女朋友|老公|老婆|对象|儿子|女儿|姐姐|妹妹|哥哥|弟弟|妈妈|爸爸|父母|爸妈|朋友|同事|室友|闺蜜|同学|老板|邻居|"
-                        r"你们?|他们?|她们?|它|大家|别人)")
+_ZH_OTHERS = compiled(r"(?:我(?:弟|哥|姐|妹|爸|妈|舅|叔|姨)|男朋友|女朋友|老公|老婆|对象|儿子|女儿|姐姐|妹妹|哥哥|弟弟|妈妈|爸爸|父母|爸妈|朋友|同事|室友|闺蜜|同学|老板|邻居|"
+                      r"你们?|他们?|她们?|它|大家|别人)")
 
 
 # Chinese chat often marks its pauses with a space, not a comma ("阿杰加班 就奶盖陪我"); an
 # emoji ends a sentence as often as "！" does
-_ZH_SPACE = re.compile(r"(?<=[\u4e00-\u9fff\w])\s+(?=[\u4e00-\u9fff])|(?<=[\u4e00-\u9fff])\s+(?=\w)|"
-                       r"[\U0001F300-\U0001FAFF\u2600-\u27BF]+")
+_ZH_SPACE = compiled(r"(?<=[\u4e00-\u9fff\w])\s+(?=[\u4e00-\u9fff])|(?<=[\u4e00-\u9fff])\s+(?=\w)|"
+                     r"[\U0001F300-\U0001FAFF\u2600-\u27BF]+")
 
 
 # "以后就住武汉了": from now on, settled (a plan says 以后想/以后要, not 以后就…了)
-_SETTLED = re.compile(r"以后就(?=[^，。]*了)")
+_SETTLED = compiled(r"以后就(?=[^，。]*了)")
 
 
 def _without_value(clause: str, m: re.Match[str], begin: int, end: int) -> str:
     """The statement's own part of the clause, less the value it names (联想 is a brand, not
     a wish: 想)."""
     group = next((g for g in ("value", "name") if m.groupdict().get(g)), None)
-    if group is None or _ZH_HEDGE.match(m[group]):
+    if group is None or _ZH_HEDGE().match(m[group]):
         return clause[begin:end]  # 想…: the value opens with the hedge, which is one
     return clause[begin:m.start(group)] + "·" + clause[m.end(group):end]
 
@@ -621,20 +634,20 @@ def _zh(text: str) -> list[Statement]:
     """A clause's statements, subject dropped or not (Chinese often drops 我); a match whose
     part of the clause (since the last comma) names somebody else first is not the speaker's."""
     out: list[Statement] = []
-    for clause in _ZH_CLAUSE.findall(_ZH_SPACE.sub("，", text)):
-        for rule in _ZH:
+    for clause in _ZH_CLAUSE().findall(_ZH_SPACE().sub("，", text)):
+        for rule in _ZH():
             for m in rule.pattern.finditer(clause):
                 begin = max(clause.rfind("，", 0, m.start()), clause.rfind(",", 0, m.start()), 0)
                 stops = [i for i in (clause.find("，", m.end()), clause.find(",", m.end()))
                          if i >= 0]
                 own = _without_value(clause, m, begin, min(stops) if stops else len(clause))
-                own = _SETTLED.sub("", own)
-                if rule.mode != "given" and _ZH_HEDGE.search(own):
+                own = _SETTLED().sub("", own)
+                if rule.mode != "given" and _ZH_HEDGE().search(own):
                     continue  # a plan, a wish, a question: in the statement's own part
                 part = clause[begin:m.start() + 1]
-                if _ZH_OTHERS.search(part) and "我" not in part[-2:]:
+                if _ZH_OTHERS().search(part) and "我" not in part[-2:]:
                     continue
-                if "我" not in part and _ZH_OTHERS.search(clause[:begin]) and not re.search(
+                if "我" not in part and _ZH_OTHERS().search(clause[:begin]) and not re.search(
                         r"我(?!(?:的)?(?:大学|高中)?(?:室友|同事|朋友|同学|闺蜜|姐|妹|哥|弟|爸|妈))",
                         clause[:begin]):
                     continue  # 我大学室友，现在在陆家嘴做审计: the roommate's, still
@@ -646,15 +659,15 @@ def _zh(text: str) -> list[Statement]:
 
 # ------------------------------------------------------------------ values
 
-_LEAD = re.compile(r"^(?:(?:the|a|an|some|my|our|(?-i:used|new|old|second-hand))\s+)+", re.IGNORECASE)
-_TRAIL = re.compile(r"\s+(?:now|here|there|too|as well|a lot|so much|lately|recently|again|"
-                    r"anymore|any more|at all|for good)$", re.IGNORECASE)
-_ZH_TRAIL = re.compile(r"(?:了|啦|呢|啊|吧|呀|哦|嘛|这边|那边|工作|上班|的|一起)+$")
+_LEAD = compiled(r"^(?:(?:the|a|an|some|my|our|(?-i:used|new|old|second-hand))\s+)+", re.IGNORECASE)
+_TRAIL = compiled(r"\s+(?:now|here|there|too|as well|a lot|so much|lately|recently|again|"
+                  r"anymore|any more|at all|for good)$", re.IGNORECASE)
+_ZH_TRAIL = compiled(r"(?:了|啦|呢|啊|吧|呀|哦|嘛|这边|那边|工作|上班|的|一起)+$")
 # Values that name nothing: a pronoun, a bare verb of feeling after "learning to", an age,
 # a word about a name, a clause that goes on with somebody else
-_JUNK = re.compile(r"^(?:it|that|this|them|him|her|you|like|love|live|be|accept|deal|cope|"
-                   r"play|relax|trust)\b|^(?:it|that|this)\s|^(?:小|大)?名$|"
-                   r"^(?:his|her|their|your)\b|^的|^(?:给|帮|替|跟|和)|^(?:快|已经|都|才|差不多)?[\d一二三四五六七八九十两几半]+(?:岁|个月|个?星期|周|天|年)|跟着|和我|给我|帮我|的家$|哪|什么|都能|^(?:现在|这里|那里|这边|那边)", re.IGNORECASE)
+_JUNK = compiled(r"^(?:it|that|this|them|him|her|you|like|love|live|be|accept|deal|cope|"
+                 r"play|relax|trust)\b|^(?:it|that|this)\s|^(?:小|大)?名$|"
+                 r"^(?:his|her|their|your)\b|^的|^(?:给|帮|替|跟|和)|^(?:快|已经|都|才|差不多)?[\d一二三四五六七八九十两几半]+(?:岁|个月|个?星期|周|天|年)|跟着|和我|给我|帮我|的家$|哪|什么|都能|^(?:现在|这里|那里|这边|那边)", re.IGNORECASE)
 _STOP = frozenset({"it", "that", "this", "you", "them", "him", "her", "there", "here", "they",
                    "stuff", "things", "it all", "everything", "evening", "night", "morning",
                    "online", "weekly", "beginner", "free", "new", "first",
@@ -697,7 +710,7 @@ def _statement(rule: Rule, m: re.Match[str]) -> Statement | None:
         value = value[3:]  # "learning to code"
     if attribute == "lives_in" and value.casefold() == "here":
         return Statement(attribute, HERE, ends)  # which place: the talk around it says
-    if not value or value.casefold() in _STOP or _JUNK.search(value):
+    if not value or value.casefold() in _STOP or _JUNK().search(value):
         return None
     if attribute == "owns" and ends:
         value = re.split(r"\s+(?:to|for|from|off|on)\s+", value)[0]  # "sold the ps4 to a guy"
@@ -723,11 +736,11 @@ def _statement(rule: Rule, m: re.Match[str]) -> Statement | None:
 
 def _tidy(value: str) -> str:
     value = value.strip(" ,.;:!?'\"“”‘’，。！？")
-    value = _LEAD.sub("", value)
-    while (trimmed := _TRAIL.sub("", value)) != value:
+    value = _LEAD().sub("", value)
+    while (trimmed := _TRAIL().sub("", value)) != value:
         value = trimmed
     if HAN.search(value):
-        value = _ZH_TRAIL.sub("", value)
+        value = _ZH_TRAIL().sub("", value)
     return value.strip()
 
 
@@ -742,15 +755,22 @@ def _dedupe(items: list[Statement]) -> list[Statement]:
 # Phone English: apostrophes and capitals left out ("im allergic to latex", "my bf josh"),
 # short forms. The rules read the turn as if written out; `proper` gives the capitals a name
 # has elsewhere in the talk ("Josh" where the companion wrote it).
-_CASUAL = [(re.compile(p, re.IGNORECASE), r) for p, r in (
+_CASUAL_SOURCES = (
     (r"\bi\b", "I"), (r"\bim\b", "I'm"), (r"\bive\b", "I've"), (r"\bid\b(?=\s+(?:love|like|"
      r"rather|never|been))", "I'd"), (r"\bcant\b", "can't"), (r"\bdont\b", "don't"),
     (r"\bdidnt\b", "didn't"), (r"\bisnt\b", "isn't"), (r"\bwont\b", "won't"),
     (r"\bdoesnt\b", "doesn't"), (r"\bhavent\b", "haven't"), (r"\bwasnt\b", "wasn't"),
     (r"\bbf\b", "boyfriend"), (r"\bgf\b", "girlfriend"), (r"\bhubby\b", "husband"),
     (r"\bwifey\b", "wife"), (r"\bu\b", "you"), (r"\bur\b", "your"), (r"\bgonna\b", "going to"),
-)]
-_LOWER_WORD = re.compile(r"(?<![\w'])[a-z][a-z'-]+\b")
+)
+
+
+@functools.cache
+def _casual() -> list[tuple[re.Pattern[str], str]]:
+    return [(re.compile(p, re.IGNORECASE), r) for p, r in _CASUAL_SOURCES]
+
+
+_LOWER_WORD = compiled(r"(?<![\w'])[a-z][a-z'-]+\b")
 
 
 def written_out(text: str, proper: dict[str, str] | None = None) -> str:
@@ -761,22 +781,22 @@ def written_out(text: str, proper: dict[str, str] | None = None) -> str:
     if HAN.search(text) or not re.search(r"\b(?:i|im|ive|cant|dont|bf|gf|u)\b|"
                                                         r"^[^A-Z]*$", text):
         return text
-    for pattern, repl in _CASUAL:
+    for pattern, repl in _casual():
         text = pattern.sub(repl, text)
     if proper:
-        text = _LOWER_WORD.sub(lambda m: proper.get(m.group(0), m.group(0)), text)
-    text = _NAMED_LOWER.sub(lambda m: m.group(1) + m.group(2).capitalize()
-                            if m.group(2) not in _FOLLOWERS else m.group(0), text)
+        text = _LOWER_WORD().sub(lambda m: proper.get(m.group(0), m.group(0)), text)
+    text = _NAMED_LOWER().sub(lambda m: m.group(1) + m.group(2).capitalize()
+                              if m.group(2) not in _FOLLOWERS else m.group(0), text)
     if not re.search(r"[A-Z](?<!\bI)(?!'[a-z])", text.replace("I'", "i'")):
-        text = _PLACE_LOWER.sub(_capitalised_place, text)  # typed all in lowercase
+        text = _PLACE_LOWER().sub(_capitalised_place, text)  # typed all in lowercase
     return text
 
 
 # "i work at bean there", "moved to north london": in a turn typed all in lowercase, the words
 # where a firm or a place goes are its name, up to a word that is no part of one
-_PLACE_LOWER = re.compile(r"(\b(?:work(?:s|ing)?\s+(?:at|for)|started\s+(?:work(?:ing)?\s+)?at|"
-                          r"live[sd]?\s+in|living\s+in|moved\s+(?:back\s+)?to|based\s+in)\s+)"
-                          r"([a-z][\w&'-]*(?:\s+(?:&\s+)?[a-z][\w'-]*){0,2})")
+_PLACE_LOWER = compiled(r"(\b(?:work(?:s|ing)?\s+(?:at|for)|started\s+(?:work(?:ing)?\s+)?at|"
+                        r"live[sd]?\s+in|living\s+in|moved\s+(?:back\s+)?to|based\s+in)\s+)"
+                        r"([a-z][\w&'-]*(?:\s+(?:&\s+)?[a-z][\w'-]*){0,2})")
 _NOT_PLACE_WORDS = frozenset({"home", "myself", "night", "nights", "weekends", "school", "work",
                               "uni", "college", "my", "our", "their", "his", "her", "this", "that",
                               "it", "some", "least", "the", "a", "an", "what", "where", "which",
@@ -803,9 +823,9 @@ _AFTER_NAME = (r"(?=\s*(?:[.,!?;:)]|$|\s(?:is|was|has|had|does|did|says|said|and
                r"didn't|won't|can't|cried|laughed|started|finished)\b))")
 # "my bf josh", "her name is luna": a lowercase word where a name goes is one, unless it is
 # a word that follows a subject (a verb, an adverb, a conjunction: "my husband does the 11pm")
-_NAMED_LOWER = re.compile(r"(\b(?:my|our)\s+(?:(?:little|new|old|baby|eldest|youngest|older|younger)\s+)?"
-                          rf"(?:husband|wife|boyfriend|girlfriend|partner|fianc[ée]e?|son|daughter|kid|"
-                          rf"{_PET})\s+|\b(?:name is|name's|named|called)\s+)([a-z][a-z-]{{2,}})\b{_AFTER_NAME}")
+_NAMED_LOWER = compiled(r"(\b(?:my|our)\s+(?:(?:little|new|old|baby|eldest|youngest|older|younger)\s+)?"
+                        rf"(?:husband|wife|boyfriend|girlfriend|partner|fianc[ée]e?|son|daughter|kid|"
+                        rf"{_PET})\s+|\b(?:name is|name's|named|called)\s+)([a-z][a-z-]{{2,}})\b{_AFTER_NAME}")
 _FOLLOWERS = frozenset({
     "is", "was", "are", "were", "has", "had", "have", "does", "did", "do", "says", "said", "thinks",
     "thought", "works", "worked", "got", "gets", "get", "will", "would", "can", "could", "should",

@@ -10,10 +10,12 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 
+from chalicelib.domain.lazyre import compiled
 from chalicelib.domain.textproc import is_cjk
 
 _LATIN = "[A-Za-z0-9\u00c0-\u024f]"  # a name glued to these is part of a longer word
@@ -184,15 +186,20 @@ def _one_edit(a: str, b: str) -> bool:
 _ZH_NAME = r"(?P<name>(?:(?![了着过吗呢的])[\u4e00-\u9fffA-Za-z·]){1,4}?)"
 _ZH_NOT_OPENING = r"(?![了过着个辆份车外什啥谁他她它你您人醒住上来去回声的一不])"
 _ZH_PAUSE = r"(?=[，,。.！!？?～~…\s]|$)"
-_OWN_NAME = [
-    re.compile(rf"(?<![他她它你])我(?:的)?(?:(?:名字|大名)(?:叫做|叫|是)|叫做|叫)"
-               rf"{_ZH_NOT_OPENING}{_ZH_NAME}{_ZH_PAUSE}"),
-    re.compile(rf"(?:可以|就)叫我{_ZH_NOT_OPENING}{_ZH_NAME}(?:{_ZH_PAUSE}|就[好行]|吧|好了)"),
-    re.compile(rf"叫我{_ZH_NOT_OPENING}{_ZH_NAME}(?=就[好行]|吧|好了)"),
-    re.compile(r"(?<!\bnot\s)(?<!\bdon't\s)(?<!\bnever\s)"
-               r"\b(?:my name(?:'s|’s|\s+is)|call me|I(?:'m|\s+am)\s+called|I\s+go\s+by)\s+"
-               r"(?P<name>(?-i:[A-Z])[\w'’-]*(?:\s+(?-i:[A-Z])[\w'’-]*)?)", re.IGNORECASE),
-]
+
+
+@functools.cache
+def _own_name() -> list[re.Pattern[str]]:
+    """Compiled on first use: only extraction reads a told name."""
+    return [
+        re.compile(rf"(?<![他她它你])我(?:的)?(?:(?:名字|大名)(?:叫做|叫|是)|叫做|叫)"
+                   rf"{_ZH_NOT_OPENING}{_ZH_NAME}{_ZH_PAUSE}"),
+        re.compile(rf"(?:可以|就)叫我{_ZH_NOT_OPENING}{_ZH_NAME}(?:{_ZH_PAUSE}|就[好行]|吧|好了)"),
+        re.compile(rf"叫我{_ZH_NOT_OPENING}{_ZH_NAME}(?=就[好行]|吧|好了)"),
+        re.compile(r"(?<!\bnot\s)(?<!\bdon't\s)(?<!\bnever\s)"
+                   r"\b(?:my name(?:'s|’s|\s+is)|call me|I(?:'m|\s+am)\s+called|I\s+go\s+by)\s+"
+                   r"(?P<name>(?-i:[A-Z])[\w'’-]*(?:\s+(?-i:[A-Z])[\w'’-]*)?)", re.IGNORECASE),
+    ]
 
 
 def own_name(text: str) -> str | None:
@@ -201,7 +208,7 @@ def own_name(text: str) -> str | None:
     >>> own_name("我叫阿梅，刚搬到成都。"), own_name("Hi! My name is Amy Chen."), own_name("我叫了外卖")
     ('阿梅', 'Amy Chen', None)
     """
-    for pattern in _OWN_NAME:
+    for pattern in _own_name():
         for m in pattern.finditer(text):
             name = m.group("name").strip()
             if name and not is_placeholder(name) and name not in _NOT_PERSON:
@@ -209,9 +216,9 @@ def own_name(text: str) -> str | None:
     return None
 
 
-_ZH_OWN_CLAUSE = re.compile(rf"(?<![他她它你])我(?:的)?(?:(?:名字|大名)(?:叫做|叫|是)|叫做|叫)"
-                            rf"{_ZH_NOT_OPENING}{_ZH_NAME}[，,]\s*(?=\S)")
-_EN_OWN_CLAUSE = re.compile(
+_ZH_OWN_CLAUSE = compiled(rf"(?<![他她它你])我(?:的)?(?:(?:名字|大名)(?:叫做|叫|是)|叫做|叫)"
+                          rf"{_ZH_NOT_OPENING}{_ZH_NAME}[，,]\s*(?=\S)")
+_EN_OWN_CLAUSE = compiled(
     r"\b(?:my name(?:'s|’s|\s+is)|I(?:'m|\s+am)\s+called|I\s+go\s+by)\s+"
     r"(?-i:[A-Z])[\w'’-]*(?:\s+(?-i:[A-Z])[\w'’-]*)?(?:\s*,\s*(?:and\s+)?|\s+and\s+)(?=\S)",
     re.IGNORECASE)
@@ -224,6 +231,6 @@ def without_own_name(text: str) -> str:
     >>> without_own_name("我叫阿梅，刚搬到成都。"), without_own_name("Hi, my name is Amy and I moved to Leeds.")
     ('我刚搬到成都。', 'Hi, I moved to Leeds.')
     """
-    text = _ZH_OWN_CLAUSE.sub(lambda m: "" if text[m.end():].startswith("我") else "我",
-                              text, count=1)
-    return _EN_OWN_CLAUSE.sub("", text, count=1)
+    text = _ZH_OWN_CLAUSE().sub(lambda m: "" if text[m.end():].startswith("我") else "我",
+                                text, count=1)
+    return _EN_OWN_CLAUSE().sub("", text, count=1)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from chalicelib.domain.lazyre import compiled
 from chalicelib.domain.textproc import _SPLIT_RE, _ZH_FUNCTION_CHARS, is_cjk, query_terms
 from chalicelib.domain.textrules import is_question, split_sentences
 
@@ -35,6 +36,9 @@ def language(text: str) -> str:
     return "zh" if is_cjk(text) else "en"
 
 
+# The rules below are compiled on first use (domain.lazyre): a recall reads SMALL_TALK and
+# language() only, extraction the rest.
+
 # Names of the people in the chat are not content: "Thanks, Maria!" is thanks.
 Names = frozenset[str] | set[str] | tuple[str, ...]
 
@@ -47,8 +51,8 @@ _EN_INTERJECTION = (
     r"|congratulations|hooray|ugh|geez|damn|dang|man|dude|gosh|agreed|same|me too)"
 )
 # "Wow, John! …", "Yeah, for sure. …": the opening words that only react.
-_EN_OPENING = re.compile(rf"^(?:{_EN_INTERJECTION}\b[\s,!.~…-]*)+", re.IGNORECASE)
-_ZH_OPENING = re.compile(
+_EN_OPENING = compiled(rf"^(?:{_EN_INTERJECTION}\b[\s,!.~…-]*)+", re.IGNORECASE)
+_ZH_OPENING = compiled(
     r"^(?:哇+|哇塞|天哪|天啊|我的天|哈+|嘿+|嗯+|哦+|噢+|喔+|啊+|呀|诶|欸|唉|哎+呀?|嗨|好的?|是的?|对|对的"
     r"|没错|确实|真的|其实|那个|话说|说起来|对了|顺便说一下)[\s，,。！!~～…、]+")
 
@@ -127,8 +131,8 @@ _EN_OPENINGS = [
     r"|good point|good call|nice one|my bad|oops|i see|i bet|no doubt|wow+|yay|hooray)",
     rf"{_EN_INTERJECTION}",
 ]
-_EN_OPENING_RE = re.compile(r"^(?:and |& |but )?(?:" + "|".join(_EN_OPENINGS) + r")\b[\s,!.?~…:;-]*",
-                            re.IGNORECASE)
+_EN_OPENING_RE = compiled(r"^(?:and |& |but )?(?:" + "|".join(_EN_OPENINGS) + r")\b[\s,!.?~…:;-]*",
+                          re.IGNORECASE)
 
 _ZH_FILLER = [
     # 问候、寒暄
@@ -175,20 +179,20 @@ def _alternatives(fragments: list[str]) -> list[str]:
     return sorted(out, key=len, reverse=True)
 
 
-_ZH_FILLER_UNIT = re.compile(
+_ZH_FILLER_UNIT = compiled(
     r"(?:那(?:就|我就?)?)?(?:" + "|".join(_alternatives(_ZH_FILLER)) + r")(?:你|您|你们|大家|宝贝|亲)?"
     r"[\s，,。！!？?~～…、呀啊呢吧哦啦哈嘛喔呗哟耶了]*", re.IGNORECASE)
-_ZH_WISH = re.compile(r"^(?:祝你|祝您|希望你|愿你)")
+_ZH_WISH = compiled(r"^(?:祝你|祝您|希望你|愿你)")
 
 # A question that tells something on the way ("Did I tell you I adopted a cat?", "Guess what
 # I did last weekend?") is kept; other questions ask or offer ("Can I do anything to help?"),
 # and the answer is what gets remembered.
-_EN_SELF = re.compile(r"\b(?:tell|told|show|showed|mention|mentioned|guess)\b.{0,30}"
-                      r"\b(?:I|I'm|I've|I'd|I'll|my|we|we're|we've|our)\b"
-                      r"|\b(?:I|we)\b.{0,40}\b(?:last|yesterday|ago|this morning|today)\b"
-                      r"|\b(?:I|we)\s+(?:\w+\s+)?\w{3,}ed\b",
-                      re.IGNORECASE)
-_ZH_SELF_TELLING = re.compile(r"(?:我|我们).{0,6}(?:了|过|在|要|想|打算|准备|决定)")
+_EN_SELF = compiled(r"\b(?:tell|told|show|showed|mention|mentioned|guess)\b.{0,30}"
+                    r"\b(?:I|I'm|I've|I'd|I'll|my|we|we're|we've|our)\b"
+                    r"|\b(?:I|we)\b.{0,40}\b(?:last|yesterday|ago|this morning|today)\b"
+                    r"|\b(?:I|we)\s+(?:\w+\s+)?\w{3,}ed\b",
+                    re.IGNORECASE)
+_ZH_SELF_TELLING = compiled(r"(?:我|我们).{0,6}(?:了|过|在|要|想|打算|准备|决定)")
 MIN_CONTENT_TERMS = 1
 
 
@@ -198,7 +202,7 @@ def strip_opening(sentence: str, names: Names = ()) -> str:
     job!"."""
     s = sentence.strip()
     while True:
-        cut = (_ZH_OPENING if is_cjk(s) else _EN_OPENING).sub("", s).strip()
+        cut = (_ZH_OPENING if is_cjk(s) else _EN_OPENING)().sub("", s).strip()
         for name in names:
             if name and cut.startswith(name) and re.match(r"[\s]*[,，!！:：]", cut[len(name):]):
                 cut = cut[len(name):].lstrip(" ,，!！:：")
@@ -224,16 +228,16 @@ def is_filler(sentence: str, names: Names = ()) -> bool:
     if is_cjk(s):
         return _zh_filler(s)
     rest, opened = s, False
-    while (m := _EN_OPENING_RE.match(rest)) and m.end() > 0:
+    while (m := _EN_OPENING_RE().match(rest)) and m.end() > 0:
         rest, opened = rest[m.end():], True
     return opened and len(query_terms(rest)) <= 1
 
 
 def _zh_filler(s: str) -> bool:
-    if _ZH_WISH.match(s) and len(s) <= 16:
+    if _ZH_WISH().match(s) and len(s) <= 16:
         return True
     rest = s
-    while (m := _ZH_FILLER_UNIT.match(rest)) and m.end() > 0:
+    while (m := _ZH_FILLER_UNIT().match(rest)) and m.end() > 0:
         rest = rest[m.end():]
     left = query_terms(rest)
     # 好可爱的猫咪 reacts to what was shown: one thing after 的 is what the reaction is about.
@@ -242,7 +246,7 @@ def _zh_filler(s: str) -> bool:
 
 # Praise or encouragement of the one spoken to: "You're doing something amazing!", "You'll be
 # an awesome mom!", "Your family is gonna be so lucky to have you!" — it tells nothing new.
-_EN_PRAISE = re.compile(
+_EN_PRAISE = compiled(
     r"^(?:and |but |so )?(?:you(?:'re| are|'ll| will|'ve| have|'d| would| must| should| both"
     r"| all| guys)?|your (?:\w+ ){0,3}(?:is|are|was|were|will|'ll|must|gonna|going to|looks?"
     r"|sounds?|seems?))\b.{0,80}?\b(?:amazing|awesome|great|inspiring|incredible|kind|lucky"
@@ -252,7 +256,7 @@ _EN_PRAISE = re.compile(
     r"|got this|deserve (?:it|this))\b", re.IGNORECASE)
 # A saying about life in general, no one in it: "Taking care of ourselves is vital.", "It's
 # important to help family during hard times.", "Little things can make a big difference."
-_EN_MAXIM = re.compile(
+_EN_MAXIM = compiled(
     r"^(?:\w+ing\b[\w\s&,'-]{0,60}?|it'?s (?:so |really |super |truly |very )?(?:important"
     r"|vital|key|crucial|essential|good|great|nice|amazing|awesome|cool|inspiring|wonderful"
     r"|hard|tough|healthy|helpful) (?:to|that|when|how)\b.*?|(?:little|small) (?:things"
@@ -265,7 +269,7 @@ _EN_MAXIM = re.compile(
 # Advice and cheering on, addressed to the other side: "Stay motivated and keep going.",
 # "Make sure yours stands out.", "Let's keep spreading awareness!" — kept only when it names a
 # time (a plan: "Let's meet on Friday") or speaks of the speaker.
-_EN_ADVICE = re.compile(
+_EN_ADVICE = compiled(
     r"^(?:and |but |so |just |also )?(?:stay|keep|make sure|be sure|don'?t forget|remember (?:to"
     r"|that)|try to|take care|let'?s (?:keep|continue|do|make|stay|go for|rock|never|always"
     r"|cherish|hope|spread|get|be|chase|support|work together)|go for|enjoy|have fun|never"
@@ -273,42 +277,42 @@ _EN_ADVICE = re.compile(
     r"|focus on|stick with|give it|hang in|don'?t (?:let|stop|give|worry|be)|be (?:proud"
     r"|kind|yourself|patient|gentle)|treat yourself|cherish|embrace|follow your"
     r"|reach out|count on|feel free)\b", re.IGNORECASE)
-_FIRST_OR_NAMED = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|mine|we|our|us)\b|\bI['’]"
-                             r"|\d|\b[A-Z][a-z]+\b(?<!\bIt)", re.UNICODE)
+_FIRST_OR_NAMED = compiled(r"\b(?:I|I'm|I've|I'd|I'll|me|my|mine|we|our|us)\b|\bI['’]"
+                           r"|\d|\b[A-Z][a-z]+\b(?<!\bIt)", re.UNICODE)
 
 
-_EN_SPEAKER = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|mine)\b|\bI['’]|\d"
-                         r"|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday"
-                         r"|tomorrow|tonight|weekend|next week|next month)\b", re.IGNORECASE)
+_EN_SPEAKER = compiled(r"\b(?:I|I'm|I've|I'd|I'll|me|my|mine)\b|\bI['’]|\d"
+                       r"|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+                       r"|tomorrow|tonight|weekend|next week|next month)\b", re.IGNORECASE)
 
 
 # Chinese advice and comfort addressed to the other side: "多穿点，别感冒了", "先在心里规划一下
 # 路线吧", "出去散散步消消食吧", "允许自己丧一会儿"; and sayings with no one in them: "偶尔这样
 # 很正常", "每个人节奏不一样". Kept when the speaker is in it (我/我们/咱) or a time or number is
 # named (a plan: "明天记得带伞" is one, "记得带伞" is not).
-_ZH_ADVICE = re.compile(
+_ZH_ADVICE = compiled(
     r"^(?:那|你|那你|所以)?(?:就|也|还是|最好)?(?:可以(?:先|试试|去|多|少)?|不如|要不(?:要|然)?"
     r"|试试|试着|记得|别(?![人的处墅])|不要|不用|不必|千万别|多(?!亏)|少|早点|先|好好|慢慢|注意|赶紧"
     r"|快去|出去"
     r"|允许自己|给自己|放下|休息一下|喝点|吃点)")
-_ZH_MAXIM = re.compile(
+_ZH_MAXIM = compiled(
     r"^(?:偶尔|有时候?|每个人|人(?:都|总)|谁都|很多人|大家都|其实)[^我]{0,20}?(?:很正常|正常的|难免"
     r"|常有的|都会|没关系|不一样|一样的|最重要|挺好的)")
-_ZH_SPEAKER_OR_TIME = re.compile(
+_ZH_SPEAKER_OR_TIME = compiled(
     r"[我咱]|\d|[一二两三四五六七八九十几]+[天周月年点号次个顿回趟遍]|[今明昨前后]天|今晚|明晚|周[一二三四五六日末]"
     r"|星期|下周|下个月|上周|月底|月初")
 
 
 # Advice sounds like advice: a suggesting word or a softening particle at the end. Without one
 # "先去医院复查了" is a report with its subject dropped, as Chinese chat often does.
-_ZH_SUGGESTING = re.compile(r"(?:不用|不必|要不|试着|允许|[吧呀哦啦哈嘛～~!！])[\s。！!～~…]*$"
-                            r"|别(?![人的处墅])|不要|记得|可以|不如|试试")
+_ZH_SUGGESTING = compiled(r"(?:不用|不必|要不|试着|允许|[吧呀哦啦哈嘛～~!！])[\s。！!～~…]*$"
+                          r"|别(?![人的处墅])|不要|记得|可以|不如|试试")
 
 
 def _zh_preaches(s: str) -> bool:
-    if _ZH_SPEAKER_OR_TIME.search(s):
+    if _ZH_SPEAKER_OR_TIME().search(s):
         return False
-    return bool(_ZH_MAXIM.match(s)) or bool(_ZH_ADVICE.match(s) and _ZH_SUGGESTING.search(s))
+    return bool(_ZH_MAXIM().match(s)) or bool(_ZH_ADVICE().match(s) and _ZH_SUGGESTING().search(s))
 
 
 def praises_or_preaches(sentence: str) -> bool:
@@ -317,12 +321,12 @@ def praises_or_preaches(sentence: str) -> bool:
     s = sentence.strip()
     if is_cjk(s):
         return _zh_preaches(s)
-    if _EN_PRAISE.match(s):
+    if _EN_PRAISE().match(s):
         return True
-    if _EN_ADVICE.match(s) and not _EN_SPEAKER.search(s):
+    if _EN_ADVICE().match(s) and not _EN_SPEAKER().search(s):
         return True
     first_word_dropped = s.split(" ", 1)[1] if " " in s else ""
-    return bool(_EN_MAXIM.match(s)) and not _FIRST_OR_NAMED.search(first_word_dropped)
+    return bool(_EN_MAXIM().match(s)) and not _FIRST_OR_NAMED().search(first_word_dropped)
 
 
 def content_words(text: str, names: Names = ()) -> int:
@@ -343,7 +347,7 @@ def asks_only(sentence: str) -> bool:
     if not is_question(sentence):
         return False
     self_telling = _ZH_SELF_TELLING if is_cjk(sentence) else _EN_SELF
-    return not self_telling.search(sentence)
+    return not self_telling().search(sentence)
 
 
 def statements(text: str, names: Names = ()) -> list[str]:

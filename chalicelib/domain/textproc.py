@@ -21,9 +21,11 @@ from operator import add
 
 import snowballstemmer
 
+from chalicelib.domain.lazyre import compiled
+
 # Han, Hiragana/Katakana, Hangul: scripts written without spaces between words.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_TOKEN_RE = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+(?:['’][^\W_{_CJK}]+)?", re.UNICODE)
+_TOKEN_RE = compiled(rf"[{_CJK}]+|[^\W_{_CJK}]+(?:['’][^\W_{_CJK}]+)?", re.UNICODE)
 _CJK_RE = re.compile(rf"[{_CJK}]")
 
 _EN_STOP = frozenset(

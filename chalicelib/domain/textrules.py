@@ -9,11 +9,12 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from chalicelib.domain.lazyre import compiled
 from chalicelib.domain.textproc import is_cjk, query_terms
 
 _SENTENCE_SPLIT = re.compile(r"(?<=[。！？!?；;…])\s*|\n+|(?<=[.])\s+(?=[\"'“A-Z0-9])")
 
-_EN_SMALL_TALK = re.compile(
+_EN_SMALL_TALK = compiled(
     r"^(hi|hey|hello|yo|good (morning|afternoon|evening|night)|bye|goodbye|see (you|ya)"
     r"|thanks?( you)?( so much| a lot)?|thx|ty|ok(ay)?|sure|yeah|yep|yes|no|nope|wow|cool|nice"
     r"|great|awesome|lol|haha+|hmm+|got it|sounds good|me too|same|absolutely|definitely"
@@ -104,7 +105,7 @@ def content_size(sentence: str) -> int:
 
 def is_small_talk(sentence: str) -> bool:
     s = sentence.strip()
-    if any(p.match(s) for p in (_EN_SMALL_TALK, _ZH_SMALL_TALK, _ZH_REACTION, _EN_REACTION)):
+    if any(p.match(s) for p in (_EN_SMALL_TALK(), _ZH_SMALL_TALK, _ZH_REACTION, _EN_REACTION)):
         return True
     return content_size(s) < 2
 
@@ -212,7 +213,7 @@ _ROLE_WORDS = (r"ai|assistant|model|chatbot|bot|dan|gpt|chatgpt|llm|system|admin
                r"|developer|jailbroken|unrestricted|unfiltered|uncensored")
 # Text that talks to an AI or pretends to be a chat's own structure. Matched on the folded text
 # (fold_marks: invisible characters dropped, NFKC, so ｓｙｓｔｅｍ and ［INST］ count too).
-INSTRUCTION_PATTERNS = re.compile("|".join([
+INSTRUCTION_PATTERNS = compiled("|".join([
     # "SYSTEM OVERRIDE", "system prompt", "system instructions"
     r"\bsystem\s*(?:override|prompt|message|instruction|command|directive|update|notice)s?\b",
     # "ignore (all) previous instructions", "disregard the above rules", "forget your prompt"
@@ -260,7 +261,7 @@ def fold_marks(text: str) -> str:
 def looks_like_instruction(text: str) -> bool:
     """True when the text gives orders to an AI or poses as a system/role marker: it is then
     recorded as what its speaker said, never as a fact."""
-    return bool(INSTRUCTION_PATTERNS.search(fold_marks(text)))
+    return bool(INSTRUCTION_PATTERNS().search(fold_marks(text)))
 
 
 def quote(text: str, limit: int = MAX_QUOTE_CHARS) -> str:

@@ -42,6 +42,7 @@ import numpy as np
 from chalicelib.domain import textrules as rules
 from chalicelib.domain.changes import REPAIR
 from chalicelib.domain.dates import span_as_told
+from chalicelib.domain.lazyre import compiled
 from chalicelib.domain.models import EventDraft, Message, Source, When
 from chalicelib.domain.names import is_placeholder, mentioned_names, own_name, without_own_name
 from chalicelib.domain.salience import content_words, statements
@@ -180,8 +181,8 @@ class Happening:
 
 # Where a clause ends: punctuation, or in Chinese typed on a phone a space between two
 # characters ("还有一个事 小满辞职了 辞职信节前交的").
-_CLAUSE_END = re.compile(r"[，,。！？!?；;：:]|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])"
-                         r"|[,;:.!?](?:\s|$)| - | — ")
+_CLAUSE_END = compiled(r"[，,。！？!?；;：:]|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])"
+                       r"|[,;:.!?](?:\s|$)| - | — ")
 _QUOTED = re.compile(r'^[^:"]{1,40}: "')
 
 
@@ -197,7 +198,7 @@ def headline(statements: Sequence[Statement], teller: str) -> str:
     for statement in statements:
         if _QUOTED.match(statement.retold):
             return rules.make_title(statement.retold)  # the speaker's words, kept as said
-        clauses = [c.strip() for c in _CLAUSE_END.split(statement.retold) if c.strip()]
+        clauses = [c.strip() for c in _CLAUSE_END().split(statement.retold) if c.strip()]
         for i, clause in enumerate(clauses):
             if rules.is_question(clause) or (i == 0 and len(clauses) > 1 and _opener(clause)):
                 continue
