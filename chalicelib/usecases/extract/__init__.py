@@ -13,7 +13,6 @@ from pydantic import ValidationError
 from chalicelib.domain.models import Event, EventDraft, Message, SessionState
 from chalicelib.domain.records import JournalBatch
 from chalicelib.ports import ConflictError, ExtractionContext, Services, iter_events
-from chalicelib.usecases import facts, graph
 from chalicelib.usecases.extract import journal, summaries
 from chalicelib.usecases.extract.drafts import DraftCounts, check_drafts
 from chalicelib.usecases.people import named_users, with_names
@@ -132,6 +131,10 @@ def _extract_session(services: Services, space: str, session: str,
     mentions: dict[str, list[tuple[str, str]]] = {}
     events = save_drafts(services, space, checked.drafts, messages, now, batch, mentions)
     services.index.index_events(events)
+    # loaded here, not with the package: building the extractor (wiring) on a cold start
+    # that only recalls must not load the facts' and the graph's rules
+    from chalicelib.usecases import facts, graph
+
     # Entities, threads, relations (docs/graph.md): idempotent, and before marking, so a
     # failure retries them with the batch.
     graph.after_extraction(services, space, session, events, now, mentions)

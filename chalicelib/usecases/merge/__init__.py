@@ -18,7 +18,6 @@ from chalicelib.domain.merge import MergeInstruction, MergeResult, apply_instruc
 from chalicelib.domain.models import Event, SessionState
 from chalicelib.domain.records import MergeState
 from chalicelib.ports import ConflictError, LLMError, Services, iter_events, track_usage
-from chalicelib.usecases.graph.relations import record_updates
 from chalicelib.usecases.llm_usage import persist_usage
 from chalicelib.usecases.merge.offline import OfflineMerger
 
@@ -81,6 +80,10 @@ def merge_window(services: Services, window: Sequence[Event], new_ids: set[str],
     result = apply_instructions(window, instructions, now, space=space)
     if note is not None and result.changes:
         note([e.id for e in (*result.created, *result.updated, *result.superseded)])
+    # the graph's use-cases load with a merge pass, not with the merger (wiring builds one
+    # for every process, a cold start that only recalls included)
+    from chalicelib.usecases.graph.relations import record_updates
+
     # `updates` relations (docs/graph.md) before the writes: a retried pass finds these
     # writes done and plans nothing for them again.
     record_updates(services, space, window, instructions, result, now)

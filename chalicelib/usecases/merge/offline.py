@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from chalicelib.domain.links import replacement
 from chalicelib.domain.merge import EventChanges, MergeInstruction
 from chalicelib.domain.models import Event
 from chalicelib.ports import Embedder
@@ -60,6 +59,10 @@ class OfflineMerger:
         """A new event that says a fact changed ("we changed the hotel", 把酒店换成了…)
         replaces the earlier event it names (domain.links.replacement): it takes that
         event's sources and the earlier one is superseded (an `updates` relation)."""
+        # loaded with the first merge, not with the merger: wiring builds one in every
+        # process, and the links' rules (domain.entities) are not a recall's to pay for
+        from chalicelib.domain.links import replacement
+
         out: list[MergeInstruction] = []
         for i, event in enumerate(events):
             if (new_ids and event.id not in new_ids) or event.id in taken:
