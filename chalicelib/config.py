@@ -44,8 +44,14 @@ class Settings(BaseSettings):
     limit_key_concurrent: int = Field(default=4, ge=1, le=1000)  # reads at once per key
     limit_key_concurrent_writes: int = Field(default=2, ge=1, le=1000)
     limit_space_concurrent: int = Field(default=6, ge=1, le=1000)
+    # …of which writes may hold this many (the rest only reads may take)
+    limit_space_concurrent_writes: int = Field(default=4, ge=1, le=1000)
     limit_key_rate: float = Field(default=50.0, gt=0, le=100_000)  # requests per second
     limit_key_burst: int = Field(default=100, ge=1, le=1_000_000)
+    # a key's last tokens of its burst, spent by its reads only: its writes never take them
+    limit_key_read_reserve: int = Field(default=20, ge=0, le=1_000_000)
+    # writes per second a key has of its own, whatever its reads spend (0: none)
+    limit_key_write_floor: float = Field(default=5.0, ge=0, le=100_000)
     # messages waiting to be embedded per space before a PUT is refused (429); 0: no limit
     limit_space_backlog: int = Field(default=20_000, ge=0)
     # background jobs queued or running per space before a new one is refused (429)

@@ -33,6 +33,7 @@ log = logging.getLogger("annals.serve")
 
 THREADS = 8  # waitress worker threads; the traffic gate keeps writes to a few of them
 RESERVED_THREADS = 2  # never held by limited requests (health, public paths: see above)
+READ_THREADS = 2  # of the limited ones, never held by writes (a recall always finds one)
 SWITCH_INTERVAL = 0.001  # seconds a thread may hold the GIL while another waits (default 5 ms)
 
 
@@ -57,12 +58,17 @@ def json_errors() -> None:
 def request_limiter(settings: Settings) -> RequestLimiter:
     """The limits per key and per space of this server (chalicelib.usecases.limits); two of
     its threads are never given to limited requests: /v1/health and the next small request
-    always find one."""
+    always find one; of the others, writes may hold all but READ_THREADS."""
+    in_flight = THREADS - RESERVED_THREADS
     return RequestLimiter(Limits(
         key_concurrent=settings.limit_key_concurrent,
         key_concurrent_writes=settings.limit_key_concurrent_writes,
-        space_concurrent=settings.limit_space_concurrent, key_rate=settings.limit_key_rate,
-        key_burst=settings.limit_key_burst, in_flight=THREADS - RESERVED_THREADS))
+        space_concurrent=settings.limit_space_concurrent,
+        space_concurrent_writes=settings.limit_space_concurrent_writes,
+        key_rate=settings.limit_key_rate, key_burst=settings.limit_key_burst,
+        key_read_reserve=settings.limit_key_read_reserve,
+        key_write_floor=settings.limit_key_write_floor,
+        in_flight=in_flight, in_flight_writes=in_flight - READ_THREADS))
 
 
 def tune_for_latency() -> None:
