@@ -197,26 +197,48 @@ def salience(paths: tuple[str, ...], out: str | None, coverage: float, quiet: bo
 @click.option("--mixed", is_flag=True,
               help="recall while writers ingest at full speed (bench/mixed.py); the options "
                    "below apply to it")
+@click.option("--same-key", is_flag=True,
+              help="one key recalls the batch it was just acked while its own writers PUT at "
+                   "full speed, through a real `annals serve` (bench/same_key.py); "
+                   "--duration, --writers (default 4 here), --batch apply")
 @click.option("--duration", type=click.FloatRange(min=1), default=60, show_default=True,
-              help="--mixed: seconds of writing")
+              help="--mixed, --same-key: seconds of writing")
+@click.option("--idle-seconds", type=click.FloatRange(min=1), default=15, show_default=True,
+              help="--same-key: the key recalling alone first")
 @click.option("--writers", type=click.IntRange(min=1), default=8, show_default=True,
-              help="--mixed: writer threads")
+              help="--mixed: writer threads (--same-key: 4 unless given)")
 @click.option("--batch", type=click.IntRange(min=1, max=1000), default=20, show_default=True,
-              help="--mixed: messages per PUT")
+              help="--mixed, --same-key: messages per PUT")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False))
 @click.option("--quiet", is_flag=True, help="no progress bars")
 def load(memories: tuple[int, ...], more_memories: tuple[int, ...], queries: int,
          embedder: str, ingest_messages: int, embed_texts: int, skip_embed: bool, repeat: int,
          fair_backlog: int, fair_probes: int, only_fair: bool,
-         seed: int, mixed: bool, duration: float, writers: int, batch: int,
-         json_path: str | None, quiet: bool) -> None:
-    if mixed:
-        from click.core import ParameterSource
+         seed: int, mixed: bool, same_key: bool, duration: float, idle_seconds: float,
+         writers: int, batch: int, json_path: str | None, quiet: bool) -> None:
+    from click.core import ParameterSource
 
+    def given(name: str) -> bool:
+        return click.get_current_context().get_parameter_source(name) != ParameterSource.DEFAULT
+
+    if same_key:
+        import json
+        from pathlib import Path
+
+        from .same_key import format_same_key, run_same_key
+
+        report = run_same_key(seconds=duration, idle_seconds=idle_seconds,
+                              writers=writers if given("writers") else 4, batch=batch,
+                              embedder=embedder if given("embedder") else "e5-local",
+                              seed=seed, progress=not quiet)
+        if json_path:
+            Path(json_path).write_text(json.dumps(report, indent=2))
+        click.echo(format_same_key(report))
+        return
+    if mixed:
         from .mixed import format_mixed, run_mixed
 
-        given = click.get_current_context().get_parameter_source("embedder")
-        chosen = "e5-local" if given == ParameterSource.DEFAULT else embedder
+        chosen = embedder if given("embedder") else "e5-local"
         report = run_mixed(duration=duration, writers=writers, batch=batch, embedder=chosen,
                            seed=seed, progress=not quiet, json_path=json_path)
         click.echo(format_mixed(report))
