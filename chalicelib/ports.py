@@ -223,6 +223,8 @@ class Embedder(Protocol):
 
     # Optional, for a multilingual embedder: `language_means() -> LanguageMeans`, where each
     # language sits in its space (recall searches across languages with it).
+    # Optional: `small_talk_means() -> {lang: vector}`, domain.salience.SMALL_TALK's mean
+    # passage vectors shipped with the model (small_talk_vector then embeds none of them).
 
 
 @dataclass(frozen=True)
@@ -254,7 +256,11 @@ def small_talk_vector(embedder: Embedder, lang: str) -> np.ndarray:
         cache = {}
     vec = cache.get(lang)
     if vec is None:
-        vec = np.asarray(embedder.embed_passages(list(SMALL_TALK[lang])), np.float32).mean(axis=0)
+        shipped = getattr(embedder, "small_talk_means", None)
+        vec = shipped().get(lang) if shipped is not None else None
+        if vec is None:
+            vec = np.asarray(embedder.embed_passages(list(SMALL_TALK[lang])),
+                             np.float32).mean(axis=0)
         cache[lang] = vec
     return vec
 

@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from chalicelib.domain.deadline import check_deadline
+from chalicelib.domain.salience import SMALL_TALK
 from chalicelib.ports import LanguageMeans
 
 # OpenMP's default is to spin waiting for more work after every parallel region, burning
@@ -55,6 +56,7 @@ assert QUERY_TOKENS < HEAVY_TOKENS  # a query is never a long call
 
 
 MEANS = Path(__file__).with_name("e5_languages.json")  # built by e5_languages.py
+SMALL_TALK_MEANS = Path(__file__).with_name("e5_small_talk.json")  # by e5_small_talk.py
 
 
 @lru_cache(maxsize=2)
@@ -63,6 +65,19 @@ def load_means(path: str = str(MEANS)) -> LanguageMeans:
     return LanguageMeans(
         query={lang: np.asarray(v, np.float32) for lang, v in data["query"].items()},
         passage={lang: np.asarray(v, np.float32) for lang, v in data["passage"].items()})
+
+
+@lru_cache(maxsize=2)
+def load_small_talk(path: str = str(SMALL_TALK_MEANS)) -> dict[str, np.ndarray]:
+    """The shipped mean passage vector of each language's small talk (domain.salience
+    .SMALL_TALK); a language whose phrases changed since the file was built is left out, to
+    be embedded at its first use."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    means = {lang: np.asarray(vector, np.float32) for lang, vector in data["passage"].items()
+             if tuple(data["texts"].get(lang, ())) == SMALL_TALK.get(lang)}
+    for vector in means.values():
+        vector.setflags(write=False)  # shared by every embedder and caller: read only
+    return means
 
 
 class E5LocalEmbedder:
@@ -125,6 +140,11 @@ class E5LocalEmbedder:
     def language_means(self) -> LanguageMeans:
         """Where English and Chinese sit in the model's space (shipped: e5_languages.py)."""
         return load_means()
+
+    def small_talk_means(self) -> dict[str, np.ndarray]:
+        """What small talk looks like in the model's space, per language (shipped:
+        e5_small_talk.py): a first recall does not embed it."""
+        return load_small_talk()
 
     def _turn(self, chars: int) -> threading.Lock | nullcontext:
         """The long calls' lock for a batch over `chars` characters of text (a token covers

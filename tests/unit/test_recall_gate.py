@@ -6,6 +6,7 @@ axes (cats, music, small talk) makes every cosine known in advance."""
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import numpy as np
@@ -155,6 +156,51 @@ def test_small_talk_is_in_the_query_language_and_embedded_once():
     g = Gate.for_query(stub, "How is Sam's cat?", stub.embed_query("How is cat?"), {"Sam"},
                        [0.9, 0.5], 40, 0.09, 0.08)
     assert g.terms == ["cat"] and g.bound is None  # names are not content; list not full
+
+
+
+class ShippedSmallTalk(StubEmbedder):
+    """A stub that ships its English small talk, as the e5 adapter ships both languages."""
+
+    def small_talk_means(self):
+        return {"en": np.array([0.0, 0.0, 1.0], np.float32)}
+
+
+def test_shipped_small_talk_is_not_embedded_again():
+    stub = ShippedSmallTalk()
+    assert small_talk_vector(stub, "en").tolist() == [0.0, 0.0, 1.0]
+    assert stub.passage_calls == 0
+    small_talk_vector(stub, "zh")  # not shipped: embedded, once
+    small_talk_vector(stub, "zh")
+    assert stub.passage_calls == 1
+
+
+def test_the_shipped_small_talk_follows_the_phrases(tmp_path):
+    """A language whose phrases changed since the file was built is embedded again."""
+    from chalicelib.adapters.e5 import SMALL_TALK_MEANS, load_small_talk
+
+    data = json.loads(SMALL_TALK_MEANS.read_text(encoding="utf-8"))
+    assert set(load_small_talk()) == set(SMALL_TALK) == set(data["texts"])
+    data["texts"]["zh"] = [*data["texts"]["zh"], "拜拜"]
+    stale = tmp_path / "small_talk.json"
+    stale.write_text(json.dumps(data), encoding="utf-8")
+    assert set(load_small_talk(str(stale))) == {"en"}
+
+
+@pytest.mark.e5
+def test_the_shipped_small_talk_is_the_models(e5_embedder):
+    """e5_small_talk.json must be rebuilt (python -m chalicelib.adapters.e5_small_talk) when
+    SMALL_TALK or the model changes. Bit for bit on the machine that built it; the engine's
+    float sums differ a little between CPUs, so elsewhere the same direction and length."""
+    from chalicelib.adapters.e5 import load_small_talk
+    from chalicelib.adapters.e5_small_talk import embed_small_talk
+
+    shipped, fresh = load_small_talk(), embed_small_talk(e5_embedder)
+    for lang in SMALL_TALK:
+        mine, theirs = shipped[lang], fresh[lang]
+        cosine = float(np.dot(mine, theirs) / np.linalg.norm(mine) / np.linalg.norm(theirs))
+        assert cosine > 0.99995
+        assert np.linalg.norm(mine) == pytest.approx(np.linalg.norm(theirs), rel=1e-3)
 
 
 # ------------------------------------------------------------------ through recall
