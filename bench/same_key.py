@@ -37,7 +37,7 @@ from typing import Any
 
 import httpx
 
-from .attack import Samples, Server, _client, _make_key, _timed
+from .attack import Samples, Server, _client, _make_key
 from .mixed import Messages
 
 SPACE = "chat"
@@ -52,6 +52,7 @@ class Phase:
     lock: threading.Lock = field(default_factory=threading.Lock)
     newest: tuple[str, int, list[str]] | None = None  # (session, seq0, nonces) last acked
     puts: Samples = field(default_factory=Samples)  # every PUT sent, by status
+    write_refusals: Counter = field(default_factory=Counter)  # the 429s' causes
     acked_batches: int = 0
     recalls: Samples = field(default_factory=Samples)  # one per check: first send → answer
     read_statuses: Counter = field(default_factory=Counter)  # every recall sent
@@ -67,9 +68,16 @@ def writer(phase: Phase, messages: Messages, session: str, pause_after_ack: floa
     with _client(phase.url, phase.key, timeout=60) as http:
         while not phase.stop.is_set():
             body, nonces = messages.next_batch(session, seq)
-            seconds, status = _timed(lambda b=body: http.put(
-                f"/v1/spaces/{SPACE}/sessions/{session}/messages", json=b))
-            phase.puts.add(seconds, status)
+            began = time.perf_counter()
+            try:
+                r = http.put(f"/v1/spaces/{SPACE}/sessions/{session}/messages", json=body)
+                status = r.status_code
+            except httpx.HTTPError:
+                r, status = None, 0
+            phase.puts.add(time.perf_counter() - began, status)
+            if status == 429:
+                with phase.lock:
+                    phase.write_refusals[_cause(r.text)] += 1
             if 200 <= status < 300:
                 with phase.lock:
                     phase.newest = (session, seq, nonces)
@@ -79,6 +87,12 @@ def writer(phase: Phase, messages: Messages, session: str, pause_after_ack: floa
                     phase.stop.wait(pause_after_ack)
             else:  # 429 (or an error): not acknowledged; a new batch, same seqs, shortly
                 phase.stop.wait(writer_pause)
+
+
+def _cause(body: str) -> str:
+    """Which limit a 429 names: the embedding backlog of the space (the vector lane behind),
+    or one of the key's, the space's or the server's (chalicelib.usecases.limits)."""
+    return "embedding backlog" if "ANNALS_LIMIT_SPACE_BACKLOG" in body else "limits"
 
 
 def recall_batch(phase: Phase, http: httpx.Client, session: str, seq0: int,
@@ -184,6 +198,7 @@ def _phase_summary(phase: Phase, batch: int) -> dict[str, Any]:
             "read_429": phase.read_statuses.get(429, 0),
             "put": phase.puts.summary(),
             "write_429": phase.puts.statuses.get(429, 0),
+            "write_429_causes": dict(phase.write_refusals),
             "batches_acked": phase.acked_batches,
             "batches_acked_per_s": phase.acked_batches / phase.seconds if phase.seconds else 0,
             "messages_acked_per_s": (phase.acked_batches * batch / phase.seconds
@@ -233,7 +248,7 @@ def format_same_key(r: dict[str, Any]) -> str:
         f"  writes: {u['batches_acked']} batches acked ({u['batches_acked_per_s']:.1f}/s, "
         f"{u['messages_acked_per_s']:.0f} messages/s), PUT p50 {ms(u['put']['p50'])}, "
         f"p95 {ms(u['put']['p95'])}, statuses {u['put']['statuses']} ({u['write_429']} × 429,"
-        " allowed)",
+        f" allowed: {u['write_429_causes']})",
     ]
     if r.get("idle_after"):
         a = r["idle_after"]
