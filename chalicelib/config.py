@@ -17,7 +17,7 @@ class Settings(BaseSettings):
     data_dir: Path = Field(default=Path(".annals"), description="where embedded stores live")
     backend: Literal["local", "aws"] = "local"
     embedder: Literal["e5-local", "hash"] = "e5-local"
-    llm: Literal["none", "openai", "bedrock"] = "none"
+    llm: Literal["none", "openai", "bedrock", "local"] = "none"
     api_key: str | None = Field(default=None, repr=False)
     schedule: Literal["on", "off"] = "on"
     tz: str | None = Field(default=None, description="IANA zone; default: the message's offset")
@@ -112,6 +112,16 @@ class Settings(BaseSettings):
     llm_max_retries: int = Field(
         default=2, ge=0, description="transport retries (429/5xx/timeouts) inside the SDK",
         validation_alias=AliasChoices("ANNALS_LLM_MAX_RETRIES", "llm_max_retries"))
+    llm_json_schema: bool = Field(
+        default=False, description="send the reply's JSON schema (response_format json_schema)",
+        validation_alias=AliasChoices("ANNALS_LLM_JSON_SCHEMA", "llm_json_schema"))
+    # ANNALS_LLM=local: a GGUF file served on loopback by xllamacpp (pip install 'annals[local]')
+    llm_model_path: Path | None = Field(
+        default=None, description="the GGUF model file for ANNALS_LLM=local",
+        validation_alias=AliasChoices("ANNALS_LLM_MODEL_PATH", "llm_model_path"))
+    llm_threads: int = Field(
+        default=1, ge=1, le=256, description="ANNALS_LLM=local: llama.cpp's threads",
+        validation_alias=AliasChoices("ANNALS_LLM_THREADS", "llm_threads"))
     bedrock_model_id: str | None = Field(
         default=None, description="Bedrock model or inference-profile id",
         validation_alias=AliasChoices("ANNALS_BEDROCK_MODEL_ID", "BEDROCK_MODEL_ID",

@@ -47,7 +47,16 @@ def make_llm(settings: Settings) -> LLMClient | None:
         return OpenAICompatClient(
             base_url=settings.llm_base_url, api_key=settings.llm_api_key,
             model=settings.llm_model, timeout=settings.llm_timeout_seconds,
-            max_retries=settings.llm_max_retries)
+            max_retries=settings.llm_max_retries, json_schema=settings.llm_json_schema)
+    if settings.llm == "local":
+        from chalicelib.adapters.llm.local import LocalLLMClient, LocalModelServer
+
+        if settings.llm_model_path is None:
+            raise RuntimeError("ANNALS_LLM=local needs ANNALS_LLM_MODEL_PATH (a GGUF file)")
+        # a small model on a CPU reads a batch in a minute or more: the timeout is its own
+        return LocalLLMClient(LocalModelServer(settings.llm_model_path,
+                                               threads=settings.llm_threads),
+                              timeout=max(settings.llm_timeout_seconds, 600.0))
     if settings.llm == "bedrock":
         from chalicelib.adapters.llm.bedrock import BedrockClient
 

@@ -147,7 +147,7 @@ class ScriptedLLM(JsonLLM):
         self.reply = reply
         self.systems: list[str] = []
 
-    def _complete(self, system, turns, max_tokens):
+    def _complete(self, system, turns, max_tokens, schema=None):
         self.systems.append(system)
         return Completion(text=json.dumps(self.reply, ensure_ascii=False), prompt_tokens=10,
                           completion_tokens=10)

@@ -36,7 +36,7 @@ class ScriptedLLM(JsonLLM):
         self.replies = list(replies)
         self.prompts: list[tuple[str, list]] = []
 
-    def _complete(self, system, turns, max_tokens):
+    def _complete(self, system, turns, max_tokens, schema=None):
         self.prompts.append((system, turns))
         reply = self.replies.pop(0)
         if isinstance(reply, Exception):

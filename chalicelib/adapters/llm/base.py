@@ -98,9 +98,10 @@ class JsonLLM:
         self.usage = LLMUsage()
         self._lock = threading.Lock()
 
-    # adapters override this: `turns` alternate user/assistant, starting with user
-    def _complete(self, system: str, turns: list[tuple[str, str]],
-                  max_tokens: int) -> Completion:
+    # adapters override this: `turns` alternate user/assistant, starting with user; `schema`
+    # is the reply's JSON schema, for a provider that can constrain its output to it
+    def _complete(self, system: str, turns: list[tuple[str, str]], max_tokens: int,
+                  schema: dict[str, Any] | None = None) -> Completion:
         raise NotImplementedError
 
     def _count(self, delta: LLMUsage) -> None:
@@ -109,10 +110,10 @@ class JsonLLM:
         count_usage(delta)
 
     def _call(self, system: str, turns: list[tuple[str, str]], max_tokens: int,
-              attempt: int) -> Completion:
+              attempt: int, schema: dict[str, Any] | None = None) -> Completion:
         started = time.perf_counter()
         try:
-            reply = self._complete(system, turns, max_tokens)
+            reply = self._complete(system, turns, max_tokens, schema)
         except LLMError:
             raise
         except Exception as exc:  # an SDK error the adapter did not map: still a failure
@@ -128,8 +129,9 @@ class JsonLLM:
     def complete_json(self, system: str, user: str, schema: type[T], *,
                       max_tokens: int = DEFAULT_MAX_TOKENS) -> T:
         turns = [("user", user)]
+        wire = schema.model_json_schema()
         try:
-            reply = self._call(system, turns, max_tokens, attempt=1)
+            reply = self._call(system, turns, max_tokens, attempt=1, schema=wire)
             try:
                 return schema.model_validate(parse_json_object(reply.text))
             except (ValueError, ValidationError) as exc:  # JSONDecodeError is a ValueError
@@ -141,7 +143,7 @@ class JsonLLM:
                 "validates against this JSON schema:\n" + schema_hint(schema)
             )
             turns = [*turns, ("assistant", reply.text or "(empty)"), ("user", stricter)]
-            reply = self._call(system, turns, max_tokens, attempt=2)
+            reply = self._call(system, turns, max_tokens, attempt=2, schema=wire)
             try:
                 return schema.model_validate(parse_json_object(reply.text))
             except (ValueError, ValidationError) as exc:

@@ -29,8 +29,9 @@ class BedrockClient(JsonLLM):
                 retries={"max_attempts": max_retries + 1, "mode": "standard"}))
         self._client = client
 
-    def _complete(self, system: str, turns: list[tuple[str, str]],
-                  max_tokens: int) -> Completion:
+    def _complete(self, system: str, turns: list[tuple[str, str]], max_tokens: int,
+                  schema: dict[str, Any] | None = None) -> Completion:
+        # Converse has no JSON mode: the prompt asks for the object, JsonLLM validates it
         from botocore.exceptions import (
             BotoCoreError,
             ClientError,
