@@ -34,20 +34,16 @@ SETS = [DATA, *sorted(DATA.parent.glob("fact_stories_heldout*.json"))]
 
 
 def _services(root: Path, embedder: str, llm=None):
-    """Services for one run; with `llm` (the model reader) the model reads every batch, and
-    merges and session summaries stay with the rules: the run measures the reading alone."""
+    """Services for one run; with `llm` (the model reader) as ANNALS_LLM=local wires it: the
+    model fills the user's profile form, the rules write events, merges and summaries."""
     from chalicelib.config import Settings
     from chalicelib.wiring import build_services
 
+    model = {"llm": "local", "llm_model_path": llm.server.model_path} if llm else {}
     settings = Settings(data_dir=root, embedder=embedder, schedule="off", salience="rules",
                         extract_sync_max_messages=10_000, extract_sync_max_chars=10**9,
-                        summary_llm=False, _env_file=None)
-    services = build_services(settings, index="inline", llm=llm)
-    if llm is not None:
-        from chalicelib.wiring import make_merger
-
-        services.merger = make_merger(settings, services.embedder, None)
-    return services
+                        _env_file=None, **model)
+    return build_services(settings, index="inline", llm=llm)
 
 
 class ModelReader:

@@ -119,6 +119,11 @@ class Settings(BaseSettings):
     llm_model_path: Path | None = Field(
         default=None, description="the GGUF model file for ANNALS_LLM=local",
         validation_alias=AliasChoices("ANNALS_LLM_MODEL_PATH", "llm_model_path"))
+    # what the model reads: "all" (events, facts, merges, summaries), "facts" (the user's
+    # profile form; the rules write events — a small local model's share), "auto": facts
+    # for ANNALS_LLM=local, all otherwise
+    llm_reads: Literal["auto", "all", "facts"] = Field(
+        default="auto", validation_alias=AliasChoices("ANNALS_LLM_READS", "llm_reads"))
     llm_threads: int = Field(
         default=1, ge=1, le=256, description="ANNALS_LLM=local: llama.cpp's threads",
         validation_alias=AliasChoices("ANNALS_LLM_THREADS", "llm_threads"))
@@ -179,6 +184,15 @@ class Settings(BaseSettings):
             except re.error as exc:
                 raise ValueError(f"ANNALS_CLEAN_PATTERNS: {pattern!r}: {exc}") from None
         return patterns
+
+    @property
+    def model_reads(self) -> str:
+        """What the configured model reads: "all", "facts", or "none" without one."""
+        if self.llm == "none":
+            return "none"
+        if self.llm_reads == "auto":
+            return "facts" if self.llm == "local" else "all"
+        return self.llm_reads
 
     @property
     def db_path(self) -> Path:

@@ -108,9 +108,10 @@ def make_salience_judge(settings: Settings, embedder: Embedder | None = None) ->
 
 
 def make_extractor(llm: LLMClient | None, store: Store | None = None,
-                   judge: SalienceJudge | None = None) -> Extractor:
+                   judge: SalienceJudge | None = None, reads: str = "all") -> Extractor:
     """The offline extractor, or the LLM extractor when an LLM is configured (it falls back
-    to the offline one per batch when the LLM fails). `store` lets it read nearby events."""
+    to the offline one per batch when the LLM fails). `store` lets it read nearby events;
+    `reads` "facts": the model reads only the user's profile form (Settings.model_reads)."""
     from chalicelib.usecases.extract.offline import OfflineExtractor
 
     offline = OfflineExtractor(judge)
@@ -118,13 +119,13 @@ def make_extractor(llm: LLMClient | None, store: Store | None = None,
         return offline
     from chalicelib.usecases.extract.llm import LLMExtractor
 
-    return LLMExtractor(llm, store=store, fallback=offline)
+    return LLMExtractor(llm, store=store, fallback=offline, reads=reads)
 
 
 def make_merger(settings: Settings, embedder: Embedder, llm: LLMClient | None) -> Merger:
-    """The LLM merger when an LLM is configured (the merge pass falls back to the offline
-    merger when it fails), else the offline near-duplicate merger."""
-    if llm is not None:
+    """The LLM merger when an LLM is configured to read all (the merge pass falls back to
+    the offline merger when it fails), else the offline near-duplicate merger."""
+    if llm is not None and settings.model_reads != "facts":
         from chalicelib.usecases.merge.llm import LLMMerger
 
         return LLMMerger(llm)
@@ -165,7 +166,8 @@ def _sqlite_services(settings: Settings, embedder: Embedder, llm: LLMClient | No
     services = Services(
         settings=settings, store=sqlite_store, keywords=FtsKeywordIndex(db),
         vectors=NumpyVectorIndex(db, embedder.dim), embedder=embedder,
-        extractor=make_extractor(llm, sqlite_store, make_salience_judge(settings, embedder)),
+        extractor=make_extractor(llm, sqlite_store, make_salience_judge(settings, embedder),
+                                 settings.model_reads),
         merger=make_merger(settings, embedder, llm), llm=llm, clean=make_cleaner(settings))
     services.chat = make_chat_upstream(settings)
     _wire_local_index(services, db, index or settings.index_messages)
@@ -207,7 +209,8 @@ def _memory_services(settings: Settings, embedder: Embedder, llm: LLMClient | No
     services = Services(
         settings=settings, store=store, keywords=MemoryKeywordIndex(),
         vectors=MemoryVectorIndex(embedder.dim), embedder=embedder,
-        extractor=make_extractor(llm, store, make_salience_judge(settings, embedder)),
+        extractor=make_extractor(llm, store, make_salience_judge(settings, embedder),
+                                 settings.model_reads),
         merger=make_merger(settings, embedder, llm),
         llm=llm, clean=make_cleaner(settings))
     services.index = InlineIndexWriter(Indexer(services))
@@ -238,7 +241,8 @@ def build_aws_services(settings: Settings, *, embedder: Embedder | None = None,
     store = DynamoDBStore(settings.table, region_name=settings.region)
     services = Services(
         settings=settings, store=store, keywords=search, vectors=search, embedder=embedder,
-        extractor=make_extractor(llm, store, make_salience_judge(settings, embedder)),
+        extractor=make_extractor(llm, store, make_salience_judge(settings, embedder),
+                                 settings.model_reads),
         merger=make_merger(settings, embedder, llm),
         llm=llm, queue=SqsQueue(settings.queue_url, region_name=settings.region),
         clean=make_cleaner(settings))

@@ -63,6 +63,7 @@ from chalicelib.domain.models import Event, EventDraft, Message, Source, When
 from chalicelib.domain.textproc import query_terms
 from chalicelib.domain.timeparse import TimeSpan, find_times
 from chalicelib.ports import ExtractionContext, Extractor, LLMClient, LLMError, track_usage
+from chalicelib.usecases.extract import profile_form
 from chalicelib.usecases.extract.offline import (
     PREVIEW_CHARS,
     QUOTED_IMPORTANCE,
@@ -74,6 +75,7 @@ from chalicelib.usecases.llm_usage import persist_usage
 log = logging.getLogger("annals.extract.llm")
 
 MAX_BATCH_CHARS = 12_000  # one prompt's worth of messages; longer batches are split
+FORM_BATCH_CHARS = 4_000  # the profile form's part (a small model reads a short chat best)
 NEARBY_EVENTS = 20
 NEARBY_DAYS = 30
 MIN_REPAIR_TERMS = 2
@@ -584,12 +586,16 @@ class LLMExtractor:
     name = "llm"
 
     def __init__(self, llm: LLMClient, *, store=None, fallback: Extractor | None = None,
-                 max_tokens: int = 4000, max_batch_chars: int = MAX_BATCH_CHARS):
+                 max_tokens: int = 4000, max_batch_chars: int = MAX_BATCH_CHARS,
+                 reads: str = "all"):
         self.llm = llm
         self.store = store  # for nearby events and per-space usage; optional
         self.fallback = fallback or OfflineExtractor()
         self.max_tokens = max_tokens
         self.max_batch_chars = max_batch_chars
+        # "all": one call reads events and facts; "facts": the rules write the events and
+        # the model fills the user's profile form (profile_form.py: a small model's way)
+        self.reads = reads
 
     def extract(self, messages: Sequence[Message], ctx: ExtractionContext) -> list[EventDraft]:
         if not messages:
@@ -609,6 +615,12 @@ class LLMExtractor:
 
     def extract_batch(self, batch: Sequence[Message], earlier: Sequence[Message],
                       nearby: Sequence[Event], ctx: ExtractionContext) -> list[EventDraft]:
+        if self.reads == "facts":
+            sub = ExtractionContext(space=ctx.space, session=ctx.session,
+                                    earlier=list(earlier), nearby_events=list(nearby))
+            drafts = self.fallback.extract(batch, sub)
+            self.read_facts(batch, ctx)
+            return drafts
         prompt = build_prompt(batch, earlier, nearby)
         try:
             result = self.llm.complete_json(SYSTEM_PROMPT, prompt, ExtractionOut,
@@ -623,6 +635,31 @@ class LLMExtractor:
         ctx.facts.update(told)
         ctx.facts_read.update(told)
         return to_drafts(result, batch)
+
+    def read_facts(self, batch: Sequence[Message], ctx: ExtractionContext) -> None:
+        """The user's facts from the model's form, part by part (FORM_BATCH_CHARS), each
+        part shown what the parts before it told; a part the model fails is left to the
+        rules. A batch with several users (LoCoMo's two people) is the rules' too: the form
+        is one person's."""
+        from chalicelib.domain.records import Fact
+        from chalicelib.usecases.facts import person_of
+
+        people = {person_of(m) for m in batch if m.role == "user"}
+        if len(people) != 1:
+            return
+        person = people.pop()
+        facts = self.store.list_records(Fact, ctx.space) if self.store is not None else []
+        known = profile_form.known_now(facts, person)
+        for part in split_batches(batch, FORM_BATCH_CHARS):
+            try:
+                told = profile_form.read_form(self.llm, part, known)
+            except LLMError as exc:
+                log.warning("LLM fact form failed for %s/%s seq %d-%d (%s); the rules read it",
+                            ctx.space, ctx.session, part[0].seq, part[-1].seq, exc)
+                continue
+            ctx.facts.update(told)
+            ctx.facts_read.update(told)
+            known = profile_form.advance(known, told)
 
     def nearby_events(self, space: str, messages: Sequence[Message]) -> list[Event]:
         """Active events around the batch's time (the chronicle the model must not repeat)."""

@@ -206,7 +206,8 @@ def llm_text(llm: LLMClient, items: Sequence[Event], zh: bool) -> str | None:
 
 def write_text(services: Services, space: str, items: Sequence[Event], zh: bool,
                fold: bool) -> str:
-    if services.llm is not None and services.settings.summary_llm:
+    if services.llm is not None and services.settings.summary_llm \
+            and services.settings.model_reads != "facts":
         with track_usage() as usage:
             try:
                 text = llm_text(services.llm, items, zh)

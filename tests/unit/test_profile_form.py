@@ -1,0 +1,90 @@
+"""The model's profile form (chalicelib.usecases.extract.profile_form): what it gives is
+kept only where a user turn of the batch says it; endings only of known values the batch
+names; with ANNALS_LLM_READS=facts the rules write the events and the form reads the facts."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from chalicelib.domain.facts import Statement
+from chalicelib.domain.models import Message
+from chalicelib.ports import ExtractionContext
+from chalicelib.usecases.extract.llm import LLMExtractor
+from chalicelib.usecases.extract.profile_form import FormOut, advance, build_prompt, statements
+from tests.llm_double import ChatDouble
+
+T0 = datetime(2026, 3, 1, 20, 0, tzinfo=timezone.utc)
+
+
+def chat(*turns: tuple[str, str, str]) -> list[Message]:
+    return [Message(space="s", session="c", seq=i, role=r, speaker=who, content=text,
+                    at=T0 + timedelta(minutes=i), content_hash=f"h{i}")
+            for i, (r, who, text) in enumerate(turns)]
+
+
+TURNS = chat(("user", "Tomasz", "I'm the sous chef at Bramble & Oak, I live in Dennistoun"),
+             ("assistant", "Dunmore", "Sounds like a dame with a record. Walls by fingertips."),
+             ("user", "Tomasz", "moved to Shawlands last week, Dot comes with me, Ewa stays"))
+
+
+def test_only_what_a_user_turn_says_is_kept_cited_by_the_latest_teller():
+    form = FormOut(lives_in="Shawlands", works_as="sous chef", works_at="Bramble & Oak",
+                   partner="Dunmore", pet=["Dot", "null"], allergic_to=["walls by fingertips"],
+                   likes=["risotto"])
+    told = statements(form, TURNS, {})
+    assert set(told) == {0, 2}  # every user turn read, the character's none
+    assert told[0] == [Statement("works_at", "Bramble & Oak"), Statement("works_as", "sous chef")]
+    assert told[2] == [Statement("lives_in", "Shawlands"), Statement("pet", "Dot")]
+    # the character's name, the character's words, an unsaid value, "null": all dropped
+
+
+def test_an_ending_needs_a_known_value_the_batch_names_and_the_form_does_not_keep():
+    known = {"partner": ["Ewa"], "pet": ["Dot"], "lives_in": ["Dennistoun"]}
+    form = FormOut(pet=["Dot"], no_longer=["Ewa", "Dot is staying with me", "Leeds"])
+    told = statements(form, TURNS, known)
+    endings = [s for said in told.values() for s in said if s.ends]
+    assert endings == [Statement("partner", "Ewa", ends=True)]
+
+
+def test_what_is_known_moves_on_with_what_was_told():
+    known = {"lives_in": ["Dennistoun"], "partner": ["Ewa"], "pet": ["Pickle"]}
+    after = advance(known, {2: [Statement("lives_in", "Shawlands"), Statement("pet", "Dot"),
+                                Statement("partner", "Ewa", ends=True)]})
+    assert after == {"lives_in": ["Shawlands"], "partner": [], "pet": ["Pickle", "Dot"]}
+    assert known["lives_in"] == ["Dennistoun"]  # the caller's dict is left as it was
+
+
+def test_the_prompt_says_who_is_the_user_and_what_is_known():
+    text = build_prompt(TURNS, {"lives_in": ["Dennistoun"]})
+    assert text.startswith("Known: lives_in: Dennistoun\nChat:\n")
+    assert "Tomasz (USER): I'm the sous chef" in text
+    assert "Dunmore (AI character): Sounds like" in text
+
+
+def test_reads_facts_the_rules_write_events_the_form_reads_facts():
+    with ChatDouble() as model:
+        model.reply_json({"lives_in": "Dennistoun", "works_as": "sous chef"})
+        from chalicelib.adapters.llm.openai_compat import OpenAICompatClient
+
+        client = OpenAICompatClient(base_url=model.url, api_key="k", model="m",
+                                    json_schema=True)
+        extractor = LLMExtractor(client, reads="facts")
+        ctx = ExtractionContext(space="s", session="c")
+        drafts = extractor.extract(TURNS, ctx)
+        assert len(model.requests) == 1  # one form call, no extraction call
+        assert model.requests[0]["response_format"]["type"] == "json_schema"
+        assert drafts  # the rules' events
+        assert ctx.facts_read == {0, 2}
+        assert Statement("lives_in", "Dennistoun") in ctx.facts[0]
+
+
+def test_a_failed_form_leaves_the_facts_to_the_rules():
+    with ChatDouble() as model:
+        model.reply_text("not json")
+        model.reply_text("still not json")
+        from chalicelib.adapters.llm.openai_compat import OpenAICompatClient
+
+        client = OpenAICompatClient(base_url=model.url, api_key="k", model="m", max_retries=0)
+        ctx = ExtractionContext(space="s", session="c")
+        drafts = LLMExtractor(client, reads="facts").extract(TURNS, ctx)
+        assert drafts and ctx.facts_read == set() and client.usage.failures == 1
