@@ -92,3 +92,24 @@ def test_small_talk_yields_nothing(local_llm):
     drafts, ctx = read(local_llm, messages)
     assert drafts == []
     assert not any(ctx.facts.values())
+
+
+def test_the_profile_form_reads_a_short_chat(local_llm):
+    """ANNALS_LLM=local's default reading (ANNALS_LLM_READS=facts): the rules write events,
+    the model fills the user's profile form."""
+    from chalicelib.usecases.extract.llm import LLMExtractor
+
+    messages = chat([
+        ("user", "Nora", "I finally moved to York! still working as an illustrator"),
+        ("assistant", "Juniper", "*claps* York! I adore jazz and rainy streets, you know."),
+        ("user", "Nora", "my cat Biscuit hates the new flat though, and I'm allergic to hazelnuts"),
+    ])
+    failures = local_llm.usage.failures
+    ctx = ExtractionContext(space="s", session="c1")
+    LLMExtractor(local_llm, reads="facts").extract(messages, ctx)
+    assert local_llm.usage.failures == failures and ctx.facts_read == {0, 2}
+    told = [(seq, st) for seq, said in ctx.facts.items() for st in said]
+    assert told  # a move, a job, a cat and an allergy: not nothing
+    for seq, st in told:
+        assert st.value.casefold() in messages[seq].content.casefold()  # the user's words
+        assert "jazz" not in st.value.casefold()  # the character's taste is not hers
