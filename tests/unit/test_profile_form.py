@@ -88,3 +88,12 @@ def test_a_failed_form_leaves_the_facts_to_the_rules():
         ctx = ExtractionContext(space="s", session="c")
         drafts = LLMExtractor(client, reads="facts").extract(TURNS, ctx)
         assert drafts and ctx.facts_read == set() and client.usage.failures == 1
+
+
+def test_a_value_names_one_thing():
+    form = FormOut(partner="Dot", pet=["Dot"], likes=["sous chef", "Dot"], owns=["Dot"],
+                   works_as="sous chef", learning=["Shawlands"], lives_in="Shawlands")
+    told = statements(form, TURNS, {"pet": ["Dot"]})
+    said = sorted((s.attribute, s.value) for stated in told.values() for s in stated)
+    # Dot is known as a pet; sous chef and Shawlands go with their first field
+    assert said == [("lives_in", "Shawlands"), ("pet", "Dot"), ("works_as", "sous chef")]

@@ -12,6 +12,9 @@ What comes back is checked, never trusted (`statements`):
 - a value must be words of one of the batch's user turns (casefold), not the AI
   character's, and not a name of the chat's speakers: it is dated and cited by the latest
   user turn that says it; anything else is dropped as unsaid;
+- a value names one thing: written under several fields (a small model put a flatmate's
+  cat under partner, allergic_to, likes and owns) it is kept under the first of them in the
+  form's order, or under the attribute it is already known by;
 - a single-valued field (lives_in, works_at, works_as, studies, partner) with a new value
   closes the old one through the usual path (chalicelib.usecases.facts.apply);
 - an item of `no_longer` ends a known current value only when it names that value and a
@@ -153,11 +156,13 @@ def statements(form: FormOut, batch: Sequence[Message], known: dict[str, list[st
     users = [m for m in batch if m.role == "user"]
     out: dict[int, list[Statement]] = {m.seq: [] for m in users}
     names = {(m.speaker or "").casefold() for m in batch} - {""}
+    held = {v.casefold(): a for a, values in known.items() for v in values}
     current: set[str] = set()
     for attribute, raw in form.values():
         value = _clean(raw)
-        if not value or value.casefold() in names:
-            continue
+        if not value or value.casefold() in names or value.casefold() in current \
+                or held.get(value.casefold(), attribute) != attribute:
+            continue  # a value names one thing: its first field, or the one it is known by
         teller = _latest_saying(users, value)
         if teller is not None:
             out[teller.seq].append(Statement(attribute, value))
