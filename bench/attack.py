@@ -121,6 +121,15 @@ def _make_key(url: str, admin: str, space: str) -> str:
         return r.json()["key"]
 
 
+def _seed(url: str, key: str, space: str) -> None:
+    """One message in `space` before the attack: a space never written answers a recall 404
+    `unknown_space` at once, and an attack of cheap 404s measures nothing."""
+    with _client(url, key) as http:
+        http.put(f"/v1/spaces/{space}/sessions/seed/messages", json={"messages": [{
+            "seq": 0, "role": "user", "speaker": "Eve", "content": _long_text(0),
+            "at": datetime.now(UTC).isoformat()}]}).raise_for_status()
+
+
 # ------------------------------------------------------------------ the attacker's bodies
 
 
@@ -276,6 +285,7 @@ def run_attack(seconds: float = 120, idle_seconds: float = 30, recallers: int = 
             server.wait_ready()
             attacker_key = _make_key(server.url, admin, "attacker")
             victim_key = _make_key(server.url, admin, "victim")
+            _seed(server.url, attacker_key, "attacker")
             say = (lambda m: print(m, file=sys.stderr, flush=True)) if progress else (
                 lambda m: None)
             say(f"idle: the victim alone for {idle_seconds:g} s")
