@@ -551,14 +551,14 @@ class ChatUpstream(Protocol):
 class Traffic(Protocol):
     """How concurrent requests in one process take turns (chalicelib.usecases.traffic)."""
 
-    def reading(self) -> AbstractContextManager[None]: ...
+    def reading(self, key: str | None = None) -> AbstractContextManager[None]: ...
     def writing(self) -> AbstractContextManager[None]: ...
 
 
 class OpenTraffic:
     """No gate: one request per process (Lambda), or where nothing competes."""
 
-    def reading(self) -> AbstractContextManager[None]:
+    def reading(self, key: str | None = None) -> AbstractContextManager[None]:
         return nullcontext()
 
     def writing(self) -> AbstractContextManager[None]:

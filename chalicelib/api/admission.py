@@ -44,7 +44,7 @@ def admitted(services: Services, scope: KeyScope, method: str, path: str,
     if path in GATEWAY_PATHS:
         gate = nullcontext()
     else:
-        gate = traffic.reading() if read else traffic.writing()
+        gate = traffic.reading(key_name(scope)) if read else traffic.writing()
     with services.limits.admit(key_name(scope), space, write=not read), gate, \
             deadline_scope(services.settings.request_seconds):
         yield

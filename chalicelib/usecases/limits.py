@@ -14,9 +14,10 @@ chalicelib.local.wsgi):
 - requests per second per key, one token bucket (`key_rate` sustained, `key_burst` at once)
   whose last `key_read_reserve` tokens only reads may spend, and a small one the key's writes
   have of their own (`key_write_floor` a second);
-- requests at once in all (`in_flight`), of which writes may hold at most `in_flight_writes`:
-  the server's threads less the ones kept free, so `/v1/health` (never limited, never gated)
-  and a small recall always find a thread.
+- requests at once in all (`in_flight`), of which writes may hold at most `in_flight_writes`
+  and one key at most all but one: the server's threads less the ones kept free, so
+  `/v1/health` (never limited, never gated) and a small recall always find a thread, and
+  another key's recall a place.
 
 Why reads first, and why this way. A chat's key often also syncs or imports: four writers
 PUTting batches at full speed with the same key used to spend its whole bucket (a 20-message
@@ -141,6 +142,11 @@ class RequestLimiter:
         if write and lim.in_flight and self._writes >= lim.write_places:
             self._refuse("the server is at its limit of writes at once (the rest of its "
                          "places are for reads); retry shortly", 1)
+        if lim.in_flight and self._by_key.get((key, True), 0) + self._by_key.get(
+                (key, False), 0) >= lim.in_flight - 1:
+            # a key's reads and writes together: 4 + 2 filled the server's 6 (bench attack)
+            self._refuse("this key holds all but one of the server's places at once; the "
+                         "last is kept for other keys", 1)
         limit, setting = ((lim.key_concurrent_writes, "ANNALS_LIMIT_KEY_CONCURRENT_WRITES")
                           if write else (lim.key_concurrent, "ANNALS_LIMIT_KEY_CONCURRENT"))
         if self._by_key.get((key, write), 0) >= limit:

@@ -335,3 +335,19 @@ def test_a_spaces_embedding_backlog_is_bounded(tmp_path):
     put("b", 0, 3)  # another space's own
     services.index.drain_all("vector")
     put("a", 5, 1)  # caught up
+
+
+def test_one_key_never_holds_the_servers_last_place():
+    """bench attack: an attacker's 4 reads and 2 imports filled the server's 6 places and
+    the victim's PUT and recall answered 429; a key now holds at most all but one."""
+    limiter = RequestLimiter(Limits(key_concurrent=4, key_concurrent_writes=2,
+                                    space_concurrent=10, in_flight=6, in_flight_writes=4))
+    with limiter.admit("greedy", "a"), limiter.admit("greedy", "a"), \
+            limiter.admit("greedy", "a"), limiter.admit("greedy", "a", write=True), \
+            limiter.admit("greedy", "a", write=True):
+        with pytest.raises(TooManyRequests, match="all but one"), limiter.admit("greedy", "a"):
+            pass
+        with (limiter.admit("victim", "b"),  # the last place is another key's
+              pytest.raises(TooManyRequests, match="requests at once"),
+              limiter.admit("third", "c")):
+            pass

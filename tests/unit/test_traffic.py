@@ -122,3 +122,32 @@ def test_no_writer_is_left_waiting_when_slots_free_up_one_at_a_time():
         t.join(5)
     assert writes.done == 12 * 30 and not any(t.is_alive() for t in writers)
     assert writes.most == 2
+
+
+def test_recalls_take_turns_between_keys():
+    """A key's recalls beyond `max_readers` running wait (without the CPU) until one of its own
+    ends; another key's first recall never waits, however many the busy key has queued."""
+    gate = PriorityGate(max_readers=2)
+    busy = Occupancy()
+    release = threading.Event()
+
+    def busy_read():
+        with gate.reading("busy"):
+            busy.stay(0)
+            release.wait(2)
+
+    threads = [threading.Thread(target=busy_read) for _ in range(4)]
+    for t in threads:
+        t.start()
+    time.sleep(0.1)
+    assert gate._reading == {"busy": 2}  # two run, two wait
+    began = time.monotonic()
+    with gate.reading("quiet"):  # the other key goes at once, beside the two
+        assert gate._reading == {"busy": 2, "quiet": 1}
+    assert time.monotonic() - began < 0.05
+    with gate.reading():  # an in-process caller (no key) is never held
+        pass
+    release.set()
+    for t in threads:
+        t.join(2)
+    assert busy.done == 4 and gate._reading == {}
