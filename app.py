@@ -196,6 +196,35 @@ def job_location(space: str, job_id: str) -> str:
     return f"{base}/jobs/{job_id}"
 
 
+# ------------------------------------------------------------------ reading tasks
+# A host lends its model (chalicelib.usecases.reading): it leases batches as ready
+# chat-completions requests and posts its model's answers.
+
+
+@route(SPACE + "/reading", methods=["GET"])
+@api
+def reading_tasks(space: str):
+    from chalicelib.domain.models import check_id
+    from chalicelib.usecases import reading as reading_uc
+
+    check_id(space, "space")
+    query = parse_query(reading_uc.ReadingQuery, req())
+    known_space(space)
+    return json_response(reading_uc.hand_out(services(), space, query.limit))
+
+
+@route(SPACE + "/reading/{lease}", methods=["POST"])
+@api
+def reading_answer(space: str, lease: str):
+    from chalicelib.domain.models import check_id
+    from chalicelib.usecases import reading as reading_uc
+
+    check_id(space, "space")
+    check_id(lease, "lease")
+    body = parse_body(req(), reading_uc.ReadingAnswer)
+    return json_response(reading_uc.answer(services(), space, lease, body))
+
+
 # ------------------------------------------------------------------ background jobs
 # Long work handed off by a request (chalicelib.usecases.background): a read key may follow.
 # No unknown_space here: a POST may start a job before the space holds anything, and the

@@ -91,6 +91,7 @@ from chalicelib.usecases.graph.models import (
     ThreadView,
 )
 from chalicelib.usecases.keys import CreateKeyRequest, KeyInfo, KeyList, NewKey, SpaceList
+from chalicelib.usecases.reading import ReadingAnswer, ReadingQuery, ReadingResult, ReadingTasks
 
 M = TypeVar("M", bound=BaseModel)
 F = TypeVar("F", bound=Callable[..., Any])
@@ -325,6 +326,20 @@ class AnnalsClient:
         """One background job; `events=True` adds the events it wrote so far."""
         return self._call("get_job", {"space": space, "job_id": job_id},
                           query=JobQuery(events=True) if events else None)
+
+    @operation
+    def reading_tasks(self, space: str, *, limit: int = 1) -> ReadingTasks:
+        """Lease up to `limit` of the space's pending batches as ready chat-completions
+        requests for a host's model (a write key); answer each with `reading_answer`."""
+        return self._call("reading_tasks", {"space": space},
+                          query=ReadingQuery(limit=limit))
+
+    @operation
+    def reading_answer(self, space: str, lease: str, answer: str) -> ReadingResult:
+        """A model's reply to a reading task, as it came (409: the lease expired or was used;
+        422 invalid_answer: refused, the batch read by the rules)."""
+        return self._call("reading_answer", {"space": space, "lease": lease},
+                          body=ReadingAnswer(answer=answer))
 
     def wait_for_job(self, space: str, job_id: str, *,
                      on_progress: Callable[[JobView], None] | None = None,

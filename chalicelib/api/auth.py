@@ -33,6 +33,8 @@ READ_SUFFIXES = ("/recall", "/hook/recall")  # POST routes that only read
 # POST …/mcp is a read at the door: the MCP server refuses write tools to a read key
 # (chalicelib.mcp.server), so a read key may list and call the read tools.
 READ_SUFFIXES += ("/mcp",)
+# GET …/reading hands out reading tasks: it takes leases, so it needs a write key
+WRITE_GET_SUFFIXES = ("/reading",)
 ADMIN_PREFIX = "/v1/keys"
 # The chat gateway (docs/gateway.md) names its space in a header, not in the path; it stores
 # the turn, so it writes there. GET /v1/models names no space: any valid key.
@@ -139,7 +141,7 @@ def required_access(method: str, path: str) -> Access:
     /v1/spaces/{space}/recall)."""
     if path == ADMIN_PREFIX or path.startswith(ADMIN_PREFIX + "/"):
         return "admin"
-    if path in HEADER_SPACE_PATHS:
+    if path in HEADER_SPACE_PATHS or path.rstrip("/").endswith(WRITE_GET_SUFFIXES):
         return "write"
     if method.upper() in READ_METHODS or path.rstrip("/").endswith(READ_SUFFIXES):
         return "read"

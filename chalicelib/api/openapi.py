@@ -68,6 +68,7 @@ from chalicelib.usecases.graph.models import (
     ThreadView,
 )
 from chalicelib.usecases.keys import CreateKeyRequest, KeyInfo, KeyList, NewKey, SpaceList
+from chalicelib.usecases.reading import ReadingAnswer, ReadingQuery, ReadingResult, ReadingTasks
 
 OPENAPI_VERSION = "3.1.0"
 REF = "#/components/schemas/{model}"
@@ -381,6 +382,15 @@ OPERATIONS: tuple[Operation, ...] = (
               also=((202, ExtractAccepted, "Accepted: the extraction runs as a background "
                      "job; GET the Location header (…/jobs/{job_id}) for its progress",
                      ("Location",)),)),
+    Operation("GET", SPACE + "/reading", "reading_tasks",
+              "Reading tasks for a host's model: pending batches as ready chat-completions "
+              "requests, each under a lease (write keys; docs/llm.md \"Reading tasks\")",
+              ReadingTasks, query=ReadingQuery, tag="reading"),
+    Operation("POST", SPACE + "/reading/{lease}", "reading_answer",
+              "A host's model's answer to a reading task: stored when it passes the checks "
+              "(422 invalid_answer: refused, the batch read by the rules; 409: the lease "
+              "expired, was used or its turns changed)", ReadingResult,
+              request=ReadingAnswer, errors=(404, 409, 422), tag="reading"),
     Operation("GET", SPACE + "/jobs", "list_jobs", "The space's recent background jobs",
               JobList, query=JobListQuery, tag="jobs"),
     Operation("GET", SPACE + "/jobs/{job_id}", "get_job",
@@ -490,6 +500,7 @@ def path_param_schemas() -> dict[str, dict]:
         "entity_id": TypeAdapter(IdStr).json_schema(),
         "thread_id": TypeAdapter(IdStr).json_schema(),
         "job_id": TypeAdapter(IdStr).json_schema(),
+        "lease": TypeAdapter(IdStr).json_schema(),
         "key_id": {"type": "string", "minLength": 1},
         "version": {"type": "string", "minLength": 1},
         "asset": {"type": "string", "minLength": 1},

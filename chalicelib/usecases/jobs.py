@@ -26,6 +26,7 @@ from chalicelib.ports import Services
 from chalicelib.usecases import background, forgetting
 from chalicelib.usecases.extract import extract_session, journal, pending_sessions
 from chalicelib.usecases.merge import merge_space, sessions_fingerprint
+from chalicelib.usecases.reading import leased
 from chalicelib.usecases.recall.recipes import resolve
 from chalicelib.usecases.spaces import known_spaces
 
@@ -121,8 +122,8 @@ def quiet_window(services: Services, now: datetime | None = None) -> JobResult:
 
         def extract_if_ready(state: SessionState = state, key: str = key) -> int:
             reason = session_readiness(services, state, now)
-            if reason is None:
-                return 0
+            if reason is None or leased(services, state.space, state.session, now):
+                return 0  # not ready, or a host is reading it (usecases.reading)
             done.append(key)
             reasons[key] = reason
             if services.queue is not None:  # AWS: the SQS worker extracts (retries, a DLQ)

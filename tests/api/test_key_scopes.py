@@ -209,6 +209,9 @@ def _fill(path: str, space: str) -> str:
 
 def _is_read(method: str, path: str) -> bool:
     # POST …/mcp: a read at the door; the MCP server refuses write tools (tests/api/test_mcp.py)
+    # GET …/reading hands out leases (reading tasks): a write
+    if path.endswith("/reading"):
+        return False
     return method in ("GET", "HEAD") or (method == "POST" and path.endswith(("/recall", "/mcp")))
 
 

@@ -113,3 +113,110 @@ def test_the_profile_form_reads_a_short_chat(local_llm):
     for seq, st in told:
         assert st.value.casefold() in messages[seq].content.casefold()  # the user's words
         assert "jazz" not in st.value.casefold()  # the character's taste is not hers
+
+
+# ------------------------------------------------------------------ faults of a real server
+# Each: the failure counted, nothing of that answer stored, the batch read by the rules
+# (compared with what the rules alone make of it), no message lost.
+
+QUIT = [("user", "小林", "我上周辞职了，下个月搬去杭州"),
+        ("assistant", "Mika", "这确实是个大决定！")]
+
+
+def read_failing(llm, messages: list[Message], **kw):
+    from chalicelib.ports import track_usage
+    from chalicelib.usecases.extract.llm import LLMExtractor
+    from chalicelib.usecases.extract.offline import OfflineExtractor
+
+    ctx = ExtractionContext(space="s", session="c1")
+    with track_usage() as usage:
+        drafts = LLMExtractor(llm, **kw).extract(messages, ctx)
+    rules = OfflineExtractor().extract(messages, ExtractionContext(space="s", session="c1"))
+    assert usage.failures == 1, usage
+    assert drafts == rules and rules  # the rules' reading, and it is not nothing
+    assert not ctx.facts_read  # no fact from the failed answer
+    return usage
+
+
+@pytest.fixture
+def own_server():
+    """A server of its own, for the faults that break it or leave it busy."""
+    from bench.models import ensure_model
+    from chalicelib.adapters.llm.local import LocalModelServer
+
+    servers = []
+
+    def start(**kw):
+        servers.append(LocalModelServer(ensure_model("qwen2.5-coder-1.5b"), threads=1, **kw))
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+def test_a_truncated_answer_is_refused(local_llm):
+    """Cut off after 8 tokens (a reply that ran out of its budget): invalid twice."""
+    read_failing(local_llm, chat(QUIT), max_tokens=8)
+
+
+def test_an_answer_citing_turns_outside_its_batch_is_refused(local_llm):
+    """The real model's answer with its citations moved outside the batch (and one event
+    added citing turn 99, should it have found none)."""
+    import json
+
+    from chalicelib.adapters.llm.base import Completion
+    from chalicelib.adapters.llm.local import LocalLLMClient
+
+    class Shifted(LocalLLMClient):
+        def _complete(self, system, turns, max_tokens, schema=None):
+            real = super()._complete(system, turns, max_tokens, schema)
+            answer = json.loads(real.text)
+            for event in answer.get("events", []):
+                event["sources"] = [q + 100 for q in event.get("sources", [])] or [99]
+            if not answer.get("events"):
+                answer["events"] = [{"title": "杭州", "summary": "小林搬去杭州",
+                                     "sources": [99]}]
+            return Completion(text=json.dumps(answer, ensure_ascii=False),
+                              prompt_tokens=real.prompt_tokens,
+                              completion_tokens=real.completion_tokens)
+
+    read_failing(Shifted(local_llm.server), chat(QUIT))
+
+
+def test_a_server_error_is_refused(own_server):
+    """A prompt longer than the server's context: the server answers an HTTP error."""
+    from chalicelib.adapters.llm.local import LocalLLMClient
+
+    read_failing(LocalLLMClient(own_server(context=256)), chat(QUIT))
+
+
+def test_a_timeout_is_refused(own_server):
+    from chalicelib.adapters.llm.local import LocalLLMClient
+
+    read_failing(LocalLLMClient(own_server(), timeout=1.0), chat(QUIT))
+
+
+def test_the_server_killed_mid_read_is_refused_and_started_again(own_server):
+    import threading
+    import time
+
+    import httpx
+
+    from chalicelib.adapters.llm.local import LocalLLMClient
+
+    server = own_server()
+    first = server.ensure()
+    child = server._child
+
+    def kill_while_reading() -> None:
+        time.sleep(2.0)  # the prompt is being read (tens of seconds at one thread)
+        child.kill()
+
+    killer = threading.Thread(target=kill_while_reading)
+    killer.start()
+    read_failing(LocalLLMClient(server), chat(QUIT))
+    killer.join()
+    assert child.wait(10) is not None  # killed (reaped: a SIGKILL lands a moment later)
+    again = server.ensure()  # the next reading starts a fresh server
+    assert again != first and httpx.get(again.removesuffix("/v1") + "/health").status_code == 200

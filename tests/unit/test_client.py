@@ -143,6 +143,10 @@ def test_every_method_reaches_its_operation(annals, services, monkeypatch):
     assert seen[0] == "queued" and seen[-1] == "done"
     (job,) = annals.list_jobs(SPACE).jobs
     assert annals.get_job(SPACE, job.id, events=True).events == []
+    annals.put_messages(SPACE, "s2", MESSAGES)  # a host reads it: a task, its answer
+    (task,) = annals.reading_tasks(SPACE, limit=1).tasks
+    read = annals.reading_answer(SPACE, task.lease, '{"events": []}')
+    assert (read.read_by, read.events) == ("host", 0)
     page = annals.list_events(SPACE, limit=1)
     assert len(page.events) == 1 and page.next_cursor
     assert [e.id for e in annals.iter_events(SPACE, limit=1)] == \

@@ -193,6 +193,18 @@ class TestExtractor:
             "calls": 2, "prompt_tokens": 200, "completion_tokens": 20, "failures": 1,
             "total_tokens": 220}
 
+    def test_an_answer_citing_turns_outside_its_batch_is_refused_whole(self, services):
+        """One event cites the batch, another a turn that is not there: nothing of the
+        answer is kept (not even the good event), the failure is counted, the rules read."""
+        bad = draft(summary="小明去了巴黎", title="巴黎", sources=[99])
+        llm = ScriptedLLM({"events": [draft().model_dump(), bad.model_dump()],
+                           "facts": [{"seq": 1, "attribute": "pet", "value": "奶糖"}]})
+        ctx = ExtractionContext(space=SPACE, session="c1")
+        drafts = LLMExtractor(llm, store=services.store).extract(MSGS, ctx)
+        assert drafts == OfflineExtractor().extract(MSGS, CTX)
+        assert not ctx.facts_read  # no fact of the refused answer either
+        assert space_usage(services.store, SPACE)["total"]["failures"] == 1
+
     def test_long_batches_are_split(self):
         llm = ScriptedLLM({"events": []}, {"events": []}, {"events": []})
         LLMExtractor(llm, max_batch_chars=30).extract(MSGS, CTX)

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import threading
 import time
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from chalicelib.domain.jsontext import parse_json_object
 from chalicelib.ports import (
     LLMError,
     LLMInvalidOutput,
@@ -47,22 +47,6 @@ DEFAULT_MAX_TOKENS = 4000
 
 # ------------------------------------------------------------------ JSON parsing
 
-_FENCE = re.compile(r"^\s*```(?:json|JSON)?\s*\n?(.*?)\n?\s*```\s*$", re.DOTALL)
-
-
-def parse_json_object(text: str) -> Any:
-    """The JSON object in a reply: tolerates a ```json fence and prose around one object."""
-    text = (text or "").strip()
-    fenced = _FENCE.match(text)
-    if fenced:
-        text = fenced.group(1).strip()
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        start, end = text.find("{"), text.rfind("}")
-        if start == -1 or end <= start:
-            raise
-        return json.loads(text[start:end + 1])
 
 
 def schema_hint(schema: type[BaseModel]) -> str:

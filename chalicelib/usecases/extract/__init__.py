@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from chalicelib.domain.models import Event, EventDraft, Message, SessionState
 from chalicelib.domain.records import JournalBatch
-from chalicelib.ports import ConflictError, ExtractionContext, Services, iter_events
+from chalicelib.ports import ConflictError, ExtractionContext, Extractor, Services, iter_events
 from chalicelib.usecases.extract import journal, summaries
 from chalicelib.usecases.extract.drafts import DraftCounts, check_drafts
 from chalicelib.usecases.people import named_users, with_names
@@ -76,19 +76,23 @@ def extract_session(services: Services, space: str, session: str,
 
 
 def extract_session_result(services: Services, space: str, session: str,
-                           now: datetime | None = None) -> ExtractionResult:
+                           now: datetime | None = None, *, seq_to: int | None = None,
+                           extractor: Extractor | None = None) -> ExtractionResult:
     """`extract_session`, with the checkpoint's counts. A ValidationError here comes from
-    Annals' own data (the request was checked before), so it is an ExtractionFault."""
+    Annals' own data (the request was checked before), so it is an ExtractionFault.
+    `seq_to` reads the pending messages up to that seq only (a reading task's batch, the rest
+    stays pending); `extractor` reads them instead of the space's (a host's answer)."""
     try:
-        return _extract_session(services, space, session, now)
+        return _extract_session(services, space, session, now, seq_to, extractor)
     except ValidationError as exc:
         log.exception("extraction of %s/%s built an invalid record", space, session)
         raise ExtractionFault(f"extraction of {space}/{session} built an invalid record: "
                               f"{exc.title}, {exc.error_count()} errors") from exc
 
 
-def _extract_session(services: Services, space: str, session: str,
-                     now: datetime | None) -> ExtractionResult:
+def _extract_session(services: Services, space: str, session: str, now: datetime | None,
+                     seq_to: int | None = None,
+                     extractor: Extractor | None = None) -> ExtractionResult:
     """Extract one session's pending (or dirty) messages.
 
     Safe to run again after a failure at any step: every write is planned in the journal
@@ -103,7 +107,7 @@ def _extract_session(services: Services, space: str, session: str,
     start = state.extracted_upto + 1
     if state.dirty_from is not None:
         start = min(start, state.dirty_from)
-    messages = store.get_messages(space, session, seq_from=start)
+    messages = store.get_messages(space, session, seq_from=start, seq_to=seq_to)
     batch, resumed = journal.begin(services, space, session,
                                    attempt_id(state, start, messages), now)
     if state.dirty_from is not None:
@@ -120,7 +124,8 @@ def _extract_session(services: Services, space: str, session: str,
     names = named_users(services, space)
     ctx = ExtractionContext(space=space, session=session,
                             earlier=with_names(cleaned(services, earlier), names))
-    drafts = services.extractor.extract(with_names(cleaned(services, messages), names), ctx)
+    drafts = (extractor or services.extractor).extract(
+        with_names(cleaned(services, messages), names), ctx)
     # Whatever the extractor proposed, only drafts that make valid events citing this batch
     # go on (repaired, or dropped when nothing is left): no message can break the batch.
     checked = check_drafts(drafts, messages)

@@ -62,7 +62,17 @@ from chalicelib.domain.facts import ATTRIBUTES, Statement
 from chalicelib.domain.models import Event, EventDraft, Message, Source, When
 from chalicelib.domain.textproc import query_terms
 from chalicelib.domain.timeparse import TimeSpan, find_times
-from chalicelib.ports import ExtractionContext, Extractor, LLMClient, LLMError, track_usage
+from chalicelib.ports import (
+    ExtractionContext,
+    Extractor,
+    LLMClient,
+    LLMError,
+    LLMInvalidOutput,
+    LLMUsage,
+    Store,
+    count_usage,
+    track_usage,
+)
 from chalicelib.usecases.extract import profile_form
 from chalicelib.usecases.extract.offline import (
     PREVIEW_CHARS,
@@ -488,6 +498,12 @@ def repair_sources(out: DraftOut, messages: Sequence[Message]) -> list[Message]:
     return [best] if best is not None and best_score >= MIN_REPAIR_TERMS else []
 
 
+def cited_outside(result: ExtractionOut, batch: Sequence[Message]) -> list[int]:
+    """The turn numbers an answer's events cite that are not in its batch (sorted)."""
+    inside = {m.seq for m in batch}
+    return sorted({q for out in result.events for q in out.sources if q not in inside})
+
+
 def source_ranges(cited: Sequence[Message], messages: Sequence[Message]) -> list[Source]:
     """Cited messages that are neighbours in the batch become one range."""
     order = {m.seq: i for i, m in enumerate(sorted(messages, key=lambda m: m.seq))}
@@ -625,6 +641,11 @@ class LLMExtractor:
         try:
             result = self.llm.complete_json(SYSTEM_PROMPT, prompt, ExtractionOut,
                                             max_tokens=self.max_tokens)
+            if outside := cited_outside(result, batch):
+                # turns that are not there: the model mixed this batch up with something
+                # else, and what it says of the turns that are there cannot be trusted either
+                count_usage(LLMUsage(failures=1))
+                raise LLMInvalidOutput(f"the answer cites turns outside the batch: {outside}")
         except LLMError as exc:
             log.warning("LLM extraction failed for %s/%s seq %d-%d (%s); offline fallback",
                         ctx.space, ctx.session, batch[0].seq, batch[-1].seq, exc)
@@ -662,13 +683,15 @@ class LLMExtractor:
             known = profile_form.advance(known, told)
 
     def nearby_events(self, space: str, messages: Sequence[Message]) -> list[Event]:
-        """Active events around the batch's time (the chronicle the model must not repeat)."""
-        if self.store is None:
-            return []
-        lo = min(m.at for m in messages)
-        hi = max(m.at for m in messages)
-        page = self.store.list_events(space, start=lo - timedelta(days=NEARBY_DAYS),
-                                      end=hi + timedelta(days=NEARBY_DAYS), limit=500)
-        events = [e for e in page.events if e.kind != "summary"]  # retellings, not events
-        nearest = sorted(events, key=lambda e: abs((e.when.start - lo).total_seconds()))
-        return sorted(nearest[:NEARBY_EVENTS], key=lambda e: (e.when.start, e.id))
+        return [] if self.store is None else nearby_events(self.store, space, messages)
+
+
+def nearby_events(store: Store, space: str, messages: Sequence[Message]) -> list[Event]:
+    """Active events around the batch's time (the chronicle the model must not repeat)."""
+    lo = min(m.at for m in messages)
+    hi = max(m.at for m in messages)
+    page = store.list_events(space, start=lo - timedelta(days=NEARBY_DAYS),
+                             end=hi + timedelta(days=NEARBY_DAYS), limit=500)
+    events = [e for e in page.events if e.kind != "summary"]  # retellings, not events
+    nearest = sorted(events, key=lambda e: abs((e.when.start - lo).total_seconds()))
+    return sorted(nearest[:NEARBY_EVENTS], key=lambda e: (e.when.start, e.id))
