@@ -220,3 +220,49 @@ def test_the_server_killed_mid_read_is_refused_and_started_again(own_server):
     assert child.wait(10) is not None  # killed (reaped: a SIGKILL lands a moment later)
     again = server.ensure()  # the next reading starts a fresh server
     assert again != first and httpx.get(again.removesuffix("/v1") + "/health").status_code == 200
+
+
+# ------------------------------------------------------------------ a host reads (issue 37)
+
+
+def test_a_host_reads_a_space_with_its_model(local_llm, tmp_path):
+    """examples/reading_host.py against a real `annals serve`, the local model standing in
+    for the host's: the tasks are leased, answered and stored; the events say `read_by:
+    host` and cite the chat's turns; nothing is left pending."""
+    import importlib.util
+    from pathlib import Path
+
+    from openai import OpenAI
+
+    from tests.e2e.server import AnnalsServer, server_env
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "reading_host.py"
+    spec = importlib.util.spec_from_file_location("reading_host_example", example)
+    host = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(host)
+
+    key = "ak_reading_host_test_key_0123456789"
+    server = AnnalsServer(tmp_path, env=server_env(tmp_path, drop=("ANNALS_", "OPENAI_"),
+                                                   ANNALS_API_KEY=key, ANNALS_EMBEDDER="hash"))
+    try:
+        server.wait_ready()
+        with server.http(key) as annals:
+            turns = chat([("user", "小林", "我上周辞职了，下个月搬去杭州"),
+                          ("assistant", "Mika", "这确实是个大决定！"),
+                          ("user", "小林", "团子当然跟我一起走，它是我养的橘猫")])
+            annals.put("/v1/spaces/tavern/sessions/chat1/messages", json={"messages": [
+                {"seq": m.seq, "role": m.role, "speaker": m.speaker, "content": m.content,
+                 "at": m.at.isoformat()} for m in turns]}).raise_for_status()
+            llm = OpenAI(base_url=local_llm.server.ensure(), api_key="not-needed")
+            counts = host.read_space(annals, llm, local_llm.model, "tavern")
+            # one task, its answer stored (temperature 0: the same answer every run here)
+            assert counts == {"stored": 1, "refused": 0, "model_failed": 0,
+                              "events": counts["events"]}
+            events = annals.get("/v1/spaces/tavern/events").json()["events"]
+            assert annals.get("/v1/spaces/tavern/reading").json()["tasks"] == []
+    finally:
+        server.stop()
+    said = [e for e in events if e["kind"] == "event"]
+    assert said and all(e["read_by"] == "host" for e in said)  # she quit and is moving
+    for event in said:
+        assert all(0 <= s["seq_start"] <= s["seq_end"] <= 2 for s in event["sources"])
