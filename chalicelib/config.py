@@ -143,6 +143,10 @@ class Settings(BaseSettings):
                                            description="per upstream read")
     gateway_resume_turns: int = Field(default=20, ge=1, le=200,
                                       description="raw messages `/resume` injects")
+    gateway_reads: Literal["on", "off"] = Field(
+        default="off", description="on: the quiet window reads a space's gateway chats with the "
+                                   "upstream and the model those chats used (reading tasks, "
+                                   "docs/llm.md); off: Annals' own reading")
 
     # merge pass (chalicelib.usecases.merge): every `merge_every` new events, over `merge_window`
     merge_every: int = Field(default=5, ge=1)

@@ -385,7 +385,7 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("GET", SPACE + "/reading", "reading_tasks",
               "Reading tasks for a host's model: pending batches as ready chat-completions "
               "requests, each under a lease (write keys; docs/llm.md \"Reading tasks\")",
-              ReadingTasks, query=ReadingQuery, tag="reading"),
+              ReadingTasks, query=ReadingQuery, errors=(404,), tag="reading"),
     Operation("POST", SPACE + "/reading/{lease}", "reading_answer",
               "A host's model's answer to a reading task: stored when it passes the checks "
               "(422 invalid_answer: refused, the batch read by the rules; 409: the lease "

@@ -332,8 +332,9 @@ class Event(BaseModel):
     status: EventStatus = "active"
     plan: bool = False  # the event is something planned for `when`, not yet happened
     # who read the turns when it was not Annals' own extractor: "host" (a reading task a
-    # host's model answered, chalicelib.usecases.reading); None: Annals (rules or model)
-    read_by: Literal["host"] | None = None
+    # host's model answered) or "gateway" (the chat gateway's upstream model, in the quiet
+    # window; chalicelib.usecases.reading); None: Annals (its rules or ANNALS_LLM)
+    read_by: Literal["host", "gateway"] | None = None
     version: int = 1
     created_at: datetime
     updated_at: datetime
@@ -356,7 +357,7 @@ class EventDraft(BaseModel):
     sources: list[Source] = Field(default_factory=list)
     kind: EventKind = "event"
     plan: bool = False
-    read_by: Literal["host"] | None = None  # see Event.read_by
+    read_by: Literal["host", "gateway"] | None = None  # see Event.read_by
     # Named things an LLM extractor saw in the event, (name, kind): the graph linker keeps
     # those found verbatim (usecases/graph/entities.py). Not stored on the event itself.
     mentions: list[tuple[str, str]] = Field(default_factory=list, exclude=True)

@@ -466,6 +466,10 @@ def store_turn(services: Services, turn: Turn, reply: str) -> None:
                                at=max(services.clock(), turn.at)))
     if batch:
         put_messages(services, turn.space, turn.window, PutMessagesRequest(messages=batch))
+        if services.settings.gateway_reads == "on":  # the model the space is read with
+            from chalicelib.usecases.reading import note_chat_model
+
+            note_chat_model(services, turn.space, turn.request.get("model"))
 
 
 def _speaker(name: str | None) -> str | None:

@@ -26,7 +26,7 @@ from chalicelib.ports import Services
 from chalicelib.usecases import background, forgetting
 from chalicelib.usecases.extract import extract_session, journal, pending_sessions
 from chalicelib.usecases.merge import merge_space, sessions_fingerprint
-from chalicelib.usecases.reading import leased
+from chalicelib.usecases.reading import leased, read_with_upstream
 from chalicelib.usecases.recall.recipes import resolve
 from chalicelib.usecases.spaces import known_spaces
 
@@ -130,7 +130,9 @@ def quiet_window(services: Services, now: datetime | None = None) -> JobResult:
                 services.queue.send({"kind": "extract-session", "space": state.space,
                                      "session": state.session})
                 return 0
-            return len(extract_session(services, state.space, state.session, now))
+            # ANNALS_GATEWAY_READS=on: the chats' own upstream model reads it first
+            read = read_with_upstream(services, state, now) or 0
+            return read + len(extract_session(services, state.space, state.session, now))
 
         events += isolated(services, "quiet-window", state.space, key,
                            session_fingerprint(state), now, extract_if_ready, detail) or 0

@@ -15,7 +15,8 @@ chalicelib.local.wsgi):
   whose last `key_read_reserve` tokens only reads may spend, and a small one the key's writes
   have of their own (`key_write_floor` a second);
 - requests at once in all (`in_flight`), of which writes may hold at most `in_flight_writes`
-  and one key at most all but one: the server's threads less the ones kept free, so
+  and one key at most all but one (unless `key_concurrent` alone allows it all): the
+  server's threads less the ones kept free, so
   `/v1/health` (never limited, never gated) and a small recall always find a thread, and
   another key's recall a place.
 
@@ -91,6 +92,12 @@ class Limits:
         return max(1, min(self.in_flight_writes, self.in_flight - 1))
 
     @property
+    def key_places(self) -> int:
+        """What one key may hold of the server, reads and writes together: all but one place,
+        unless its read limit alone allows it the whole server (an operator's choice)."""
+        return self.in_flight if self.key_concurrent >= self.in_flight else self.in_flight - 1
+
+    @property
     def read_reserve(self) -> int:
         return max(0, min(self.key_read_reserve, self.key_burst - 1))
 
@@ -143,7 +150,7 @@ class RequestLimiter:
             self._refuse("the server is at its limit of writes at once (the rest of its "
                          "places are for reads); retry shortly", 1)
         if lim.in_flight and self._by_key.get((key, True), 0) + self._by_key.get(
-                (key, False), 0) >= lim.in_flight - 1:
+                (key, False), 0) >= lim.key_places:
             # a key's reads and writes together: 4 + 2 filled the server's 6 (bench attack)
             self._refuse("this key holds all but one of the server's places at once; the "
                          "last is kept for other keys", 1)

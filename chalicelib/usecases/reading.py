@@ -82,6 +82,14 @@ class ReadingLease(Record):
     status: Literal["out", "answered", "refused"] = "out"
 
 
+class ChatModel(Record):
+    """The model a space's gateway chats last asked the upstream for (scope = the space):
+    what the gateway reads that space with (`read_with_upstream`)."""
+
+    KIND: ClassVar[str] = "chat-model"
+    model: str
+
+
 class ChatRequest(BaseModel):
     messages: list[dict[str, str]]
     response_format: dict[str, Any]
@@ -113,7 +121,7 @@ class ReadingAnswer(BaseModel):
 
 class ReadingResult(BaseModel):
     lease: str
-    read_by: Literal["host", "rules"]
+    read_by: Literal["host", "gateway", "rules"]
     events: int
     facts: int = 0
     reasons: list[str] = Field(default_factory=list)  # why the answer was refused
@@ -132,13 +140,14 @@ def hand_out(services: Services, space: str, limit: int = 1,
             break
         if state.dirty_from is not None or leased(services, space, state.session, now):
             continue  # an edited session is rolled back and read by Annals itself
-        task = _task(services, state, now)
+        task = task_for(services, state, now)
         if task is not None:
             tasks.append(task)
     return ReadingTasks(tasks=tasks)
 
 
-def _task(services: Services, state: SessionState, now: datetime) -> ReadingTask | None:
+def task_for(services: Services, state: SessionState, now: datetime) -> ReadingTask | None:
+    """The session's first pending batch as a task, under a new lease (None: nothing pending)."""
     space, session = state.space, state.session
     start = state.extracted_upto + 1
     pending = services.store.get_messages(space, session, seq_from=start)
@@ -184,7 +193,8 @@ def leased(services: Services, space: str, session: str, now: datetime) -> bool:
 
 
 def answer(services: Services, space: str, lease_id: str, body: ReadingAnswer,
-           now: datetime | None = None) -> ReadingResult:
+           now: datetime | None = None, read_by: Literal["host", "gateway"] = "host"
+           ) -> ReadingResult:
     now = now or services.clock()
     lease = services.store.get_record(ReadingLease, space, lease_id)
     if lease is None:
@@ -213,9 +223,9 @@ def answer(services: Services, space: str, lease_id: str, body: ReadingAnswer,
         raise Unprocessable("the answer failed the checks: " + "; ".join(reasons)
                             + ". The batch was read by the rules.", code="invalid_answer",
                             details=result.model_dump()) from None
-    events = _extract(services, lease, HostReading(reading), now)
+    events = _extract(services, lease, HostReading(reading, read_by), now)
     _close(services, lease, "answered")
-    return ReadingResult(lease=lease_id, read_by="host", events=events,
+    return ReadingResult(lease=lease_id, read_by=read_by, events=events,
                          facts=sum(len(v) for v in to_facts(reading, batch).values()))
 
 
@@ -263,12 +273,74 @@ class HostReading:
 
     name = "host"
 
-    def __init__(self, reading: ExtractionOut):
+    def __init__(self, reading: ExtractionOut, read_by: Literal["host", "gateway"] = "host"):
         self.reading = reading
+        self.read_by = read_by
 
     def extract(self, messages: Sequence[Message], ctx: ExtractionContext) -> list[EventDraft]:
         told = to_facts(self.reading, messages)  # as the LLM extractor: the turns it told
         ctx.facts.update(told)                   # facts of are its, the others the rules'
         ctx.facts_read.update(told)
-        return [d.model_copy(update={"read_by": "host"})
+        return [d.model_copy(update={"read_by": self.read_by})
                 for d in to_drafts(self.reading, messages)]
+
+
+# ------------------------------------------------------------------ the gateway reads
+
+
+def note_chat_model(services: Services, space: str, model: str | None) -> None:
+    """The gateway saw a chat ask for `model`: the model its space is read with."""
+    if not model or services.settings.gateway_reads != "on":
+        return
+    known = services.store.get_record(ChatModel, space)
+    if known is None or known.model != model:
+        services.store.put_record(ChatModel(scope=space, model=model[:200]))
+
+
+def read_with_upstream(services: Services, state: SessionState, now: datetime) -> int | None:
+    """ANNALS_GATEWAY_READS=on: the session's pending batches read by the chat gateway's
+    upstream, with the model the space's chats use — in the quiet window, never in a user's
+    request. Returns the events written, or None when the upstream cannot read (no
+    upstream, no model known, an edited session); a batch the upstream fails or answers
+    wrongly is the rules' (refused: at once; failed: by the caller, which reads the rest)."""
+    if services.settings.gateway_reads != "on" or services.chat is None \
+            or state.dirty_from is not None:
+        return None
+    known = services.store.get_record(ChatModel, state.space)
+    model = known.model if known else services.chat.default_model
+    if not model:
+        return None
+    events = 0
+    while (task := task_for(services, state, now)) is not None:
+        reply = _upstream_reply(services, state.space, task, model)
+        if reply is None:  # the upstream failed: this lease goes, the caller reads the rest
+            lease = services.store.get_record(ReadingLease, state.space, task.lease)
+            if lease is not None:
+                _close(services, lease, "refused")
+            return events or None
+        try:
+            events += answer(services, state.space, task.lease, ReadingAnswer(answer=reply),
+                             now, read_by="gateway").events
+        except Unprocessable as exc:  # refused: the rules read that batch already
+            events += (exc.details or {}).get("events", 0)
+        state = services.store.get_session(state.space, state.session) or state
+    return events
+
+
+def _upstream_reply(services: Services, space: str, task: ReadingTask, model: str) -> str | None:
+    from chalicelib.ports import LLMUsage, UpstreamError
+    from chalicelib.usecases.llm_usage import persist_usage
+
+    try:
+        reply = services.chat.complete({"model": model, **task.request.model_dump()})
+    except UpstreamError as exc:
+        log.warning("gateway reading of %s/%s failed upstream (%s): the rules read it",
+                    space, task.session, exc.status)
+        persist_usage(services.store, space, LLMUsage(failures=1), "reading", model)
+        return None
+    usage = reply.get("usage") or {}
+    persist_usage(services.store, space, LLMUsage(
+        calls=1, prompt_tokens=int(usage.get("prompt_tokens") or 0),
+        completion_tokens=int(usage.get("completion_tokens") or 0)), "reading", model)
+    choices = reply.get("choices") or [{}]
+    return str(((choices[0] or {}).get("message") or {}).get("content") or "")

@@ -351,3 +351,14 @@ def test_one_key_never_holds_the_servers_last_place():
               pytest.raises(TooManyRequests, match="requests at once"),
               limiter.admit("third", "c")):
             pass
+
+
+def test_a_key_allowed_the_whole_server_by_its_read_limit_may_take_it():
+    limiter = RequestLimiter(Limits(key_concurrent=8, space_concurrent=10, in_flight=6))
+    held = [limiter.admit("solo", "a") for _ in range(6)]
+    for place in held:
+        place.__enter__()
+    with pytest.raises(TooManyRequests, match="requests at once"), limiter.admit("other", "b"):
+        pass
+    for place in held:
+        place.__exit__(None, None, None)
