@@ -143,6 +143,9 @@ class Settings(BaseSettings):
                                            description="per upstream read")
     gateway_resume_turns: int = Field(default=20, ge=1, le=200,
                                       description="raw messages `/resume` injects")
+    cors_origins: str = Field(
+        default="", description="origins a browser host calls from (`annals serve`), e.g. "
+                                "http://127.0.0.1:8000; comma-separated; none by default")
     gateway_reads: Literal["on", "off"] = Field(
         default="off", description="on: the quiet window reads a space's gateway chats with the "
                                    "upstream and the model those chats used (reading tasks, "
@@ -177,6 +180,12 @@ class Settings(BaseSettings):
     extract_delay_seconds: int = Field(default=900, ge=0, le=900,
                                        description="SQS delay before an ingest-triggered check")
 
+    @field_validator("cors_origins")
+    @classmethod
+    def _origins_parse(cls, value: str) -> str:
+        parse_origins(value)  # a bad origin stops `annals serve` at start, named
+        return value
+
     @field_validator("clean_patterns")
     @classmethod
     def _patterns_compile(cls, patterns: list[str]) -> list[str]:
@@ -205,3 +214,17 @@ class Settings(BaseSettings):
     @property
     def key_path(self) -> Path:
         return self.data_dir / "api_key"
+
+
+def parse_origins(value: str | None) -> frozenset[str]:
+    """`ANNALS_CORS_ORIGINS`: origins separated by commas or spaces, each scheme://host[:port]
+    (a trailing slash dropped). ValueError names one that is not an origin."""
+    origins = set()
+    for item in (value or "").replace(",", " ").split():
+        origin = item.rstrip("/")
+        scheme, sep, rest = origin.partition("://")
+        if scheme not in ("http", "https") or not sep or not rest or "/" in rest:
+            raise ValueError(f"ANNALS_CORS_ORIGINS: {item!r} is not an origin such as "
+                             "http://127.0.0.1:8000 (scheme, host, optional port; no path)")
+        origins.add(origin.lower())
+    return frozenset(origins)

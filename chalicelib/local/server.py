@@ -20,7 +20,8 @@ import time
 
 from chalicelib.api.auth import resolve_api_key
 from chalicelib.api.http import MAX_BODY_BYTES
-from chalicelib.config import Settings
+from chalicelib.config import Settings, parse_origins
+from chalicelib.local.cors import CORS
 from chalicelib.local.indexer import BackgroundIndexer
 from chalicelib.local.scheduler import Scheduler
 from chalicelib.local.worker import JobWorker
@@ -93,6 +94,8 @@ def serve(host: str = "127.0.0.1", port: int = 8000, settings: Settings | None =
 
     json_errors()
     wsgi = ChaliceWSGI(app, MAX_BODY_BYTES)
+    if origins := parse_origins(settings.cors_origins):  # checked at start, not per request
+        wsgi = CORS(wsgi, origins)
     server = create_server(wsgi, host=host, port=port, threads=THREADS,
                            # our own limit answers in JSON; waitress's only stops absurd ones
                            max_request_body_size=16 * MAX_BODY_BYTES, channel_timeout=60,
