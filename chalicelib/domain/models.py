@@ -524,6 +524,19 @@ class RecentTurn(Strict):
     content: str = Field(min_length=1, max_length=4000)
 
 
+class InContext(Strict):
+    """The turns a host sends its model with this request: `session`'s from `from_seq` on."""
+
+    session: SessionId
+    from_seq: int = Field(ge=0)
+
+    def holds(self, card: Card) -> bool:
+        """Is all the card says in those turns (a message among them, an event citing only
+        them)? The model reads them anyway: such a card repeats the prompt."""
+        return bool(card.sources) and all(
+            s.session == self.session and s.seq_start >= self.from_seq for s in card.sources)
+
+
 class RecallRequest(Strict):
     query: str = Field(min_length=1, max_length=4000)
     recent: list[RecentTurn] = Field(
@@ -531,6 +544,9 @@ class RecallRequest(Strict):
         description="the turns before the query, oldest first (e.g. the previous user message "
                     "and the last reply): they help read a short follow-up")
     time_hint: str | None = Field(default=None, max_length=200)
+    in_context: InContext | None = Field(
+        default=None, description="the turns the host sends its model with this request "
+                                  "(its session, from this seq on): never a card")
     window: IdStr | None = None
     limit: int | None = Field(default=None, ge=1, le=50, description="alias of max_cards")
     max_cards: int | None = Field(default=None, ge=1, le=50)

@@ -213,7 +213,7 @@ def recall(services: Services, space: str, request: RecallRequest, *,
         if result.verdict == "forgot" and anchor.start >= now and speaks_of_plans(request.query):
             result = recall_plans(services, space, request, recipe, anchor, named, trace)
         result = fill_by_meaning(services, space, request, recipe, named, result, trace)
-    result = apply_cooldown(request, result, cooled, trace)
+    result = apply_cooldown(request, without_context(request, result, trace), cooled, trace)
     if request.format == "timeline" and result.cards:  # key events by the space's threshold
         context = render(result.cards, "timeline", services.settings.highlight_threshold,
                          zh=trace.zh)
@@ -323,6 +323,21 @@ def trace_freshness(trace: Trace, fresh: Freshness) -> None:
         trace.add(f"[记忆检索] {fresh.vector_pending} 条消息尚未向量化，只能按关键词找到",
                   f"[recall] {fresh.vector_pending} messages not yet embedded "
                   "(findable by keyword only)")
+
+
+def without_context(request: RecallRequest, result: RecallResponse,
+                    trace: Trace) -> RecallResponse:
+    """No card of the turns the host sends its model anyway (`in_context`; the plain path
+    leaves them out before its card limit, so others take their places there)."""
+    if request.in_context is None:
+        return result
+    kept = [c for c in result.cards if not request.in_context.holds(c)]
+    if len(kept) == len(result.cards):
+        return result
+    trace.add(f"[记忆检索] {len(result.cards) - len(kept)} 条就在模型读到的对话里，不重复注入",
+              f"[recall] {len(result.cards) - len(kept)} in the turns the model already reads: "
+              "not repeated")
+    return respond(request, result.verdict if kept else "none", result.layers, kept, trace)
 
 
 def apply_cooldown(request: RecallRequest, result: RecallResponse, cooled: set[str],
@@ -435,7 +450,9 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
             ranked = gate.admit(ranked)
             gates.append(gate)
         per_intent.append(updates.apply(ranked, intent.past))
-    cards = dedupe_evidence(interleave(per_intent))[:limit]
+    cards = dedupe_evidence(interleave(per_intent))
+    cards = [c for c in cards if not request.in_context or not request.in_context.holds(c)]
+    cards = cards[:limit]
     cards = with_threads(services, space, cards, links, recipe.thread_materials)
     cards = updates.strip_materials(cards, any(i.past for i in asked))
     if listed:
