@@ -21,7 +21,7 @@ from chalicelib.usecases.events import save_event
 from chalicelib.usecases.gateway import RESUME_PROMPT, parse_resume
 from chalicelib.usecases.ingest import put_messages
 from tests.conftest import API_KEY, AUTH
-from tests.llm_double import ChatDouble, Reply
+from tests.llm_double import Reply
 
 MEMORY = "小明领养了一只橘猫，取名叫奶糖"
 QUESTION = "奶糖是什么猫？"
@@ -44,25 +44,6 @@ class ChaliceTransport(httpx.BaseTransport):
                               request=request)
 
 
-@pytest.fixture
-def double():
-    with ChatDouble() as d:
-        yield d
-
-
-@pytest.fixture
-def gateway(services, double):
-    services.chat = OpenAIChatUpstream(base_url=double.url, api_key="sk-upstream", timeout=10,
-                                       max_retries=0)
-    return services
-
-
-@pytest.fixture
-def lam(gateway):
-    from app import app
-
-    with Client(app) as c:
-        yield c
 
 
 def sdk(lam: Client, window: str = "w1", space: str = SPACE, key: str = API_KEY,

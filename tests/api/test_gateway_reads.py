@@ -8,35 +8,9 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 
-import pytest
-from chalice.test import Client
-
-from chalicelib.adapters.llm.openai_chat import OpenAIChatUpstream
 from chalicelib.domain.records import LLMUsageRecord
 from chalicelib.usecases import jobs, reading
 from tests.api.test_gateway import SPACE, post
-from tests.llm_double import ChatDouble
-
-
-@pytest.fixture
-def double():
-    with ChatDouble() as d:
-        yield d
-
-
-@pytest.fixture
-def gateway(services, double):
-    services.chat = OpenAIChatUpstream(base_url=double.url, api_key="sk-upstream", timeout=10,
-                                       max_retries=0)
-    return services
-
-
-@pytest.fixture
-def lam(gateway):
-    from app import app
-
-    with Client(app) as c:
-        yield c
 
 MOVE = {"title": "小林辞职，要搬去杭州", "summary": "小林上周辞职了，下个月搬去杭州",
         "when": "2026-11-24", "importance": 7, "participants": ["小林"], "sources": [1]}
