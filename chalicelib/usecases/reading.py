@@ -204,13 +204,13 @@ def answer(services: Services, space: str, lease_id: str, body: ReadingAnswer,
         raise Conflict(f"lease {lease_id!r} was already {lease.status}", code="lease_used")
     if lease.expires_at <= now:
         raise Conflict(f"lease {lease_id!r} expired at {lease.expires_at.isoformat()}; "
-                            "its batch is read by Annals (or handed out again)",
+                       "its batch is read by Annals (or handed out again)",
                        code="lease_expired")
     batch = _batch(services, lease)
     if batch is None:
         _close(services, lease, "refused")
         raise Conflict(f"the turns of lease {lease_id!r} changed since it was handed "
-                            "out; lease the batch again", code="lease_stale")
+                       "out; lease the batch again", code="lease_stale")
     try:
         reading = _check(body.answer, batch)
     except ValueError as exc:
