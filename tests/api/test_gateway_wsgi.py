@@ -19,14 +19,10 @@ from tests.api.test_gateway import (
     SPACE,
     conversation,
     delivered,
-    double,
-    gateway,
     remember,
     stored,
 )
 from tests.conftest import API_KEY
-
-__all__ = ["double", "gateway"]  # the fixtures, shared with test_gateway.py
 
 
 def call(wsgi, body: dict | bytes, *, key: str = API_KEY, content_type="application/json",

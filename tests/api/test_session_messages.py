@@ -8,7 +8,7 @@ import json
 from urllib.parse import quote
 
 from chalicelib.api.openapi import openapi_document
-from tests.api.test_gateway import double, gateway, lam, sdk  # noqa: F401 (fixtures)
+from tests.api.test_gateway import sdk
 from tests.conftest import AUTH
 
 SP = "/v1/spaces/me"
@@ -53,7 +53,7 @@ def test_a_chinese_session_is_listed(client):
     assert [m["session"] for m in page["messages"]] == ["沈砚-2026-11-02@20h05m00s"] * 2
 
 
-def test_the_gateway_s_turns_are_listed(lam, double):  # noqa: F811
+def test_the_gateway_s_turns_are_listed(lam, double):
     double.reply_text("奶糖是一只橘猫。")
     sdk(lam, window="w1", space="tavern").chat.completions.create(
         model="m", messages=[{"role": "user", "content": "奶糖是什么猫？"}])

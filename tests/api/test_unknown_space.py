@@ -20,7 +20,7 @@ from chalicelib.domain.models import MessageIn, PutMessagesRequest
 from chalicelib.local.wsgi import ChaliceWSGI
 from chalicelib.usecases.ingest import put_messages
 from chalicelib.wiring import set_services
-from tests.api.test_gateway import double, gateway, lam, sdk  # noqa: F401 (fixtures)
+from tests.api.test_gateway import sdk
 from tests.api.test_mcp import Rpc
 from tests.conftest import API_KEY, AUTH, make_services
 
@@ -76,7 +76,7 @@ def test_a_write_elsewhere_counts_at_the_next_read(client, services):
     assert ask(client, "get", SP + "/events").status_code == 200
 
 
-def test_the_gateway_and_mcp_still_answer_on_a_fresh_space(lam, double):  # noqa: F811
+def test_the_gateway_and_mcp_still_answer_on_a_fresh_space(lam, double):
     double.reply_text("Hello!")
     reply = sdk(lam, space="fresh-chat").chat.completions.with_raw_response.create(
         model="m", messages=[{"role": "user", "content": "Do you remember Lisbon?"}])
