@@ -91,3 +91,13 @@ def client(services):
 
     with Client(app) as c:
         yield c
+
+
+@pytest.fixture
+def double():
+    """The OpenAI-compatible HTTP double (tests/llm_double), answering as it is scripted;
+    tests/integration/conftest.py has one that checks the model name."""
+    from tests.llm_double import ChatDouble
+
+    with ChatDouble() as d:
+        yield d

@@ -26,7 +26,7 @@ from chalicelib.ports import Services
 from chalicelib.usecases import background, forgetting
 from chalicelib.usecases.extract import extract_session, journal, pending_sessions
 from chalicelib.usecases.merge import merge_space, sessions_fingerprint
-from chalicelib.usecases.reading import leased, read_with_upstream
+from chalicelib.usecases.reading import leased_sessions, read_with_upstream
 from chalicelib.usecases.recall.recipes import resolve
 from chalicelib.usecases.spaces import known_spaces
 
@@ -117,13 +117,18 @@ def quiet_window(services: Services, now: datetime | None = None) -> JobResult:
     and one that fails is recorded and skipped, never holding the others back."""
     now = now or services.clock()
     done, reasons, detail, events = [], {}, {}, 0
+    leased: dict[str, set[str]] = {}  # per space, read once a sweep: sessions out with a host
     for state in pending_sessions(services):
         key = f"{state.space}/{state.session}"
 
         def extract_if_ready(state: SessionState = state, key: str = key) -> int:
             reason = session_readiness(services, state, now)
-            if reason is None or leased(services, state.space, state.session, now):
-                return 0  # not ready, or a host is reading it (usecases.reading)
+            if reason is None:
+                return 0
+            if state.space not in leased:
+                leased[state.space] = leased_sessions(services, state.space, now)
+            if state.session in leased[state.space]:
+                return 0  # a host is reading it (usecases.reading)
             done.append(key)
             reasons[key] = reason
             if services.queue is not None:  # AWS: the SQS worker extracts (retries, a DLQ)

@@ -39,13 +39,13 @@ from chalicelib.domain.errors import Conflict, NotFound, Unprocessable
 from chalicelib.domain.jsontext import parse_json_object
 from chalicelib.domain.models import EventDraft, Message, SessionState
 from chalicelib.domain.records import Record
-from chalicelib.ports import ExtractionContext, Services
+from chalicelib.ports import ExtractionContext, LLMUsage, Services, UpstreamError
 from chalicelib.usecases.extract import (
-    CONTEXT_MESSAGES,
     attempt_id,
     cleaned,
     extract_session_result,
     pending_sessions,
+    turns_before,
 )
 from chalicelib.usecases.extract.llm import (
     MAX_BATCH_CHARS,
@@ -59,6 +59,7 @@ from chalicelib.usecases.extract.llm import (
     to_facts,
 )
 from chalicelib.usecases.extract.offline import OfflineExtractor
+from chalicelib.usecases.llm_usage import persist_usage
 from chalicelib.usecases.people import named_users, with_names
 
 log = logging.getLogger("annals.reading")
@@ -133,12 +134,12 @@ class ReadingResult(BaseModel):
 def hand_out(services: Services, space: str, limit: int = 1,
              now: datetime | None = None) -> ReadingTasks:
     now = now or services.clock()
-    _forget_old(services, space, now)
+    out = leased_sessions(services, space, now)
     tasks: list[ReadingTask] = []
     for state in pending_sessions(services, space):
         if len(tasks) >= limit:
             break
-        if state.dirty_from is not None or leased(services, space, state.session, now):
+        if state.dirty_from is not None or state.session in out:
             continue  # an edited session is rolled back and read by Annals itself
         task = task_for(services, state, now)
         if task is not None:
@@ -155,11 +156,8 @@ def task_for(services: Services, state: SessionState, now: datetime) -> ReadingT
         return None
     batch = split_batches(pending, MAX_BATCH_CHARS)[0]
     names = named_users(services, space)
-    earlier = services.store.get_messages(space, session,
-                                          seq_from=max(0, start - CONTEXT_MESSAGES),
-                                          seq_to=start - 1)
     shown = with_names(cleaned(services, batch), names)
-    prompt = build_prompt(shown, with_names(cleaned(services, earlier), names),
+    prompt = build_prompt(shown, turns_before(services, space, session, start, names),
                           nearby_events(services.store, space, shown))
     lease = ReadingLease(scope=space, key="rl_" + secrets.token_hex(10), session=session,
                          seq_from=batch[0].seq, seq_to=batch[-1].seq,
@@ -175,18 +173,16 @@ def task_for(services: Services, state: SessionState, now: datetime) -> ReadingT
                        seq_from=lease.seq_from, seq_to=lease.seq_to, request=request)
 
 
-def _forget_old(services: Services, space: str, now: datetime) -> None:
-    """Leases a day past their expiry go: a late answer to one is a 404 rather than a 409."""
-    old = [lease.key for lease in services.store.list_records(ReadingLease, space)
-           if lease.expires_at < now - KEEP_LEASES]
+def leased_sessions(services: Services, space: str, now: datetime) -> set[str]:
+    """The space's sessions out with a host (a lease neither answered nor expired), read in one
+    listing; leases a day past their expiry are forgotten on the way (a late answer to one is
+    a 404 rather than a 409)."""
+    leases = services.store.list_records(ReadingLease, space)
+    old = [lease.key for lease in leases if lease.expires_at < now - KEEP_LEASES]
     if old:
         services.store.delete_records(ReadingLease, space, old)
-
-
-def leased(services: Services, space: str, session: str, now: datetime) -> bool:
-    """Is one of the session's batches out with a host (a lease not answered, not expired)?"""
-    return any(lease.session == session and lease.status == "out" and lease.expires_at > now
-               for lease in services.store.list_records(ReadingLease, space))
+    return {lease.session for lease in leases
+            if lease.status == "out" and lease.expires_at > now}
 
 
 # ------------------------------------------------------------------ answers
@@ -223,10 +219,11 @@ def answer(services: Services, space: str, lease_id: str, body: ReadingAnswer,
         raise Unprocessable("the answer failed the checks: " + "; ".join(reasons)
                             + ". The batch was read by the rules.", code="invalid_answer",
                             details=result.model_dump()) from None
-    events = _extract(services, lease, HostReading(reading, read_by), now)
+    host = HostReading(reading, read_by)
+    events = _extract(services, lease, host, now)
     _close(services, lease, "answered")
     return ReadingResult(lease=lease_id, read_by=read_by, events=events,
-                         facts=sum(len(v) for v in to_facts(reading, batch).values()))
+                         facts=sum(len(v) for v in host.told.values()))
 
 
 def _batch(services: Services, lease: ReadingLease) -> list[Message] | None:
@@ -276,11 +273,13 @@ class HostReading:
     def __init__(self, reading: ExtractionOut, read_by: Literal["host", "gateway"] = "host"):
         self.reading = reading
         self.read_by = read_by
+        self.told: dict[int, list] = {}  # the facts the answer told, as extraction took them
 
     def extract(self, messages: Sequence[Message], ctx: ExtractionContext) -> list[EventDraft]:
-        told = to_facts(self.reading, messages)  # as the LLM extractor: the turns it told
-        ctx.facts.update(told)                   # facts of are its, the others the rules'
-        ctx.facts_read.update(told)
+        # as the LLM extractor: the turns it told facts of are its, the others the rules'
+        self.told = to_facts(self.reading, messages)
+        ctx.facts.update(self.told)
+        ctx.facts_read.update(self.told)
         return [d.model_copy(update={"read_by": self.read_by})
                 for d in to_drafts(self.reading, messages)]
 
@@ -289,8 +288,9 @@ class HostReading:
 
 
 def note_chat_model(services: Services, space: str, model: str | None) -> None:
-    """The gateway saw a chat ask for `model`: the model its space is read with."""
-    if not model or services.settings.gateway_reads != "on":
+    """The gateway saw a chat ask for `model` (with ANNALS_GATEWAY_READS on): the model its
+    space is read with."""
+    if not model:
         return
     known = services.store.get_record(ChatModel, space)
     if known is None or known.model != model:
@@ -328,9 +328,6 @@ def read_with_upstream(services: Services, state: SessionState, now: datetime) -
 
 
 def _upstream_reply(services: Services, space: str, task: ReadingTask, model: str) -> str | None:
-    from chalicelib.ports import LLMUsage, UpstreamError
-    from chalicelib.usecases.llm_usage import persist_usage
-
     try:
         reply = services.chat.complete({"model": model, **task.request.model_dump()})
     except UpstreamError as exc:

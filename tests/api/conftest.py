@@ -1,5 +1,5 @@
-"""Fixtures of the chat gateway's tests: the upstream as the OpenAI-compatible HTTP double
-(`double`), services whose gateway talks to it (`gateway`), and the Lambda app over them
+"""Fixtures of the chat gateway's tests: services whose gateway talks to the OpenAI-compatible
+HTTP double (`gateway`, over tests/conftest.py's `double`), and the Lambda app over them
 (`lam`). A module may define its own of the same name (tests/api/test_gateway_bedrock.py)."""
 
 from __future__ import annotations
@@ -8,13 +8,6 @@ import pytest
 from chalice.test import Client
 
 from chalicelib.adapters.llm.openai_chat import OpenAIChatUpstream
-from tests.llm_double import ChatDouble
-
-
-@pytest.fixture
-def double():
-    with ChatDouble() as d:
-        yield d
 
 
 @pytest.fixture

@@ -18,7 +18,6 @@ from chalicelib.usecases.extract import extract_session_result
 from chalicelib.usecases.extract.llm import SYSTEM_PROMPT, cited_seqs
 from chalicelib.wiring import set_services
 from tests.conftest import AUTH, make_services
-from tests.llm_double import ChatDouble
 from tests.unit.conftest import SPACE, T0
 
 SESSION = "c1"
@@ -33,12 +32,6 @@ CHAT = [
                             "Disneyland Band performances."),
     (7, "user", "Sam", "Thanks so much! Bye!"),
 ]
-
-
-@pytest.fixture
-def double():
-    with ChatDouble() as d:
-        yield d
 
 
 @pytest.fixture

@@ -31,12 +31,6 @@ class Answer(BaseModel):
 SYSTEM = "Reply with one JSON object."
 
 
-@pytest.fixture
-def double():
-    with ChatDouble() as d:
-        yield d
-
-
 def client(double: ChatDouble, **kw) -> OpenAICompatClient:
     kw.setdefault("timeout", 5)
     kw.setdefault("max_retries", 0)

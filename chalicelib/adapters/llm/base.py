@@ -46,7 +46,7 @@ DEFAULT_MAX_TOKENS = 4000
 
 
 # ------------------------------------------------------------------ JSON parsing
-
+# (the object in a reply: chalicelib.domain.jsontext.parse_json_object, re-exported)
 
 
 def schema_hint(schema: type[BaseModel]) -> str:

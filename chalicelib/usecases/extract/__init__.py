@@ -118,12 +118,10 @@ def _extract_session(services: Services, space: str, session: str, now: datetime
             summaries.summarise_session(services, space, session, now, batch)
         store.mark_extracted(space, session, state.extracted_upto)
         return ExtractionResult()
-    earlier = store.get_messages(space, session, seq_from=max(0, start - CONTEXT_MESSAGES),
-                                 seq_to=start - 1)
     # a user who told their name ("我叫阿梅") is read under it, not as 用户 / "the user"
     names = named_users(services, space)
     ctx = ExtractionContext(space=space, session=session,
-                            earlier=with_names(cleaned(services, earlier), names))
+                            earlier=turns_before(services, space, session, start, names))
     drafts = (extractor or services.extractor).extract(
         with_names(cleaned(services, messages), names), ctx)
     # Whatever the extractor proposed, only drafts that make valid events citing this batch
@@ -150,6 +148,16 @@ def _extract_session(services: Services, space: str, session: str, now: datetime
     summaries.summarise_session(services, space, session, now, batch)
     store.mark_extracted(space, session, max(m.seq for m in messages))
     return ExtractionResult(events=events, drafts=checked.counts)
+
+
+def turns_before(services: Services, space: str, session: str, start: int,
+                 names: dict[str, str]) -> list[Message]:
+    """The CONTEXT_MESSAGES turns before `start`, as a reading shows them (cleaned, named):
+    context for the batch, never cited."""
+    earlier = services.store.get_messages(space, session,
+                                          seq_from=max(0, start - CONTEXT_MESSAGES),
+                                          seq_to=start - 1)
+    return with_names(cleaned(services, earlier), names)
 
 
 def cleaned(services: Services, messages: Sequence[Message]) -> list[Message]:
