@@ -595,3 +595,35 @@ _add_deploy()
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
+
+
+@main.group(help="SillyTavern: the Annals extension (sillytavern/README.md).")
+def sillytavern() -> None:
+    pass
+
+
+@sillytavern.command("install", help="Install the Annals extension into SillyTavern at "
+                     "--st-dir (the folder with server.js): for one user (default "
+                     "default-user) or, with --all-users, for everyone.")
+@click.option("--st-dir", required=True,
+              type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--user", default="default-user", show_default=True,
+              help="the SillyTavern user whose extensions folder gets it")
+@click.option("--all-users", is_flag=True,
+              help="install into public/scripts/extensions/third-party instead")
+@click.option("--data-root", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="SillyTavern's dataRoot when not <st-dir>/data")
+@click.option("--url", default=None, help="the Annals server the extension starts with")
+@click.option("--key", default=None, help="the API key it starts with (a write key)")
+def sillytavern_install(st_dir: Path, user: str, all_users: bool, data_root: Path | None,
+                        url: str | None, key: str | None) -> None:
+    from chalicelib.local.sillytavern import InstallError, install
+
+    try:
+        target = install(st_dir, None if all_users else user, data_root, url, key)
+    except InstallError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"installed the Annals extension in {target}")
+    click.echo("reload SillyTavern; the panel is under Extensions → Annals memory. Start Annals "
+               "with ANNALS_CORS_ORIGINS set to SillyTavern's address (e.g. "
+               "ANNALS_CORS_ORIGINS=http://127.0.0.1:8000 annals serve).")

@@ -1,4 +1,4 @@
-"""The JavaScript client (sillytavern/annals-client.js) in Node against a real `annals serve`:
+"""The JavaScript client (sillytavern/extension/annals-client.js) in Node against a real `annals serve`:
 the calls the SillyTavern extension makes — store turns under SillyTavern's own chat name,
 the hook (with and without `in_context`), deliveries, a reading task and its answer, a
 delete, the chronicle and the people — and its errors: a wrong key is an AnnalsError with
@@ -28,7 +28,7 @@ def test_the_js_client_against_annals_serve(tmp_path):
         server.wait_ready()
         run = subprocess.run(
             [NODE, str(ROOT / "tests" / "e2e" / "js_client_flow.mjs"),
-             (ROOT / "sillytavern" / "annals-client.js").as_uri(),
+             (ROOT / "sillytavern" / "extension" / "annals-client.js").as_uri(),
              (ROOT / "chalicelib" / "web" / "importer.js").as_uri(), server.url, KEY],
             capture_output=True, text=True, timeout=120)
     finally:

@@ -1,4 +1,4 @@
-"""The JavaScript client (sillytavern/annals-client.js) is checked against the OpenAPI
+"""The JavaScript client (sillytavern/extension/annals-client.js) is checked against the OpenAPI
 document: every operation it names exists with the same method and path, and the query
 parameters it sends are the operation's. A change of the document under it fails here."""
 
@@ -14,7 +14,7 @@ import pytest
 
 from chalicelib.api.openapi import OPERATIONS
 
-CLIENT = Path(__file__).resolve().parents[2] / "sillytavern" / "annals-client.js"
+CLIENT = Path(__file__).resolve().parents[2] / "sillytavern" / "extension" / "annals-client.js"
 NODE = shutil.which("node")
 
 

@@ -32,7 +32,56 @@ export const OPERATIONS = Object.freeze({
   list_profiles: ["GET", "/v1/spaces/{space}/profiles"],
   reading_tasks: ["GET", "/v1/spaces/{space}/reading"],
   reading_answer: ["POST", "/v1/spaces/{space}/reading/{lease}"],
+  extract: ["POST", "/v1/spaces/{space}/extract"],
 });
+
+// A chat file's name as a session id: the rule of `annals import`
+// (chalicelib.domain.models.session_id_from_file_name) and of the web importer
+// (chalicelib/web/importer.js `sessionName`), run over the same table by the tests
+// (tests/data/session_names.json). It is written again here because the extension is
+// installed into SillyTavern, apart from Annals' web app, and cannot import from it.
+const SESSION_CHARS = 128;
+const SESSION_BYTES = 256;
+
+/** "Mika - 2026-11-24@20h05m00s.jsonl" → "Mika-2026-11-24@20h05m00s".
+ * @param {string} fileName @returns {string} */
+export function sessionName(fileName) {
+  const stem = String(fileName).replace(/\.[^.]+$/, "").normalize("NFC");
+  const dashed = stem.replace(/[^\p{L}\p{M}\p{N}_.:@-]+/gu, "-").replace(/-{2,}/g, "-")
+    .replace(/^-+|-+$/g, "");
+  const encoder = new TextEncoder();
+  let id = "";
+  let count = 0;
+  let bytes = 0;
+  for (const ch of dashed) {  // code points, as Python counts them
+    bytes += encoder.encode(ch).length;
+    if (count === SESSION_CHARS || bytes > SESSION_BYTES) break;
+    id += ch;
+    count += 1;
+  }
+  id = id.replace(/-+$/, "");
+  return id.replace(/\./g, "") ? id : "imported";
+}
+
+/** A character's name as a space id (ASCII letters, digits and _ . : @ -): other ASCII
+ * characters become "-"; a name in another script is written as IDNA punycode, by the
+ * browser's own URL parser (阿澈 → "xn--ehxv93f"), so it stays one space per name.
+ * "chat" when nothing is left.
+ * @param {string} name @returns {string} */
+export function spaceName(name) {
+  let plain = String(name).normalize("NFC").replace(/[^A-Za-z0-9_.:@\u0080-\u{10ffff}-]+/gu, "-")
+    .replace(/^[-.]+|[-.]+$/g, "");
+  if (/[^\x00-\x7f]/.test(plain)) {
+    const label = plain.replace(/[.:@_]+/g, "-").replace(/^-+|-+$/g, "");
+    try {
+      plain = new URL(`http://${label}.invalid`).hostname.slice(0, -".invalid".length);
+    } catch {
+      plain = "";
+    }
+  }
+  plain = plain.slice(0, 128).replace(/[-.]+$/, "");
+  return /^[A-Za-z0-9_.:@-]+$/.test(plain) && plain.replace(/\./g, "") ? plain : "chat";
+}
 
 /** An answer other than 2xx: `status`, Annals' error `code` and `message`. */
 export class AnnalsError extends Error {
@@ -148,5 +197,11 @@ export class AnnalsClient {
    * @returns {Promise<ReadingResult>} */
   readingAnswer(space, lease, answer) {
     return this.call("reading_answer", { space, lease }, { body: { answer } });
+  }
+
+  /** Read a space's pending sessions now (Annals' own reader): the events, or a job (202).
+   * @param {string} space @param {string} [session] */
+  extract(space, session) {
+    return this.call("extract", { space }, { body: session ? { session } : {} });
   }
 }
