@@ -131,7 +131,8 @@ export class AnnalsClient {
     if ([...search].length) path += `?${search}`;
     const headers = { Authorization: `Bearer ${this.key}` };
     if (body !== undefined) headers["Content-Type"] = "application/json";
-    const response = await this.fetch(this.url + path, {
+    const send = this.fetch;  // called unbound: a browser's fetch refuses `this` = the client
+    const response = await send(this.url + path, {
       method, headers, body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.timeout(this.timeoutMs),
     });

@@ -29,7 +29,6 @@ const state = {
   offline: false,
   lastRecall: null,
   pending: null,  // {space, window, ids}: injected, reported once the reply came
-  generating: false,
   retry: null,
   quiet: null,
   reading: false,
@@ -142,7 +141,13 @@ async function flush() {
     state.retry = setTimeout(flush, RETRY_MS);
   } else {
     backOnline();
+    setStatus(connectedText());
   }
+}
+
+function connectedText() {
+  const waiting = state.outbox.size ? ` · ${state.outbox.size} ${tr("waiting")}` : "";
+  return `${tr("Connected")} · ${tr("space")} ${currentSpace()}${waiting}`;
 }
 
 function wentOffline(error) {
@@ -193,7 +198,8 @@ globalThis.annalsGenerateInterceptor = async function (chat, contextSize, abort,
       }
     }
   } catch (error) {
-    state.lastRecall = { query, at: new Date(), error: String(error?.message || error) };
+    state.lastRecall = { query, at: new Date(),
+                         error: `${tr("Nothing injected: Annals did not answer")} (${error?.message || error})` };
     wentOffline(error);
   }
   renderLastRecall();
@@ -244,9 +250,10 @@ function readWhenQuiet() {
 async function readNow(byHand = true) {
   const annals = client(60000);
   const space = currentSpace();
-  if (!annals || state.reading || state.generating) return;
+  if (!annals || state.reading) return;
   state.reading = true;
   try {
+    await notGenerating();
     await flush();
     if (!settings().reading) {
       if (byHand) await annals.extract(space, currentSession() || undefined);
@@ -268,6 +275,14 @@ async function readNow(byHand = true) {
   } finally {
     state.reading = false;
     refreshPanel();
+  }
+}
+
+/** SillyTavern is not writing a reply (its own flag, set while the send button is a stop
+ * button): reading waits for it, at most two minutes. */
+async function notGenerating() {
+  for (let waited = 0; document.body.dataset.generating && waited < 120; waited += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
   }
 }
 
@@ -313,14 +328,13 @@ async function refreshPanel() {
                                                 annals.listProfiles(space)]);
     renderChronicle(panel.views.chronicle, events, currentSession(), tr);
     renderPeople(panel.views.people, people.profiles || [], tr);
-    setStatus(`${tr("Connected")} · ${tr("space")} ${space}`
-              + (state.outbox.size ? ` · ${state.outbox.size} ${tr("waiting")}` : ""));
+    setStatus(connectedText());
     state.offline = false;
   } catch (error) {
     if (error?.status === 404) {  // a space never written: nothing remembered yet
       renderChronicle(panel.views.chronicle, [], currentSession(), tr);
       renderPeople(panel.views.people, [], tr);
-      setStatus(`${tr("Connected")} · ${tr("space")} ${currentSpace()}`);
+      setStatus(connectedText());
     } else {
       wentOffline(error);
     }
@@ -383,7 +397,7 @@ async function start() {
   if (host) {
     state.panel = buildPanel(host, tr, {
       settings: settings(), onChange: onSetting, onReadNow: () => readNow(true),
-      onOpen: openAnnals, onRefresh: () => { flush(); refreshPanel(); },
+      onOpen: openAnnals, onRefresh: async () => { await flush(); await refreshPanel(); },
     });
   }
   const { eventSource, eventTypes } = ctx();
@@ -396,9 +410,7 @@ async function start() {
   on("MESSAGE_UPDATED", (index) => queueMessage(index));
   on("MESSAGE_SWIPED", (index) => queueMessage(index));
   on("MESSAGE_DELETED", () => onDeleted());
-  on("GENERATION_STARTED", (type) => { if (type !== "quiet") state.generating = true; });
-  on("GENERATION_ENDED", () => { state.generating = false; });
-  on("GENERATION_STOPPED", () => { state.generating = false; state.pending = null; });
+  on("GENERATION_STOPPED", () => { state.pending = null; });
   globalThis.addEventListener?.("online", flushSoon);
   openChat();
 }

@@ -33,14 +33,16 @@ def server_env(data_dir: Path, drop: tuple[str, ...] = ("ANNALS_",), **extra: st
 
 class AnnalsServer:
     """`annals serve` on a free port. `env`: its whole environment (server_env by default);
-    `stdout`: subprocess.PIPE to read what it prints (`out` after stop), else discarded."""
+    `stdout`: subprocess.PIPE to read what it prints (`out` after stop), else discarded;
+    `port`: a fixed one (a server started again where its clients expect it)."""
 
     stop_signal = signal.SIGTERM
 
     def __init__(self, data_dir: Path, env: dict[str, str] | None = None,
-                 stdout: int = subprocess.DEVNULL, cwd: Path | None = None):
+                 stdout: int = subprocess.DEVNULL, cwd: Path | None = None,
+                 port: int | None = None):
         self.data_dir = data_dir
-        self.port = free_port()
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.out = ""
         self.proc = subprocess.Popen(

@@ -7,18 +7,14 @@ ANNALS_REQUIRE_BROWSER is set."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from tests.sillytavern.harness import (
-    REQUIRE_ENV,
     SillyTavern,
     UpstreamModel,
     chromium,
     open_chat,
     send,
-    sillytavern_missing,
 )
 
 pytestmark = pytest.mark.sillytavern
@@ -33,13 +29,6 @@ def reply(body: dict) -> str:
     return "Hangzhou is lovely in spring!" if "Hangzhou" in last else "Try one by West Lake."
 
 
-@pytest.fixture(scope="module")
-def available():
-    missing = sillytavern_missing()
-    if missing:
-        if os.environ.get(REQUIRE_ENV):
-            pytest.fail(f"{missing}; {REQUIRE_ENV} is set, so this test may not skip")
-        pytest.skip(missing)
 
 
 def test_a_chat_with_mika_goes_through_the_upstream(available):
