@@ -92,7 +92,7 @@ function showView(tabs, views, name) {
 export function renderChronicle(view, events, session, tr) {
   view.replaceChildren();
   if (!events.length) {
-    view.append(el("p", { class: "annals-empty" }, tr("Nothing remembered yet.")));
+    view.append(el("p", { class: "annals-empty" }, tr("Nothing remembered yet: Annals reads a chat after a quiet while (20 minutes by default), or now with “Read now”.")));
     return;
   }
   const list = el("ol", { class: "annals-events" });
