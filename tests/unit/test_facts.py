@@ -132,3 +132,16 @@ def test_a_profile_carries_the_graphs_aliases(services):
     services.store.put_record(Entity(scope="s", key="en_mia", name="Mia", kind="person",
                                      aliases=["Mimi"]))
     assert facts.profile(services, "s", "Mia").aliases == ["Mimi"]
+
+
+def test_a_turn_a_model_read_keeps_the_rules_floor_under_it(services):
+    """Issue 37: what the model said of a turn stands; what the rules read of an attribute the
+    model was silent on is kept beneath it (a small model misses what is plainly said)."""
+    turn = msg(1, "I moved to Leeds and I'm allergic to kiwi.", 0)
+    model = {1: [Statement("lives_in", "Leeds, UK")]}
+    written = facts.learn(services, "s", [turn], T0, model)
+    held = sorted((f.attribute, f.value) for f in written)
+    assert held == [("allergic_to", "kiwi"), ("lives_in", "Leeds, UK")]
+    assert facts.under_model([], [Statement("pet", "Miso")]) == [Statement("pet", "Miso")]
+    assert facts.under_model([Statement("pet", "Miso", ends=True)],
+                             [Statement("pet", "Mochi")]) == [Statement("pet", "Miso", ends=True)]
