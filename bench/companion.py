@@ -34,7 +34,8 @@ import re
 import sys
 import time
 import traceback
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -334,6 +335,7 @@ def build(services: Any, chat: Chat) -> dict[str, Any]:
     return {"space": chat.space, "file": chat.path.name,
             "sessions": [s.session for s in sessions],
             "messages": sum(len(s.messages) for s in sessions),
+            "user_messages": sum(m.role == "user" for s in sessions for m in s.messages),
             "accepted": sum(r["accepted"] for r in imported),
             "events_extracted": len(events), "import_s": import_s,
             "extract_s": time.perf_counter() - t0}
@@ -460,9 +462,11 @@ def run(paths: Sequence[Path | str] = (), *, key_path: Path | str = KEY,
         only: str | None = None, embedder: str = "e5-local", recipe: str | None = None,
         json_path: Path | str | None = None, dump_path: Path | str | None = None,
         data_dir: Path | str | None = None, progress: bool = True,
-        settings: dict[str, Any] | None = None) -> dict[str, Any]:
+        settings: dict[str, Any] | None = None, reader: str = "rules",
+        model: str | None = None) -> dict[str, Any]:
     """Every chat built (or reused from `data_dir`) and asked; the report. `settings`:
-    Settings overrides (tests)."""
+    Settings overrides (tests); `reader` "llm": the local `model` reads the user's facts
+    (ANNALS_LLM=local, as bench facts runs it), the rules the rest."""
     from tqdm import tqdm
 
     started = time.perf_counter()
@@ -477,10 +481,12 @@ def run(paths: Sequence[Path | str] = (), *, key_path: Path | str = KEY,
     reports: list[dict] = []
     per_question: list[dict] = []
     dump_lines: list[str] = []
-    with run_dir(data_dir, "annals-bench-companion-") as tmp:
-        services, baselines = _services(tmp, embedder, settings)
+    llm = _model_reader(reader, model, progress)
+    with run_dir(data_dir, "annals-bench-companion-") as tmp, llm_stopped(llm):
+        services, baselines = _services(tmp, embedder, settings, llm)
         annals_recipe = recipe or services.settings.recipe
-        built = read_built(tmp)
+        built = {space: made for space, made in read_built(tmp).items()
+                 if made.get("reader", "rules") == reader}  # built by another reader: again
         todo = sum(len(c.entry["questions"]) for c in chats)
         bar = tqdm(total=todo, desc="companion", unit="q", file=sys.stderr,
                    disable=not progress)
@@ -489,7 +495,7 @@ def run(paths: Sequence[Path | str] = (), *, key_path: Path | str = KEY,
             t0 = time.perf_counter()
             mine = questions(chat.entry)
             try:
-                made = _built(services, baselines, chat, built, tmp)
+                made = _built(services, baselines, chat, built, tmp, reader)
                 figures = space_figures(services, chat, mine[0].text if mine else "")
             except Exception as exc:  # one chat's failure leaves the others measured
                 errors.append({"chat": chat.path.name, "error": repr(exc),
@@ -513,7 +519,9 @@ def run(paths: Sequence[Path | str] = (), *, key_path: Path | str = KEY,
         bar.close()
     report: dict[str, Any] = {
         "benchmark": "companion",
-        "config": {"embedder": embedder, "annals_recipe": annals_recipe, "cards": CARDS,
+        "config": {"embedder": embedder, "reader": reader,
+                   "reading": llm.cost(user_turns(reports)) if llm else None,
+                   "annals_recipe": annals_recipe, "cards": CARDS,
                    "found_at": FOUND_AT, "hook_hit_at": HOOK_HIT_AT, "key": str(key_path),
                    "data_dir": None if data_dir is None else str(data_dir)},
         "chats": reports,
@@ -542,10 +550,42 @@ def _chats(files: Sequence[Path], key: dict[str, dict]) -> list[Chat]:
     return chats
 
 
-def _services(tmp: Path, embedder: str, settings: dict[str, Any] | None) -> tuple[Any, Any]:
+def _model_reader(reader: str, model: str | None, progress: bool) -> Any:
+    if reader != "llm":
+        return None
+    from .facts import ModelReader
+    from .models import DEFAULT_MODEL
+
+    return ModelReader(model or DEFAULT_MODEL, progress=progress)
+
+
+@contextmanager
+def llm_stopped(llm: Any) -> Iterator[None]:
+    """The model's server stopped when the run ends, however it ends."""
+    try:
+        yield
+    finally:
+        if llm is not None:
+            llm.server.stop()
+
+
+def user_turns(reports: Sequence[dict]) -> int:
+    return sum(r["build"].get("user_messages", 0) for r in reports if not r["build"]["reused"])
+
+
+def _services(tmp: Path, embedder: str, settings: dict[str, Any] | None,
+              llm: Any = None) -> tuple[Any, Any]:
     from .locomo import PlainBaselines, make_services
 
-    if settings:
+    if llm is not None:
+        from chalicelib.config import Settings
+        from chalicelib.wiring import build_services
+
+        services = build_services(Settings(
+            data_dir=tmp, embedder=embedder, schedule="off", backend="local", llm="local",
+            llm_model_path=llm.server.model_path, _env_file=None, **(settings or {})),
+            index="inline", llm=llm.client)
+    elif settings:
         from chalicelib.config import Settings
         from chalicelib.wiring import build_services
 
@@ -557,12 +597,13 @@ def _services(tmp: Path, embedder: str, settings: dict[str, Any] | None) -> tupl
     return services, PlainBaselines(tmp, services.embedder)
 
 
-def _built(services: Any, baselines: Any, chat: Chat, built: dict, tmp: Path) -> dict:
+def _built(services: Any, baselines: Any, chat: Chat, built: dict, tmp: Path,
+           reader: str = "rules") -> dict:
     """The chat's space: built here (import, extraction, the baselines' index), or what an
-    earlier run built in this data dir."""
+    earlier run built in this data dir with the same reader."""
     made = built.get(chat.space)
     if made is None or made.get("file") != chat.path.name:
-        made = build(services, chat)
+        made = {**build(services, chat), "reader": reader}
         read_import(services, chat, made["sessions"])
         t0 = time.perf_counter()
         baselines.index(services, BaselineSpace(chat.space, [BaselineSession(chat.session)]))
@@ -738,12 +779,20 @@ def format_report(report: dict) -> str:
     cfg = report["config"]
     p = report["pooled"]["questions"]
     lines = [f"Companion chats (bench/data/companion, issue 36): {len(report['chats'])} chats, "
-             f"{p['questions']} questions; embedder {cfg['embedder']}, recipe "
+             f"{p['questions']} questions; facts read by "
+             f"{'the local model ' + cfg['reading']['model'] if cfg.get('reading') else 'the rules'}"
+             f"; embedder {cfg['embedder']}, recipe "
              f"{cfg['annals_recipe']}; found@10 of {cfg['cards']} cards; hook = the default "
              "request (gated), its first call of two in the window", "",
              *format_table(report), "", "Per question kind (pooled):", "",
              *format_kinds(report), ""]
     second = p["second_call"]
+    if cfg.get("reading"):
+        r = cfg["reading"]
+        lines.append(f"reading: {r['calls']} model calls, {r['failures']} failed (the rules read "
+                     f"those), {r['prompt_tokens_per_user_message']} prompt + "
+                     f"{r['completion_tokens_per_user_message']} output tokens and "
+                     f"{r['seconds_per_user_message']} s per user message")
     lines.append(f"hook, first call: {_num(p['hook_cards'], 2)} cards on average, core block "
                  f"sent {_frac(p['core_sent'])}; second call in the same window: "
                  f"{_num(second['cards'], 2)} cards, core sent {_frac(second['core_sent'])}, "
