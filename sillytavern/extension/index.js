@@ -151,12 +151,15 @@ function connectedText() {
 }
 
 function wentOffline(error) {
+  const refused = error?.status === 401 || error?.status === 403;  // the key, not the server
   if (!state.offline) {
-    globalThis.toastr?.info(tr("Annals is unreachable: the chat goes on without memory, and what you write is sent once it is back."), "Annals");
+    globalThis.toastr?.info(refused
+      ? tr("Annals refused the API key: check it in the Annals panel. The chat goes on without memory, and what you write is sent once the key is right.")
+      : tr("Annals is unreachable: the chat goes on without memory, and what you write is sent once it is back."), "Annals");
     console.warn("[Annals] unreachable", error);
   }
   state.offline = true;
-  setStatus(`${tr("Unreachable")}: ${error?.message || error}`);
+  setStatus(`${refused ? tr("Key refused") : tr("Unreachable")}: ${error?.message || error}`);
 }
 
 function backOnline() {
