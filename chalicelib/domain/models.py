@@ -503,6 +503,8 @@ class Card(BaseModel):
     sources: list[Source] = Field(default_factory=list)
     importance: int | None = None
     speaker: str | None = None  # who said it (a message) or whom it is about (an event)
+    # a message's role: "user" (a person), "assistant" (the AI, a character); None: an event
+    role: Literal["user", "assistant", "system"] | None = None
     tags: list[str] = Field(default_factory=list)  # an event's tags ("quoted", "plan", …)
     score: float
     score_parts: dict[str, float] = Field(default_factory=dict)

@@ -31,7 +31,7 @@ def message_card(msg: Message, cand: Candidate) -> Card:
                 text=f"{speaker}: {msg.content}", when=when,
                 sources=[Source(session=msg.session, seq_start=msg.seq, seq_end=msg.seq,
                                 preview=msg.content[:80])],
-                speaker=msg.speaker, score=cand.score, score_parts=cand.parts)
+                speaker=msg.speaker, role=msg.role, score=cand.score, score_parts=cand.parts)
 
 
 def cleaned_event(event: Event, clean: Callable[[str], str]) -> Event:

@@ -48,6 +48,11 @@ class RecallRecipe:
     # named, 96% of the evidence turns are that speaker's own.
     rerank_depth: int = 60
     name_boost: float = 0.0
+    # A turn of the AI (a companion, a role-play character) reacts, comforts and asks: the
+    # facts of the user's life come from the user (issue 36). Its message cards keep this
+    # share of their score, unless the query names it (1.0: off). Events are unaffected,
+    # and so is a chat of two people (LoCoMo: both speak as users).
+    character_weight: float = 1.0
     # Search with the named people taken out of the query: their names match every one of
     # their messages and pull the meaning towards "a message by X" rather than the topic.
     strip_names: bool = False
@@ -173,7 +178,8 @@ class RecallRecipe:
 # the answer to a question hit lifted with it (bench/README.md, "Answers inherit").
 HYBRID = RecallRecipe(name="hybrid", fusion="score", name_boost=1.0, strip_names=True,
                       prefer_events=True, graph_seeds=5, graph_turns=2, list_pool=40,
-                      answers=0.3, facts_weight=0.5, across_languages=True)
+                      answers=0.3, facts_weight=0.5, across_languages=True,
+                      character_weight=0.5)
 # The default without following links: the bench measures the graph step against it.
 HYBRID_NO_GRAPH = replace(HYBRID, name="hybrid_no_graph", graph_seeds=0)
 HYBRID_RRF = RecallRecipe(name="hybrid_rrf")

@@ -2,6 +2,7 @@
 
 Names: a query that names exactly one of the people in the candidate memories ("What did
 Caroline research?") is about that person's own memories, so theirs are lifted.
+Who spoke: the AI's own turns go behind the user's (recipe.character_weight).
 """
 
 from __future__ import annotations
@@ -21,6 +22,18 @@ def boost_named(pairs: list[Pair], named: set[str], boost: float) -> list[Pair]:
         if card.speaker in named:
             card.score *= 1 + boost
             card.score_parts["name_boost"] = boost
+    return pairs
+
+
+def behind_the_user(pairs: list[Pair], named: set[str], weight: float) -> list[Pair]:
+    """The AI's own turns (role "assistant") weigh `weight` of their score, unless the query
+    names their speaker: what a companion says back is seldom what the user asks about."""
+    if weight >= 1:
+        return pairs
+    for card, _ in pairs:
+        if card.kind == "message" and card.role == "assistant" and card.speaker not in named:
+            card.score *= weight
+            card.score_parts["character"] = weight
     return pairs
 
 
@@ -75,6 +88,7 @@ def diversify(cards: list[Card], weight: float, duplicate: float) -> list[Card]:
 
 def rerank(pairs: list[Pair], named: set[str], recipe: RecallRecipe) -> list[Card]:
     pairs = boost_named(pairs, named, recipe.name_boost)
+    pairs = behind_the_user(pairs, named, recipe.character_weight)
     cards = [card for card, _ in sorted(pairs, key=lambda p: (-p[0].score, p[0].ref))]
     if recipe.prefer_events:
         cards = prefer_events(cards)
