@@ -16,6 +16,7 @@ from chalicelib import __version__
 from chalicelib.api import web
 from chalicelib.api.admission import admitted, finish
 from chalicelib.api.auth import authorize, current_scope, request_scope, request_space
+from chalicelib.api.cors import chalice_cors
 from chalicelib.api.http import (
     ACCEPTED_TYPES,
     api,
@@ -36,6 +37,9 @@ from chalicelib.domain.errors import AnnalsError, BadRequest
 
 app = Chalice(app_name="annals")
 app.api.binary_types = []  # every response is JSON or text
+# On AWS, CORS for the browser origin a user allows (chalicelib/api/cors.py); set before the
+# routes are declared: Chalice gives each route the default it finds then.
+app.api.cors = chalice_cors(os.environ)
 
 SPACE = "/v1/spaces/{space}"
 PUBLIC_PATHS = {"/v1/health", "/v1/openapi.json", *web.PUBLIC_PATHS}

@@ -235,9 +235,18 @@ def report(outputs: dict[str, str], region: str) -> None:
               help="directory for the cloud assembly (default: a new temp directory)")
 @click.option("--source-dir", type=click.Path(file_okay=False, exists=True, path_type=Path),
               hidden=True, help="Chalice project to package (default: the repo root)")
+@click.option("--cors-origin", envvar="ANNALS_CORS_ORIGINS", show_envvar=True, default=None,
+              help="the one browser origin the API answers CORS for (e.g. the SillyTavern "
+                   "extension's http://127.0.0.1:8000); default: none")
 def deploy(user: str, region: str | None, opensearch_endpoint: str | None,
            opensearch_service: str | None, synth_only: bool, out: Path | None,
-           source_dir: Path | None) -> None:
+           source_dir: Path | None, cors_origin: str | None) -> None:
+    from chalicelib.api.cors import one_origin
+
+    try:
+        cors_origin = one_origin(cors_origin)
+    except ValueError as err:
+        raise click.BadParameter(str(err), param_hint="--cors-origin") from None
     region = region or _default_region()
     if opensearch_endpoint:
         try:
@@ -252,6 +261,8 @@ def deploy(user: str, region: str | None, opensearch_endpoint: str | None,
         raise click.BadParameter("a Serverless collection needs --opensearch-endpoint",
                                  param_hint="--opensearch-service")
     ctx = _context(user, region, opensearch_endpoint, opensearch_service, source_dir)
+    if cors_origin:
+        ctx["cors_origin"] = cors_origin
     out = (out or Path(tempfile.mkdtemp(prefix=f"annals-{user}-"))).resolve()
     if synth_only:
         click.echo(str(synth(ctx, out)))

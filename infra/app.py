@@ -8,6 +8,8 @@ Context (from `cdk … -c key=value`, or CDK_CONTEXT_JSON when run as `python in
   opensearch_service   es | aoss (default: from the endpoint's host name)
   source_dir           the Chalice project to package (default: the repo root)
   lambda_memory        MB (default 1024)
+  cors_origin          the one browser origin the API answers CORS for (annals deploy
+                       --cors-origin, checked there); default: none
   api_rate_limit, api_burst_limit, import_rate_limit, import_burst_limit,
   queue_concurrency, stream_concurrency, schedule_concurrency, api_concurrency
                        the limits (annals_infra.settings.Limits; docs/aws.md "Limits and
@@ -87,9 +89,12 @@ def build(app, ctx, cwd: Path | None = None) -> object:
     os.environ["AWS_DEFAULT_REGION"] = region
     os.environ["AWS_EC2_METADATA_DISABLED"] = "true"
     env = cdk.Environment(account=os.environ.get("CDK_DEFAULT_ACCOUNT"), region=region)
+    cors_origin = ctx("cors_origin") or None
+    if cors_origin and (problem := S.origin_error(cors_origin)):
+        raise ConfigError(f"cors_origin: {problem}")
     config = StackConfig(user=user, source_dir=source_dir, search=search,
                          lambda_memory_mb=int(ctx("lambda_memory") or S.LAMBDA_MEMORY_MB),
-                         limits=limits)
+                         limits=limits, cors_origin=cors_origin)
     return AnnalsStack(app, config, env=env)
 
 

@@ -19,10 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 
-METHODS = "GET, HEAD, POST, PUT, PATCH, DELETE"
-HEADERS = "Authorization, Content-Type, X-Annals-Space, X-Annals-Window"
-EXPOSED = "X-Annals-Memory, X-Annals-Cards, X-Annals-Space, X-Annals-Window, Location, Retry-After"
-MAX_AGE = "600"
+from chalicelib.api.cors import EXPOSED, HEADERS, MAX_AGE, METHODS
 
 
 class CORS:
@@ -62,5 +59,5 @@ class CORS:
             ("Access-Control-Allow-Origin", origin), ("Vary", "Origin"),
             ("Access-Control-Allow-Methods", METHODS),
             ("Access-Control-Allow-Headers", HEADERS),
-            ("Access-Control-Max-Age", MAX_AGE), ("Content-Length", "0")])
+            ("Access-Control-Max-Age", str(MAX_AGE)), ("Content-Length", "0")])
         return [b""]

@@ -45,6 +45,15 @@ def user_error(user: str) -> str | None:
     return None
 
 
+def origin_error(origin: str) -> str | None:
+    """Why `origin` is not one browser origin (scheme://host[:port], no path), or None."""
+    url = urlsplit(origin)
+    if url.scheme not in ("http", "https") or not url.netloc or url.path not in ("", "/") \
+            or url.query or url.fragment or "," in origin or " " in origin:
+        return f"{origin!r} is not one origin such as http://127.0.0.1:8000"
+    return None
+
+
 def stack_name(user: str) -> str:
     return f"Annals-{user}"
 

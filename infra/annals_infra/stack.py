@@ -63,6 +63,7 @@ class StackConfig:
     search: S.SearchTarget | None = None  # None: create a domain for this user
     lambda_memory_mb: int = S.LAMBDA_MEMORY_MB
     limits: S.Limits = field(default_factory=S.Limits)  # throttling, reserved concurrency
+    cors_origin: str | None = None  # the browser origin answered CORS (chalicelib/api/cors.py)
 
 
 class AnnalsStack(cdk.Stack):
@@ -286,6 +287,8 @@ class AnnalsStack(cdk.Stack):
                 "POWERTOOLS_SERVICE_NAME": "annals",
                 # A created domain has one node: replicas could never be assigned (yellow).
                 **({} if config.search else {"ANNALS_OPENSEARCH_REPLICAS": "0"}),
+                # read by app.py at import (packaging and Lambda alike): Chalice's CORS
+                **({"ANNALS_CORS_ORIGINS": config.cors_origin} if config.cors_origin else {}),
             },
         }
 

@@ -42,6 +42,8 @@ def test_bad_user_names_are_rejected(user):
      "--region eu-west-1"),
     (["--opensearch-service", "aoss"], "needs --opensearch-endpoint"),
     (["--opensearch-service", "solr"], "'solr' is not one of"),
+    (["--cors-origin", "http://a.example, http://b.example"], "on AWS, one origin"),
+    (["--cors-origin", "127.0.0.1:8000"], "is not an origin"),
 ])
 def test_bad_search_options_are_rejected(args, needle):
     result = invoke("--user", "alice", "--region", "us-east-1", "--synth-only", *args)

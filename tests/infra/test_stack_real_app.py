@@ -16,6 +16,7 @@ from .conftest import NEEDS_CDK, Synth, copy_real_app, offline_env, synthesize
 pytestmark = [pytest.mark.infra, NEEDS_CDK]
 
 ENDPOINT = "https://search-shared-abc123xyz.us-east-1.es.amazonaws.com"
+ORIGIN = "http://127.0.0.1:8000"  # the SillyTavern extension's (issue 38)
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +24,7 @@ def synth(tmp_path_factory) -> Synth:
     work = tmp_path_factory.mktemp("real-app")
     app = copy_real_app(work / "app")
     return synthesize(work, {"user": "bob", "region": "us-east-1", "source_dir": str(app),
-                             "opensearch_endpoint": ENDPOINT})
+                             "opensearch_endpoint": ENDPOINT, "cors_origin": ORIGIN})
 
 
 def test_real_app_packages_and_passes_nag(synth):
@@ -44,6 +45,21 @@ def test_existing_domain_is_used_not_created(synth):
         assert env["ANNALS_OPENSEARCH_INDEX"] == "annals-bob"
         assert env["ANNALS_OPENSEARCH_SERVICE"] == "es"
         assert env["ANNALS_BACKEND"] == "aws"
+
+
+def test_the_api_answers_cors_for_the_one_origin_it_was_given(synth):
+    """API Gateway answers every route's preflight itself (a mock OPTIONS method naming the
+    origin), and the Lambda sees the origin to put on its answers (chalicelib/api/cors.py)."""
+    (_, api), = synth.of_type("AWS::Serverless::Api").items()
+    paths = api["Properties"]["DefinitionBody"]["paths"]
+    hook = paths["/v1/spaces/{space}/hook/recall"]["options"]
+    params = hook["x-amazon-apigateway-integration"]["responses"]["default"][
+        "responseParameters"]
+    assert params["method.response.header.Access-Control-Allow-Origin"] == f"'{ORIGIN}'"
+    assert "Authorization" in params["method.response.header.Access-Control-Allow-Headers"]
+    assert all("options" in methods for methods in paths.values())
+    for fn in synth.of_type("AWS::Serverless::Function").values():
+        assert fn["Properties"]["Environment"]["Variables"]["ANNALS_CORS_ORIGINS"] == ORIGIN
 
 
 def test_every_event_source_points_at_this_stack(synth):
