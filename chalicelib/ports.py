@@ -362,24 +362,38 @@ class WorkQueue(Protocol):
 
 @dataclass(frozen=True)
 class ExtractionContext:
-    """What an extractor may look at besides the new messages."""
+    """What a reader may look at besides the new messages."""
 
     space: str
     session: str
     earlier: list[Message] = field(default_factory=list)  # a few messages before, for context
     nearby_events: list[Event] = field(default_factory=list)
-    # Filled by an extractor that reads lasting facts itself (the LLM's): seq → what the
-    # message states about its speaker, for the seqs it read (`facts_read`); the others are
-    # read by the offline rules (chalicelib.usecases.facts.learn).
+
+
+@dataclass
+class Reading:
+    """What one reader made of a batch of turns, in one answer: the events it proposes, and
+    the lasting facts each turn it read states about its speaker (seq → statements; a turn it
+    did not read is the rules', chalicelib.usecases.facts.learn, which also keeps the rules'
+    floor under a model's reading). Every reader — the offline rules, a model (OpenAI-
+    compatible, Bedrock, local), a host's model through a reading task — answers with one."""
+
+    events: list[EventDraft] = field(default_factory=list)
     facts: dict[int, list[Any]] = field(default_factory=dict)
-    facts_read: set[int] = field(default_factory=set)
 
 
 @runtime_checkable
-class Extractor(Protocol):
+class Reader(Protocol):
+    """The one seam where turns are read (issue 37): the extraction asks it once per batch."""
+
     name: str
 
-    def extract(self, messages: Sequence[Message], ctx: ExtractionContext) -> list[EventDraft]: ...
+    def read(self, messages: Sequence[Message], ctx: ExtractionContext) -> Reading: ...
+
+
+def events_only(drafts: list[EventDraft]) -> Reading:
+    """A reader that reads events and leaves every turn's facts to the rules."""
+    return Reading(events=drafts)
 
 
 @dataclass(frozen=True)
@@ -602,7 +616,7 @@ class Services:
     keywords: KeywordIndex
     vectors: VectorIndex
     embedder: Embedder
-    extractor: Extractor
+    extractor: Reader  # the space's reader (the rules, or a model with the rules beneath)
     merger: Merger
     # Set by wiring right after construction: a writer indexes through these same services.
     index: IndexWriter = field(default=None)  # type: ignore[assignment]

@@ -13,9 +13,9 @@ from chalicelib.config import Settings
 from chalicelib.ports import (
     ChatUpstream,
     Embedder,
-    Extractor,
     LLMClient,
     Merger,
+    Reader,
     SalienceJudge,
     Services,
     Store,
@@ -108,7 +108,7 @@ def make_salience_judge(settings: Settings, embedder: Embedder | None = None) ->
 
 
 def make_extractor(llm: LLMClient | None, store: Store | None = None,
-                   judge: SalienceJudge | None = None, reads: str = "all") -> Extractor:
+                   judge: SalienceJudge | None = None, reads: str = "all") -> Reader:
     """The offline extractor, or the LLM extractor when an LLM is configured (it falls back
     to the offline one per batch when the LLM fails). `store` lets it read nearby events;
     `reads` "facts": the model reads only the user's profile form (Settings.model_reads)."""

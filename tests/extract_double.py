@@ -8,6 +8,7 @@ from datetime import timedelta
 
 from chalicelib.domain.models import EventDraft, Source, When
 from chalicelib.domain.textproc import is_cjk
+from chalicelib.ports import Reading
 
 
 class OneEventPerStatement:
@@ -17,7 +18,10 @@ class OneEventPerStatement:
 
     name = "per-statement"
 
-    def extract(self, messages, ctx) -> list[EventDraft]:
+    def read(self, messages, ctx) -> Reading:
+        return Reading(events=self.events(messages))
+
+    def events(self, messages) -> list[EventDraft]:
         out = []
         for m in messages:
             long_enough = len(m.content) >= 6 if is_cjk(m.content) else \

@@ -37,9 +37,9 @@ from pydantic import BaseModel, Field, ValidationError
 
 from chalicelib.domain.errors import Conflict, NotFound, Unprocessable
 from chalicelib.domain.jsontext import parse_json_object
-from chalicelib.domain.models import EventDraft, Message, SessionState
+from chalicelib.domain.models import Message, SessionState
 from chalicelib.domain.records import Record
-from chalicelib.ports import ExtractionContext, LLMUsage, Services, UpstreamError
+from chalicelib.ports import ExtractionContext, LLMUsage, Reading, Services, UpstreamError
 from chalicelib.usecases.extract import (
     attempt_id,
     cleaned,
@@ -265,7 +265,7 @@ def _close(services: Services, lease: ReadingLease, status: str) -> None:
 
 
 class HostReading:
-    """An Extractor whose reading is a host's checked answer (the batch's turns as the
+    """A reader whose reading is a host's checked answer (the batch's turns as the
     extraction passes them: cleaned and named, the same the prompt showed)."""
 
     name = "host"
@@ -275,13 +275,11 @@ class HostReading:
         self.read_by = read_by
         self.told: dict[int, list] = {}  # the facts the answer told, as extraction took them
 
-    def extract(self, messages: Sequence[Message], ctx: ExtractionContext) -> list[EventDraft]:
+    def read(self, messages: Sequence[Message], ctx: ExtractionContext) -> Reading:
         # as the LLM extractor: the turns it told facts of are its, the others the rules'
         self.told = to_facts(self.reading, messages)
-        ctx.facts.update(self.told)
-        ctx.facts_read.update(self.told)
-        return [d.model_copy(update={"read_by": self.read_by})
-                for d in to_drafts(self.reading, messages)]
+        return Reading(events=[d.model_copy(update={"read_by": self.read_by})
+                               for d in to_drafts(self.reading, messages)], facts=self.told)
 
 
 # ------------------------------------------------------------------ the gateway reads

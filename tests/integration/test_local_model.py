@@ -52,12 +52,12 @@ def read(llm, messages: list[Message]):
     class NoRules:  # a fallback would hide a failed reading: make it loud
         name = "none"
 
-        def extract(self, batch, ctx):
+        def read(self, batch, ctx):
             raise AssertionError("the model's answer failed; the rules were asked")
 
     ctx = ExtractionContext(space="s", session="c1")
-    drafts = LLMExtractor(llm, fallback=NoRules()).extract(messages, ctx)
-    return drafts, ctx
+    reading = LLMExtractor(llm, fallback=NoRules()).read(messages, ctx)
+    return reading.events, reading
 
 
 def test_a_short_chat_is_read_by_the_real_model(local_llm):
@@ -68,15 +68,15 @@ def test_a_short_chat_is_read_by_the_real_model(local_llm):
         ("assistant", "Mika", "真好～晚安啦"),
     ])
     calls_before = local_llm.usage.calls
-    drafts, ctx = read(local_llm, messages)
+    drafts, reading = read(local_llm, messages)
     assert local_llm.usage.calls > calls_before and local_llm.usage.failures == 0
-    assert drafts or any(ctx.facts.values())  # she quit, is moving, has a cat: not nothing
+    assert drafts or any(reading.facts.values())  # she quit, is moving, has a cat: not nothing
     seqs = {m.seq for m in messages}
     said = {m.seq: m.content.casefold() for m in messages if m.role == "user"}
     for draft in drafts:
         assert draft.sources and all(s.seq_start in seqs and s.seq_end in seqs
                                      for s in draft.sources)
-    for seq, statements in ctx.facts.items():
+    for seq, statements in reading.facts.items():
         assert seq in said  # only the user's turns
         for st in statements:
             assert st.value == "*" or st.value.casefold() in said[seq]  # nothing invented
@@ -89,9 +89,9 @@ def test_small_talk_yields_nothing(local_llm):
         ("user", "Nora", "haha not bad, thanks. ok gotta go, night!"),
         ("assistant", "Juniper", "Good night! Sleep well."),
     ])
-    drafts, ctx = read(local_llm, messages)
+    drafts, reading = read(local_llm, messages)
     assert drafts == []
-    assert not any(ctx.facts.values())
+    assert not any(reading.facts.values())
 
 
 def test_the_profile_form_reads_a_short_chat(local_llm):
@@ -106,9 +106,9 @@ def test_the_profile_form_reads_a_short_chat(local_llm):
     ])
     failures = local_llm.usage.failures
     ctx = ExtractionContext(space="s", session="c1")
-    LLMExtractor(local_llm, reads="facts").extract(messages, ctx)
-    assert local_llm.usage.failures == failures and ctx.facts_read == {0, 2}
-    told = [(seq, st) for seq, said in ctx.facts.items() for st in said]
+    reading = LLMExtractor(local_llm, reads="facts").read(messages, ctx)
+    assert local_llm.usage.failures == failures and set(reading.facts) == {0, 2}
+    told = [(seq, st) for seq, said in reading.facts.items() for st in said]
     assert told  # a move, a job, a cat and an allergy: not nothing
     for seq, st in told:
         assert st.value.casefold() in messages[seq].content.casefold()  # the user's words
@@ -130,11 +130,11 @@ def read_failing(llm, messages: list[Message], **kw):
 
     ctx = ExtractionContext(space="s", session="c1")
     with track_usage() as usage:
-        drafts = LLMExtractor(llm, **kw).extract(messages, ctx)
+        reading = LLMExtractor(llm, **kw).read(messages, ctx)
     rules = OfflineExtractor().extract(messages, ExtractionContext(space="s", session="c1"))
     assert usage.failures == 1, usage
-    assert drafts == rules and rules  # the rules' reading, and it is not nothing
-    assert not ctx.facts_read  # no fact from the failed answer
+    assert reading.events == rules and rules  # the rules' reading, and it is not nothing
+    assert not reading.facts  # no fact from the failed answer
     return usage
 
 

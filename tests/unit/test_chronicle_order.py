@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from chalicelib.domain.models import EventDraft, MessageIn, PutMessagesRequest, Source, When
+from chalicelib.ports import Reading
 from chalicelib.usecases import events as events_uc
 from chalicelib.usecases import export, ingest
 from chalicelib.usecases.extract import extract_session
@@ -25,7 +26,10 @@ class EnglishRetelling:
 
     name = "english-retelling"
 
-    def extract(self, messages, ctx) -> list[EventDraft]:
+    def read(self, messages, ctx) -> Reading:
+        return Reading(events=self.retell(messages))
+
+    def retell(self, messages) -> list[EventDraft]:
         out = []
         for m in messages:
             if m.role != "user":

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from chalicelib.config import Settings
 from chalicelib.domain.models import Event, EventDraft, Message, Source, When
-from chalicelib.ports import ExtractionContext, iter_events
+from chalicelib.ports import ExtractionContext, Reading, iter_events
 from chalicelib.usecases.extract import (
     ExtractionFault,
     extract_session_result,
@@ -269,8 +269,8 @@ class OneDraft:
     def __init__(self, *drafts: EventDraft):
         self.drafts = list(drafts)
 
-    def extract(self, messages, ctx):
-        return list(self.drafts)
+    def read(self, messages, ctx) -> Reading:
+        return Reading(events=list(self.drafts))
 
 
 def disneyland_draft(**kw) -> EventDraft:

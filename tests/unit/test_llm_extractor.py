@@ -172,7 +172,7 @@ class TestFields:
 class TestExtractor:
     def test_extract_sends_the_prompt_and_returns_checked_drafts(self, services):
         llm = ScriptedLLM({"events": [draft().model_dump()]})
-        drafts = LLMExtractor(llm, store=services.store).extract(MSGS, CTX)
+        drafts = LLMExtractor(llm, store=services.store).read(MSGS, CTX).events
         assert [d.summary for d in drafts] == ["奶糖做了体检，结果一切正常"]
         system, turns = llm.prompts[0]
         assert system == SYSTEM_PROMPT and "昨天 → 2026-06-14" in turns[0][1]
@@ -181,13 +181,13 @@ class TestExtractor:
 
     def test_failure_falls_back_to_the_offline_extractor_and_counts(self, services):
         llm = ScriptedLLM(LLMTimeout("slow"))
-        drafts = LLMExtractor(llm, store=services.store).extract(MSGS, CTX)
+        drafts = LLMExtractor(llm, store=services.store).read(MSGS, CTX).events
         assert drafts == OfflineExtractor().extract(MSGS, CTX)
         assert space_usage(services.store, SPACE)["total"]["failures"] == 1
 
     def test_invalid_twice_falls_back(self, services):
         llm = ScriptedLLM("not json", {"events": "nope"})
-        drafts = LLMExtractor(llm, store=services.store).extract(MSGS, CTX)
+        drafts = LLMExtractor(llm, store=services.store).read(MSGS, CTX).events
         assert drafts == OfflineExtractor().extract(MSGS, CTX)
         assert space_usage(services.store, SPACE)["total"] == {
             "calls": 2, "prompt_tokens": 200, "completion_tokens": 20, "failures": 1,
@@ -200,14 +200,14 @@ class TestExtractor:
         llm = ScriptedLLM({"events": [draft().model_dump(), bad.model_dump()],
                            "facts": [{"seq": 1, "attribute": "pet", "value": "奶糖"}]})
         ctx = ExtractionContext(space=SPACE, session="c1")
-        drafts = LLMExtractor(llm, store=services.store).extract(MSGS, ctx)
-        assert drafts == OfflineExtractor().extract(MSGS, CTX)
-        assert not ctx.facts_read  # no fact of the refused answer either
+        reading = LLMExtractor(llm, store=services.store).read(MSGS, ctx)
+        assert reading.events == OfflineExtractor().extract(MSGS, CTX)
+        assert not reading.facts  # no fact of the refused answer either
         assert space_usage(services.store, SPACE)["total"]["failures"] == 1
 
     def test_long_batches_are_split(self):
         llm = ScriptedLLM({"events": []}, {"events": []}, {"events": []})
-        LLMExtractor(llm, max_batch_chars=30).extract(MSGS, CTX)
+        LLMExtractor(llm, max_batch_chars=30).read(MSGS, CTX)
         prompts = [turns[0][1] for _, turns in llm.prompts]
         assert len(prompts) == 3
         citable = [p.split("Messages (cite these seqs):")[1] for p in prompts]
@@ -225,7 +225,7 @@ class TestExtractor:
         services.store.create_event(ev)
         services.store.create_event(far)
         llm = ScriptedLLM({"events": []})
-        LLMExtractor(llm, store=services.store).extract(MSGS, CTX)
+        LLMExtractor(llm, store=services.store).read(MSGS, CTX)
         prompt = llm.prompts[0][1][0][1]
         assert "小明领养了橘猫奶糖" in prompt and "很久以前的事" not in prompt
 

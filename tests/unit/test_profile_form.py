@@ -70,12 +70,12 @@ def test_reads_facts_the_rules_write_events_the_form_reads_facts():
                                     json_schema=True)
         extractor = LLMExtractor(client, reads="facts")
         ctx = ExtractionContext(space="s", session="c")
-        drafts = extractor.extract(TURNS, ctx)
+        reading = extractor.read(TURNS, ctx)
         assert len(model.requests) == 1  # one form call, no extraction call
         assert model.requests[0]["response_format"]["type"] == "json_schema"
-        assert drafts  # the rules' events
-        assert ctx.facts_read == {0, 2}
-        assert Statement("lives_in", "Dennistoun") in ctx.facts[0]
+        assert reading.events  # the rules' events
+        assert set(reading.facts) == {0, 2}
+        assert Statement("lives_in", "Dennistoun") in reading.facts[0]
 
 
 def test_a_failed_form_leaves_the_facts_to_the_rules():
@@ -86,8 +86,8 @@ def test_a_failed_form_leaves_the_facts_to_the_rules():
 
         client = OpenAICompatClient(base_url=model.url, api_key="k", model="m", max_retries=0)
         ctx = ExtractionContext(space="s", session="c")
-        drafts = LLMExtractor(client, reads="facts").extract(TURNS, ctx)
-        assert drafts and ctx.facts_read == set() and client.usage.failures == 1
+        reading = LLMExtractor(client, reads="facts").read(TURNS, ctx)
+        assert reading.events and reading.facts == {} and client.usage.failures == 1
 
 
 def test_a_value_names_one_thing():

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from chalicelib.domain.models import Event, EventDraft, Message, SessionState
 from chalicelib.domain.records import JournalBatch
-from chalicelib.ports import ConflictError, ExtractionContext, Extractor, Services, iter_events
+from chalicelib.ports import ConflictError, ExtractionContext, Reader, Services, iter_events
 from chalicelib.usecases.extract import journal, summaries
 from chalicelib.usecases.extract.drafts import DraftCounts, check_drafts
 from chalicelib.usecases.people import named_users, with_names
@@ -77,11 +77,11 @@ def extract_session(services: Services, space: str, session: str,
 
 def extract_session_result(services: Services, space: str, session: str,
                            now: datetime | None = None, *, seq_to: int | None = None,
-                           extractor: Extractor | None = None) -> ExtractionResult:
+                           extractor: Reader | None = None) -> ExtractionResult:
     """`extract_session`, with the checkpoint's counts. A ValidationError here comes from
     Annals' own data (the request was checked before), so it is an ExtractionFault.
     `seq_to` reads the pending messages up to that seq only (a reading task's batch, the rest
-    stays pending); `extractor` reads them instead of the space's (a host's answer)."""
+    stays pending); `extractor` reads them instead of the space's reader (a host's answer)."""
     try:
         return _extract_session(services, space, session, now, seq_to, extractor)
     except ValidationError as exc:
@@ -92,7 +92,7 @@ def extract_session_result(services: Services, space: str, session: str,
 
 def _extract_session(services: Services, space: str, session: str, now: datetime | None,
                      seq_to: int | None = None,
-                     extractor: Extractor | None = None) -> ExtractionResult:
+                     extractor: Reader | None = None) -> ExtractionResult:
     """Extract one session's pending (or dirty) messages.
 
     Safe to run again after a failure at any step: every write is planned in the journal
@@ -122,8 +122,10 @@ def _extract_session(services: Services, space: str, session: str, now: datetime
     names = named_users(services, space)
     ctx = ExtractionContext(space=space, session=session,
                             earlier=turns_before(services, space, session, start, names))
-    drafts = (extractor or services.extractor).extract(
+    # one reader reads the batch: its events, and the facts of the turns it read
+    reading = (extractor or services.extractor).read(
         with_names(cleaned(services, messages), names), ctx)
+    drafts = reading.events
     # Whatever the extractor proposed, only drafts that make valid events citing this batch
     # go on (repaired, or dropped when nothing is left): no message can break the batch.
     checked = check_drafts(drafts, messages)
@@ -141,9 +143,8 @@ def _extract_session(services: Services, space: str, session: str, now: datetime
     # Entities, threads, relations (docs/graph.md): idempotent, and before marking, so a
     # failure retries them with the batch.
     graph.after_extraction(services, space, session, events, now, mentions)
-    # idempotent too: a turn read again adds nothing; what the LLM read, else the rules
-    facts.learn(services, space, with_names(messages, names), now,
-                {seq: ctx.facts.get(seq, []) for seq in ctx.facts_read})
+    # idempotent too: a turn read again adds nothing; what the reader read, the rules beneath
+    facts.learn(services, space, with_names(messages, names), now, reading.facts)
     # Before marking: a failure here retries the batch, which writes the same summaries.
     summaries.summarise_session(services, space, session, now, batch)
     store.mark_extracted(space, session, max(m.seq for m in messages))

@@ -64,11 +64,12 @@ from chalicelib.domain.textproc import query_terms
 from chalicelib.domain.timeparse import TimeSpan, find_times
 from chalicelib.ports import (
     ExtractionContext,
-    Extractor,
     LLMClient,
     LLMError,
     LLMInvalidOutput,
     LLMUsage,
+    Reader,
+    Reading,
     Store,
     count_usage,
     track_usage,
@@ -601,7 +602,7 @@ def split_batches(messages: Sequence[Message], max_chars: int) -> list[list[Mess
 class LLMExtractor:
     name = "llm"
 
-    def __init__(self, llm: LLMClient, *, store=None, fallback: Extractor | None = None,
+    def __init__(self, llm: LLMClient, *, store=None, fallback: Reader | None = None,
                  max_tokens: int = 4000, max_batch_chars: int = MAX_BATCH_CHARS,
                  reads: str = "all"):
         self.llm = llm
@@ -613,30 +614,31 @@ class LLMExtractor:
         # the model fills the user's profile form (profile_form.py: a small model's way)
         self.reads = reads
 
-    def extract(self, messages: Sequence[Message], ctx: ExtractionContext) -> list[EventDraft]:
+    def read(self, messages: Sequence[Message], ctx: ExtractionContext) -> Reading:
+        reading = Reading()
         if not messages:
-            return []
+            return reading
         nearby = list(ctx.nearby_events) or self.nearby_events(ctx.space, messages)
-        drafts: list[EventDraft] = []
         earlier = list(ctx.earlier)
         with track_usage() as usage:
             try:
                 for batch in split_batches(messages, self.max_batch_chars):
-                    drafts.extend(self.extract_batch(batch, earlier, nearby, ctx))
+                    part = self.read_batch(batch, earlier, nearby, ctx)
+                    reading.events.extend(part.events)
+                    reading.facts.update(part.facts)
                     earlier = [*earlier, *batch][-CONTEXT_MESSAGES:]
             finally:
                 if self.store is not None and (usage.calls or usage.failures):
                     persist_usage(self.store, ctx.space, usage, "extract", self.llm.model)
-        return drafts
+        return reading
 
-    def extract_batch(self, batch: Sequence[Message], earlier: Sequence[Message],
-                      nearby: Sequence[Event], ctx: ExtractionContext) -> list[EventDraft]:
+    def read_batch(self, batch: Sequence[Message], earlier: Sequence[Message],
+                   nearby: Sequence[Event], ctx: ExtractionContext) -> Reading:
+        sub = ExtractionContext(space=ctx.space, session=ctx.session, earlier=list(earlier),
+                                nearby_events=list(nearby))
         if self.reads == "facts":
-            sub = ExtractionContext(space=ctx.space, session=ctx.session,
-                                    earlier=list(earlier), nearby_events=list(nearby))
-            drafts = self.fallback.extract(batch, sub)
-            self.read_facts(batch, ctx)
-            return drafts
+            return Reading(events=self.fallback.read(batch, sub).events,
+                           facts=self.read_facts(batch, ctx))
         prompt = build_prompt(batch, earlier, nearby)
         try:
             result = self.llm.complete_json(SYSTEM_PROMPT, prompt, ExtractionOut,
@@ -649,15 +651,11 @@ class LLMExtractor:
         except LLMError as exc:
             log.warning("LLM extraction failed for %s/%s seq %d-%d (%s); offline fallback",
                         ctx.space, ctx.session, batch[0].seq, batch[-1].seq, exc)
-            sub = ExtractionContext(space=ctx.space, session=ctx.session,
-                                    earlier=list(earlier), nearby_events=list(nearby))
-            return self.fallback.extract(batch, sub)
-        told = to_facts(result, batch)
-        ctx.facts.update(told)
-        ctx.facts_read.update(told)
-        return to_drafts(result, batch)
+            return self.fallback.read(batch, sub)
+        return Reading(events=to_drafts(result, batch), facts=to_facts(result, batch))
 
-    def read_facts(self, batch: Sequence[Message], ctx: ExtractionContext) -> None:
+    def read_facts(self, batch: Sequence[Message], ctx: ExtractionContext
+                   ) -> dict[int, list[Statement]]:
         """The user's facts from the model's form, part by part (FORM_BATCH_CHARS), each
         part shown what the parts before it told; a part the model fails is left to the
         rules. A batch with several users (LoCoMo's two people) is the rules' too: the form
@@ -665,22 +663,23 @@ class LLMExtractor:
         from chalicelib.domain.records import Fact
         from chalicelib.usecases.facts import person_of
 
+        told: dict[int, list[Statement]] = {}
         people = {person_of(m) for m in batch if m.role == "user"}
         if len(people) != 1:
-            return
+            return told
         person = people.pop()
         facts = self.store.list_records(Fact, ctx.space) if self.store is not None else []
         known = profile_form.known_now(facts, person)
         for part in split_batches(batch, FORM_BATCH_CHARS):
             try:
-                told = profile_form.read_form(self.llm, part, known)
+                said = profile_form.read_form(self.llm, part, known)
             except LLMError as exc:
                 log.warning("LLM fact form failed for %s/%s seq %d-%d (%s); the rules read it",
                             ctx.space, ctx.session, part[0].seq, part[-1].seq, exc)
                 continue
-            ctx.facts.update(told)
-            ctx.facts_read.update(told)
-            known = profile_form.advance(known, told)
+            told.update(said)
+            known = profile_form.advance(known, said)
+        return told
 
     def nearby_events(self, space: str, messages: Sequence[Message]) -> list[Event]:
         return [] if self.store is None else nearby_events(self.store, space, messages)
