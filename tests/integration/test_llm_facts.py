@@ -1,7 +1,8 @@
 """The LLM extractor reads lasting facts too (issue 24, "the LLM extractor when configured"):
 its facts are kept only for the batch's user messages, known attributes and values the
-message says; the turns it read are not read again by the rules, those of a batch that fell
-back to the offline extractor are."""
+message says; beneath them, on the turns it read, the rules' floor: what the rules read of an
+attribute the model said nothing (valid) of (issue 37, `facts.under_model`); a batch that fell
+back to the offline extractor is the rules' alone."""
 
 from __future__ import annotations
 
@@ -35,8 +36,10 @@ def test_the_models_facts_are_checked_before_they_are_kept(llm_services, double)
     now = put_batch(llm_services, 1, ITEMS)
     extract_session(llm_services, SPACE, SESSION, now)
     assert "facts" in double.requests[0]["messages"][0]["content"]  # asked for
-    # the model read seq 0: its missed allergy is not made up by the rules either
-    assert facts_of(llm_services) == {"lives_in": [("杭州", True)], "pet": [("奶糖", True)]}
+    # its allergy was not in the turn (芒果: refused); the rules' floor reads the one that is
+    assert facts_of(llm_services) == {"lives_in": [("杭州", True)], "pet": [("奶糖", True)],
+                                      "allergic_to": [("花生", True)]}
+    assert not any(v == "芒果" for vals in facts_of(llm_services).values() for v, _ in vals)
 
 
 def test_a_batch_that_fell_back_is_read_by_the_rules(llm_services, double):
@@ -48,8 +51,13 @@ def test_a_batch_that_fell_back_is_read_by_the_rules(llm_services, double):
 
 
 @pytest.mark.parametrize("reply", [{"events": []}, {"events": [], "facts": "none"}])
-def test_no_facts_in_the_reply_is_no_facts(llm_services, double, reply):
+def test_no_facts_in_the_reply_leaves_the_rules_floor(llm_services, double, reply):
+    """A model that reads nothing in plain statements adds nothing of its own; what the user
+    plainly said is still the rules' (the floor), and the assistant's turn is nobody's."""
     double.reply_json(reply)
     now = put_batch(llm_services, 1, ITEMS)
     extract_session(llm_services, SPACE, SESSION, now)
-    assert all(not p.facts for p in profiles(llm_services, SPACE).profiles)
+    found = facts_of(llm_services)
+    assert found["lives_in"] == [("杭州", True)] and found["allergic_to"] == [("花生", True)]
+    assert "likes" not in found  # "我也喜欢杭州" is Aki's
+    assert [p.name for p in profiles(llm_services, SPACE).profiles if p.facts] == ["小明"]

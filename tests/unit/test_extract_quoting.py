@@ -201,7 +201,7 @@ class TestLLMExtractor:
 
     def test_the_extractor_sends_the_prompt_and_applies_the_check(self):
         llm = ScriptedLLM({"events": [llm_event().model_dump()]})
-        drafts = LLMExtractor(llm).extract(MSGS, ExtractionContext(space=SPACE, session="c1"))
+        drafts = LLMExtractor(llm).read(MSGS, ExtractionContext(space=SPACE, session="c1")).events
         assert llm.systems == [SYSTEM_PROMPT]
         assert [d.tags for d in drafts] == [["quoted"]]
 
