@@ -517,6 +517,8 @@ def run(paths: Sequence[Path | str] = (), *, key_path: Path | str = KEY,
                             "questions": summarize(mine),
                             "runtime_s": time.perf_counter() - t0})
         bar.close()
+    if llm is not None:  # the model's time: the extraction of the chats built this run
+        llm.seconds = sum(r["build"]["extract_s"] for r in reports if not r["build"]["reused"])
     report: dict[str, Any] = {
         "benchmark": "companion",
         "config": {"embedder": embedder, "reader": reader,
@@ -792,7 +794,7 @@ def format_report(report: dict) -> str:
         lines.append(f"reading: {r['calls']} model calls, {r['failures']} failed (the rules read "
                      f"those), {r['prompt_tokens_per_user_message']} prompt + "
                      f"{r['completion_tokens_per_user_message']} output tokens and "
-                     f"{r['seconds_per_user_message']} s per user message")
+                     f"{r['seconds_per_user_message']} s of extraction per user message")
     lines.append(f"hook, first call: {_num(p['hook_cards'], 2)} cards on average, core block "
                  f"sent {_frac(p['core_sent'])}; second call in the same window: "
                  f"{_num(second['cards'], 2)} cards, core sent {_frac(second['core_sent'])}, "
