@@ -56,8 +56,9 @@ def learn(services: Services, space: str, messages: Sequence[Message],
           now: datetime | None = None, told: dict[int, list[Statement]] | None = None
           ) -> list[Fact]:
     """Read the user turns of `messages` (in time order) into the space's facts; the facts
-    written. `told`: what an extractor (the LLM's) read per seq; the turns it did not read go
-    through the offline rules. Idempotent: a turn read again adds nothing."""
+    written. `told`: what the batch's reader (a model, a host) read per seq, with the rules'
+    floor beneath it (`under_model`); the turns it did not read go through the offline rules.
+    Idempotent: a turn read again adds nothing."""
     told = told or {}
     now = now or services.clock()
     facts = {f.key: f for f in services.store.list_records(Fact, space)}
