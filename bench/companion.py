@@ -34,8 +34,7 @@ import re
 import sys
 import time
 import traceback
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -43,6 +42,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from . import metrics as M
+from .facts import model_reader, reading_line
 from .runs import footer, read_built, run_dir, write_built, write_outputs
 
 DATA = Path(__file__).resolve().parent / "data" / "companion"
@@ -481,8 +481,8 @@ def run(paths: Sequence[Path | str] = (), *, key_path: Path | str = KEY,
     reports: list[dict] = []
     per_question: list[dict] = []
     dump_lines: list[str] = []
-    llm = _model_reader(reader, model, progress)
-    with run_dir(data_dir, "annals-bench-companion-") as tmp, llm_stopped(llm):
+    with run_dir(data_dir, "annals-bench-companion-") as tmp, \
+            model_reader(reader, model, progress) as llm:
         services, baselines = _services(tmp, embedder, settings, llm)
         annals_recipe = recipe or services.settings.recipe
         built = {space: made for space, made in read_built(tmp).items()
@@ -550,25 +550,6 @@ def _chats(files: Sequence[Path], key: dict[str, dict]) -> list[Chat]:
         taken.add(space)
         chats.append(Chat(path=path, entry=entry, space=space))
     return chats
-
-
-def _model_reader(reader: str, model: str | None, progress: bool) -> Any:
-    if reader != "llm":
-        return None
-    from .facts import ModelReader
-    from .models import DEFAULT_MODEL
-
-    return ModelReader(model or DEFAULT_MODEL, progress=progress)
-
-
-@contextmanager
-def llm_stopped(llm: Any) -> Iterator[None]:
-    """The model's server stopped when the run ends, however it ends."""
-    try:
-        yield
-    finally:
-        if llm is not None:
-            llm.server.stop()
 
 
 def user_turns(reports: Sequence[dict]) -> int:
@@ -790,11 +771,7 @@ def format_report(report: dict) -> str:
              *format_kinds(report), ""]
     second = p["second_call"]
     if cfg.get("reading"):
-        r = cfg["reading"]
-        lines.append(f"reading: {r['calls']} model calls, {r['failures']} failed (the rules read "
-                     f"those), {r['prompt_tokens_per_user_message']} prompt + "
-                     f"{r['completion_tokens_per_user_message']} output tokens and "
-                     f"{r['seconds_per_user_message']} s of extraction per user message")
+        lines.append(reading_line(cfg["reading"]))
     lines.append(f"hook, first call: {_num(p['hook_cards'], 2)} cards on average, core block "
                  f"sent {_frac(p['core_sent'])}; second call in the same window: "
                  f"{_num(second['cards'], 2)} cards, core sent {_frac(second['core_sent'])}, "

@@ -23,6 +23,8 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -69,6 +71,31 @@ class ModelReader:
                 "seconds_per_user_message": round(self.seconds / per, 2),
                 "prompt_tokens_per_user_message": round(u.prompt_tokens / per, 1),
                 "completion_tokens_per_user_message": round(u.completion_tokens / per, 1)}
+
+
+@contextmanager
+def model_reader(reader: str, model: str | None, progress: bool
+                 ) -> Iterator[ModelReader | None]:
+    """The local model for a run whose `reader` is "llm" (None: the rules read), one server
+    for the whole run, stopped when the run ends, however it ends."""
+    if reader != "llm":
+        yield None
+        return
+    from .models import DEFAULT_MODEL
+
+    llm = ModelReader(model or DEFAULT_MODEL, progress=progress)
+    try:
+        yield llm
+    finally:
+        llm.server.stop()
+
+
+def reading_line(cost: dict[str, Any]) -> str:
+    """What the model's reading cost (ModelReader.cost), as the benches print it."""
+    return (f"reading with {cost['model']}: {cost['calls']} calls, {cost['failures']} failed "
+            f"(the rules read those batches); {cost['prompt_tokens_per_user_message']} prompt "
+            f"+ {cost['completion_tokens_per_user_message']} output tokens and "
+            f"{cost['seconds_per_user_message']} s per user message")
 
 
 def tell(services, space: str, story: dict[str, Any]) -> None:
@@ -182,18 +209,10 @@ def run_sets(paths: list[Path], embedder: str = "hash", progress: bool = True,
     """Each story set on its own (its own figures and targets), in one run. `reader` "llm":
     the local `model` reads (one server for the whole run); `lang` / `limit`: a subset (the
     stories of one language, the first `limit` of each language)."""
-    llm = None
-    if reader == "llm":
-        from .models import DEFAULT_MODEL
-
-        llm = ModelReader(model or DEFAULT_MODEL, progress=progress)
-    try:
+    with model_reader(reader, model, progress) as llm:
         report = {"reader": reader, "sets": {
             Path(p).name: run_facts(p, embedder, progress, llm=llm, lang=lang, limit=limit)
             for p in paths}}
-    finally:
-        if llm is not None:
-            llm.server.stop()
     if json_path:
         Path(json_path).write_text(json.dumps(report, ensure_ascii=False, indent=2))
     return report
@@ -276,11 +295,7 @@ def format_report(report: dict[str, Any]) -> str:
                      f"{a['closed_share']:.3f} | {a['extra_current']} | {a['stale_current']} "
                      f"| {a['invented']} |")
     if report.get("reading"):
-        r = report["reading"]
-        lines.append(f"reading with {r['model']}: {r['calls']} calls, {r['failures']} failed "
-                     f"(the rules read those batches); {r['prompt_tokens_per_user_message']} "
-                     f"prompt + {r['completion_tokens_per_user_message']} output tokens and "
-                     f"{r['seconds_per_user_message']} s per user message")
+        lines.append(reading_line(report["reading"]))
     h = report["hook"]
     lines.append(f"hook call (small talk, {h['calls']} calls each): core on p50/p95 "
                  f"{h['on_p50_ms']}/{h['on_p95_ms']} ms, off {h['off_p50_ms']}/{h['off_p95_ms']}"
