@@ -3,17 +3,12 @@ ANNALS_REQUIRE_BROWSER is set (CI), where a missing one fails."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
-from tests.sillytavern.harness import REQUIRE_ENV, sillytavern_missing
+from tests.sillytavern.harness import sillytavern_missing
+from tests.web.harness import skip_unless
 
 
 @pytest.fixture(scope="module")
 def available():
-    missing = sillytavern_missing()
-    if missing:
-        if os.environ.get(REQUIRE_ENV):
-            pytest.fail(f"{missing}; {REQUIRE_ENV} is set, so this test may not skip")
-        pytest.skip(missing)
+    skip_unless(sillytavern_missing(), "this test")

@@ -6,18 +6,17 @@ ANNALS_REQUIRE_BROWSER=1 (CI must never pass by skipping them)."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 
 import pytest
 
 from tests.web.harness import (
     ADMIN_KEY,
-    REQUIRE_ENV,
     ConsoleWatch,
     Server,
     browser_missing,
     launch,
+    skip_unless,
 )
 
 DESKTOP = {"width": 1280, "height": 860}
@@ -30,11 +29,7 @@ PHONE = {"width": 390, "height": 844}
 # running". Launching Chromium once per module costs about a second.
 @pytest.fixture(scope="module")
 def browser():
-    missing = browser_missing()
-    if missing:
-        if os.environ.get(REQUIRE_ENV):
-            pytest.fail(f"{missing}; {REQUIRE_ENV} is set, so the web tests may not skip")
-        pytest.skip(missing)
+    skip_unless(browser_missing(), "the web tests")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

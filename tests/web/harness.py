@@ -6,6 +6,7 @@ console."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -60,6 +61,18 @@ def browser_missing() -> str | None:
     if chromium_path() is None:
         return "Chromium is not installed (apt-get install -y chromium)"
     return None
+
+
+def skip_unless(missing: str | None, what: str) -> None:
+    """Skip `what` when something it needs is `missing`; fail instead where REQUIRE_ENV is set
+    (CI: these tests must run, never skip)."""
+    if missing is None:
+        return
+    import pytest
+
+    if os.environ.get(REQUIRE_ENV):
+        pytest.fail(f"{missing}; {REQUIRE_ENV} is set, so {what} may not skip")
+    pytest.skip(missing)
 
 
 class Server(AnnalsServer):
