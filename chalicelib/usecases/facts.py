@@ -88,9 +88,14 @@ def under_model(model: Sequence[Statement], rules: Sequence[Statement]) -> list[
     """A turn a model read: its statements, and beneath them the rules' floor — what the rules
     read of an attribute the model said nothing of in this turn (a small model misses half of
     what is plainly said: issue 37's held-out stories). Where both speak of an attribute, the
-    model's reading stands."""
+    model's reading stands, with one exception: the rules' ending of a value stands unless
+    the model holds that very value in this turn (a model silent on an ending has not
+    contradicted it, and a small one rarely reports endings: 小黑飞走了, 我和阿杰分手了)."""
     spoken = {s.attribute for s in model}
-    return [*model, *(s for s in rules if s.attribute not in spoken)]
+    held = {(s.attribute, s.value.casefold()) for s in model if not s.ends}
+    return [*model, *(s for s in rules if s.attribute not in spoken
+                      or (s.ends and s.value != "*"
+                          and (s.attribute, s.value.casefold()) not in held))]
 
 
 def link_changes(services: Services, space: str, closed: Sequence[Fact]) -> None:

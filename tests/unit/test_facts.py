@@ -145,3 +145,13 @@ def test_a_turn_a_model_read_keeps_the_rules_floor_under_it(services):
     assert facts.under_model([], [Statement("pet", "Miso")]) == [Statement("pet", "Miso")]
     assert facts.under_model([Statement("pet", "Miso", ends=True)],
                              [Statement("pet", "Mochi")]) == [Statement("pet", "Miso", ends=True)]
+    # the rules' ending of a value stands under a model that did not hold that value here;
+    # an ending naming no value ("*") does not, nor one of the value the model holds
+    ending = Statement("partner", "Ewa", ends=True)
+    assert facts.under_model([Statement("partner", "Jo")], [ending]) \
+        == [Statement("partner", "Jo"), ending]
+    assert facts.under_model([Statement("works_at", "Fennimore's")],
+                             [Statement("works_at", "*", ends=True)]) \
+        == [Statement("works_at", "Fennimore's")]
+    assert facts.under_model([Statement("partner", "Ewa")], [ending]) \
+        == [Statement("partner", "Ewa")]

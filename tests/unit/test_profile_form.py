@@ -10,7 +10,13 @@ from chalicelib.domain.facts import Statement
 from chalicelib.domain.models import Message
 from chalicelib.ports import ExtractionContext
 from chalicelib.usecases.extract.llm import LLMExtractor
-from chalicelib.usecases.extract.profile_form import FormOut, advance, build_prompt, statements
+from chalicelib.usecases.extract.profile_form import (
+    FormOut,
+    advance,
+    build_prompt,
+    ended_after,
+    statements,
+)
 from tests.llm_double import ChatDouble
 
 T0 = datetime(2026, 3, 1, 20, 0, tzinfo=UTC)
@@ -44,6 +50,20 @@ def test_an_ending_needs_a_known_value_the_batch_names_and_the_form_does_not_kee
     told = statements(form, TURNS, known)
     endings = [s for said in told.values() for s in said if s.ends]
     assert endings == [Statement("partner", "Ewa", ends=True)]
+
+
+def test_a_known_value_copied_back_is_no_news_and_a_past_one_does_not_return():
+    """The form is the state after the batch: a known value it lists again is not said by
+    the turn that names it last (that turn may be its ending, told to the rules), and a value
+    known to have ended does not come back because a turn names it."""
+    turns = chat(("user", "Ann", "我和阿杰分手了 今天晚上说的"),
+                 ("user", "Ann", "要是小黑还在就好了 搬去杭州了"))
+    form = FormOut(partner="阿杰", pet=["小黑"], lives_in="杭州")
+    told = statements(form, turns, {"partner": ["阿杰"]}, {"pet": ["小黑"]})
+    assert told == {0: [], 1: [Statement("lives_in", "杭州")]}
+    assert ended_after({"pet": ["小黑"]}, {0: [Statement("partner", "阿杰", ends=True),
+                                               Statement("works_at", "*", ends=True)]}) \
+        == {"pet": ["小黑"], "partner": ["阿杰"]}
 
 
 def test_what_is_known_moves_on_with_what_was_told():
@@ -95,5 +115,6 @@ def test_a_value_names_one_thing():
                    works_as="sous chef", learning=["Shawlands"], lives_in="Shawlands")
     told = statements(form, TURNS, {"pet": ["Dot"]})
     said = sorted((s.attribute, s.value) for stated in told.values() for s in stated)
-    # Dot is known as a pet; sous chef and Shawlands go with their first field
-    assert said == [("lives_in", "Shawlands"), ("pet", "Dot"), ("works_as", "sous chef")]
+    # Dot is known as a pet (and, known, not told again: no other field gets it); sous chef
+    # and Shawlands go with their first field
+    assert said == [("lives_in", "Shawlands"), ("works_as", "sous chef")]

@@ -670,15 +670,17 @@ class LLMExtractor:
         person = people.pop()
         facts = self.store.list_records(Fact, ctx.space) if self.store is not None else []
         known = profile_form.known_now(facts, person)
+        ended = profile_form.known_ended(facts, person)
         for part in split_batches(batch, FORM_BATCH_CHARS):
             try:
-                said = profile_form.read_form(self.llm, part, known)
+                said = profile_form.read_form(self.llm, part, known, ended)
             except LLMError as exc:
                 log.warning("LLM fact form failed for %s/%s seq %d-%d (%s); the rules read it",
                             ctx.space, ctx.session, part[0].seq, part[-1].seq, exc)
                 continue
             told.update(said)
             known = profile_form.advance(known, said)
+            ended = profile_form.ended_after(ended, said)
         return told
 
     def nearby_events(self, space: str, messages: Sequence[Message]) -> list[Event]:

@@ -12,6 +12,11 @@ What comes back is checked, never trusted (`statements`):
 - a value must be words of one of the batch's user turns (casefold), not the AI
   character's, and not a name of the chat's speakers: it is dated and cited by the latest
   user turn that says it; anything else is dropped as unsaid;
+- a value already known under its field is a repeat, not news: it is not told again (a
+  small model copies the known profile back; told again, the repeat would be cited by the
+  turn that ended it — "我和阿杰分手了" — and stand over the rules' reading of that ending);
+  a value known to have ended is not brought back by the form either (a past pet named
+  again, "要是小黑还在…", is no new pet);
 - a value names one thing: written under several fields (a small model put a flatmate's
   cat under partner, allergic_to, likes and owns) it is kept under the first of them in the
   form's order, or under the attribute it is already known by;
@@ -141,32 +146,38 @@ def build_prompt(batch: Sequence[Message], known: dict[str, list[str]]) -> str:
 
 
 def read_form(llm: LLMClient, batch: Sequence[Message], known: dict[str, list[str]],
-              max_tokens: int = 400) -> dict[int, list[Statement]]:
+              ended: dict[str, list[str]] | None = None, max_tokens: int = 400
+              ) -> dict[int, list[Statement]]:
     """The batch's user turns' statements as the model's form gives them (raises LLMError
-    when the model fails: the rules read the batch then)."""
+    when the model fails: the rules read the batch then). `ended`: the values known to have
+    stopped holding (attribute → values)."""
     form = llm.complete_json(SYSTEM_PROMPT, build_prompt(batch, known), FormOut,
                              max_tokens=max_tokens)
-    return statements(form, batch, known)
+    return statements(form, batch, known, ended)
 
 
-def statements(form: FormOut, batch: Sequence[Message], known: dict[str, list[str]]
-               ) -> dict[int, list[Statement]]:
+def statements(form: FormOut, batch: Sequence[Message], known: dict[str, list[str]],
+               ended: dict[str, list[str]] | None = None) -> dict[int, list[Statement]]:
     """The form's values that hold up, as statements of the user turns that say them; every
     user turn of the batch gets an entry (read, perhaps with nothing)."""
     users = [m for m in batch if m.role == "user"]
     out: dict[int, list[Statement]] = {m.seq: [] for m in users}
     names = {(m.speaker or "").casefold() for m in batch} - {""}
     held = {v.casefold(): a for a, values in known.items() for v in values}
+    past = {(a, v.casefold()) for a, values in (ended or {}).items() for v in values}
     current: set[str] = set()
     for attribute, raw in form.values():
         value = _clean(raw)
-        if not value or value.casefold() in names or value.casefold() in current \
-                or held.get(value.casefold(), attribute) != attribute:
+        key = value.casefold()
+        if not value or key in names or key in current \
+                or held.get(key, attribute) != attribute:
             continue  # a value names one thing: its first field, or the one it is known by
+        current.add(key)
+        if key in held or (attribute, key) in past:
+            continue  # a repeat of what is known, or a past value named again: no news
         teller = _latest_saying(users, value)
         if teller is not None:
             out[teller.seq].append(Statement(attribute, value))
-            current.add(value.casefold())
     for item in form.no_longer:
         for attribute, old in _named_known(item, known):
             teller = _latest_saying(users, old)
@@ -206,6 +217,17 @@ def known_now(facts: Sequence[Any], person: str) -> dict[str, list[str]]:
     return out
 
 
+def known_ended(facts: Sequence[Any], person: str) -> dict[str, list[str]]:
+    """The person's values that stopped holding and hold no more (attribute → values)."""
+    now = {(a, v.casefold()) for a, vs in known_now(facts, person).items() for v in vs}
+    out: dict[str, list[str]] = {}
+    for fact in facts:
+        if fact.person == person and fact.valid_to is not None and fact.value != "*" \
+                and (fact.attribute, fact.value.casefold()) not in now:
+            out.setdefault(fact.attribute, []).append(fact.value)
+    return out
+
+
 def advance(known: dict[str, list[str]], told: dict[int, list[Statement]]
             ) -> dict[str, list[str]]:
     """What is known after `told`: a new single value replaces the old, an ending removes
@@ -220,4 +242,15 @@ def advance(known: dict[str, list[str]], told: dict[int, list[Statement]]
                 out[st.attribute] = [st.value]
             elif st.value.casefold() not in {v.casefold() for v in values}:
                 values.append(st.value)
+    return out
+
+
+def ended_after(ended: dict[str, list[str]], told: dict[int, list[Statement]]
+                ) -> dict[str, list[str]]:
+    """The values known to have ended after `told`: its endings join them."""
+    out = {a: list(vs) for a, vs in ended.items()}
+    for said in told.values():
+        for st in said:
+            if st.ends and st.value != "*":
+                out.setdefault(st.attribute, []).append(st.value)
     return out
