@@ -371,15 +371,29 @@ class ExtractionContext:
 
 
 @dataclass
+class Correction:
+    """A turn of the batch that corrects an event already in the chronicle ("哦不对，是1月2号
+    出发"): `event` is the label the reading prompt showed for it (the tail of its id),
+    `words` the turn's words that say the change (may be empty)."""
+
+    seq: int
+    event: str
+    words: str = ""
+
+
+@dataclass
 class Reading:
-    """What one reader made of a batch of turns, in one answer: the events it proposes, and
-    the lasting facts each turn it read states about its speaker (seq → statements; a turn it
+    """What one reader made of a batch of turns, in one answer: the events it proposes, the
+    lasting facts each turn it read states about its speaker (seq → statements; a turn it
     did not read is the rules', chalicelib.usecases.facts.learn, which also keeps the rules'
-    floor under a model's reading). Every reader — the offline rules, a model (OpenAI-
-    compatible, Bedrock, local), a host's model through a reading task — answers with one."""
+    floor under a model's reading), and the turns that correct an earlier event (linked as
+    `updates` by chalicelib.usecases.graph.updates.corrected). Every reader — the offline
+    rules, a model (OpenAI-compatible, Bedrock, local), a host's model through a reading
+    task — answers with one."""
 
     events: list[EventDraft] = field(default_factory=list)
     facts: dict[int, list[Any]] = field(default_factory=dict)
+    corrections: list[Correction] = field(default_factory=list)
 
 
 @runtime_checkable

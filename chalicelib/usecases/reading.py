@@ -55,6 +55,7 @@ from chalicelib.usecases.extract.llm import (
     cited_outside,
     nearby_events,
     split_batches,
+    to_corrections,
     to_drafts,
     to_facts,
 )
@@ -279,7 +280,8 @@ class HostReading:
         # as the LLM extractor: the turns it told facts of are its, the others the rules'
         self.told = to_facts(self.reading, messages)
         return Reading(events=[d.model_copy(update={"read_by": self.read_by})
-                               for d in to_drafts(self.reading, messages)], facts=self.told)
+                               for d in to_drafts(self.reading, messages)], facts=self.told,
+                       corrections=to_corrections(self.reading, messages))
 
 
 # ------------------------------------------------------------------ the gateway reads

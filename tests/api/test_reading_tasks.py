@@ -140,3 +140,30 @@ def test_reading_tasks_need_a_write_key_and_a_known_space(client):
     assert call(client, "post", f"{SPACE}/reading/rl_nope", {"answer": "{}"},
                 status=404)["error"]["code"] == "unknown_lease"
     assert call(client, "post", f"{SPACE}/reading/rl_nope", {}, status=422)
+
+
+def test_a_hosts_correction_updates_the_event_it_names(client, services):
+    """The host's model names an earlier event by the label the task's prompt showed: the
+    answer's event citing the correcting turn `updates` it (as the model path does)."""
+    import re
+
+    from chalicelib.domain.records import Relation
+
+    put(client)
+    (first,) = lease(client)
+    call(client, "post", f"{SPACE}/reading/{first['lease']}", {"answer": reply([MOVE])})
+    put(client, [("user", "小林", "纠正一下，是下下个月搬去杭州，房子还没找好")], first=3)
+    (task,) = lease(client)
+    prompt = task["request"]["messages"][1]["content"]
+    (line,) = [ln for ln in prompt.splitlines() if MOVE["summary"] in ln]
+    label = re.search(r"\[([0-9a-f]{6})\]", line).group(1)
+    moved = {**MOVE, "title": "小林下下个月去杭州", "summary": "小林下下个月搬去杭州",
+             "sources": [3]}
+    answer = json.dumps({"events": [moved], "corrections": [
+        {"seq": 3, "event": label, "words": "是下下个月搬去杭州"}]}, ensure_ascii=False)
+    call(client, "post", f"{SPACE}/reading/{task['lease']}", {"answer": answer})
+    by_summary = {e["summary"]: e["id"] for e in events(client)}
+    (link,) = [r for r in services.store.list_records(Relation, "tavern")
+               if r.kind == "updates"]
+    assert (link.src, link.dst) == (by_summary[moved["summary"]], by_summary[MOVE["summary"]])
+    assert link.dst.endswith(label) and "是下下个月搬去杭州" in link.note

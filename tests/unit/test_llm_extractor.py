@@ -77,7 +77,7 @@ class TestPrompt:
                        when=day("2026-06-01"), participants=["小明"], created_at=T0,
                        updated_at=T0)
         prompt = build_prompt(MSGS[1:], MSGS[:1], [nearby])
-        assert "- 2026-06-01 | 领养奶糖 | 小明领养了橘猫奶糖 | 小明" in prompt
+        assert "- [ev_1] 2026-06-01 | 领养奶糖 | 小明领养了橘猫奶糖 | 小明" in prompt  # id tail
         assert "[seq 0] 2026-06-15 10:00 Mon | 小明 (user): 你好呀" in prompt
         assert ("[seq 1] 2026-06-15 10:01 Mon | 小明 (user): 我家奶糖昨天去体检了，结果一切正常。"
                 "\n    time: 昨天 → 2026-06-14") in prompt

@@ -142,7 +142,8 @@ def _extract_session(services: Services, space: str, session: str, now: datetime
 
     # Entities, threads, relations (docs/graph.md): idempotent, and before marking, so a
     # failure retries them with the batch.
-    graph.after_extraction(services, space, session, events, now, mentions)
+    graph.after_extraction(services, space, session, events, now, mentions,
+                           reading.corrections)
     # idempotent too: a turn read again adds nothing; what the reader read, the rules beneath
     facts.learn(services, space, with_names(messages, names), now, reading.facts)
     # Before marking: a failure here retries the batch, which writes the same summaries.

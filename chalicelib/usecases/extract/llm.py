@@ -63,6 +63,7 @@ from chalicelib.domain.models import Event, EventDraft, Message, Source, When
 from chalicelib.domain.textproc import query_terms
 from chalicelib.domain.timeparse import TimeSpan, find_times
 from chalicelib.ports import (
+    Correction,
     ExtractionContext,
     LLMClient,
     LLMError,
@@ -145,13 +146,19 @@ works_as, studies, pet, partner, child, allergic_to, likes, dislikes, owns, lear
 written exactly as in the message (a pet, partner or child by name when given, kind: a pet's \
 kind); ends true when the message says it no longer holds ("I quit Acme", 我家猫咪走了, \
 我不喝咖啡了; value "*" when it does not say what ended).
+13. corrections: a Message that corrects or changes one of the Existing events (a plan \
+moved to another day, another place, "actually it's Friday, not Thursday", 哦不对，是1月2号出发): \
+{"seq": that message's seq, "event": the Existing event's id in brackets, e.g. "3fa9c1", \
+"words": the message's words that say the change}; record the corrected happening as an \
+event too.
 
 Reply with one JSON object and nothing else:
 {"events": [{"title": "...", "summary": "...", "date": "YYYY-MM-DD", "date_end": null, \
 "plan": false, "importance": 5, "participants": ["..."], "location": null, "tags": ["..."], \
 "entities": [{"name": "...", "kind": "place"}], "sources": [3, 4]}], \
-"facts": [{"seq": 3, "attribute": "lives_in", "value": "Berlin", "ends": false, "kind": ""}]}
-Reply {"events": [], "facts": []} when nothing happened."""
+"facts": [{"seq": 3, "attribute": "lives_in", "value": "Berlin", "ends": false, "kind": ""}], \
+"corrections": [{"seq": 4, "event": "3fa9c1", "words": "..."}]}
+Reply {"events": [], "facts": [], "corrections": []} when nothing happened."""
 
 
 def _text_or_empty(value: Any) -> Any:
@@ -313,15 +320,31 @@ class FactOut(BaseModel):
         return _text_or_empty(value)
 
 
+class CorrectionOut(BaseModel):
+    """A turn that corrects an Existing event (rule 13): lenient, then checked."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    seq: int
+    event: str = Field(default="", max_length=40)
+    words: str = Field(default="", max_length=200)
+
+    @field_validator("event", "words", mode="before")
+    @classmethod
+    def _text(cls, value: Any) -> Any:
+        return _text_or_empty(value)
+
+
 class ExtractionOut(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     events: list[DraftOut]
     facts: list[FactOut] = Field(default_factory=list)
+    corrections: list[CorrectionOut] = Field(default_factory=list)
 
-    @field_validator("facts", mode="before")
+    @field_validator("facts", "corrections", mode="before")
     @classmethod
-    def _facts(cls, value: Any) -> Any:
+    def _lists(cls, value: Any) -> Any:
         return value if isinstance(value, list) else []
 
 
@@ -339,6 +362,32 @@ def to_facts(result: ExtractionOut, batch: Sequence[Message]) -> dict[int, list[
             continue  # a value the message does not say
         out[fact.seq].append(Statement(fact.attribute, value, fact.ends,
                                        clean_line(fact.kind)[:40]))
+    return out
+
+
+_LABEL_RE = re.compile(r"^\[?\s*(?:ev_)?[0-9a-f]*?([0-9a-f]{6})\s*\]?$")
+
+
+def event_label(event: Event) -> str:
+    """How the prompt names an existing event: the tail of its id, stable between a reading
+    task's hand-out and its answer (an index would shift with new events)."""
+    return event.id[-6:]
+
+
+def to_corrections(result: ExtractionOut, batch: Sequence[Message]) -> list[Correction]:
+    """The model's corrections kept only where they can be: a turn of the batch, an event
+    label of the prompt's shape (which event it is, and whether it is still there, the
+    graph decides), the words only when the turn says them (else none)."""
+    turns = {m.seq: m for m in batch}
+    out = []
+    for item in result.corrections:
+        msg, label = turns.get(item.seq), _LABEL_RE.match(item.event.strip().casefold())
+        if msg is None or label is None:
+            continue
+        words = clean_line(item.words).strip()[:100]
+        if words.casefold() not in msg.content.casefold():
+            words = ""
+        out.append(Correction(item.seq, label.group(1), words))
     return out
 
 
@@ -383,7 +432,7 @@ def format_message(msg: Message, *, hints: bool) -> str:
 def format_event(event: Event) -> str:
     people = (f" | {', '.join(clean_line(p) for p in event.participants)}"
               if event.participants else "")
-    return (f"- {span_label(event.when)} | {clean_line(event.title)} | "
+    return (f"- [{event_label(event)}] {span_label(event.when)} | {clean_line(event.title)} | "
             f"{clean_line(event.summary)}{people}")
 
 
@@ -626,6 +675,7 @@ class LLMExtractor:
                     part = self.read_batch(batch, earlier, nearby, ctx)
                     reading.events.extend(part.events)
                     reading.facts.update(part.facts)
+                    reading.corrections.extend(part.corrections)
                     earlier = [*earlier, *batch][-CONTEXT_MESSAGES:]
             finally:
                 if self.store is not None and (usage.calls or usage.failures):
@@ -652,7 +702,8 @@ class LLMExtractor:
             log.warning("LLM extraction failed for %s/%s seq %d-%d (%s); offline fallback",
                         ctx.space, ctx.session, batch[0].seq, batch[-1].seq, exc)
             return self.fallback.read(batch, sub)
-        return Reading(events=to_drafts(result, batch), facts=to_facts(result, batch))
+        return Reading(events=to_drafts(result, batch), facts=to_facts(result, batch),
+                       corrections=to_corrections(result, batch))
 
     def read_facts(self, batch: Sequence[Message], ctx: ExtractionContext
                    ) -> dict[int, list[Statement]]:

@@ -5,7 +5,9 @@ wrote, after indexing them and before marking the session extracted — so a fai
 retried with the extraction, and every step is idempotent (deterministic ids; a link that
 exists is not written again). An event saying a fact changed `updates` the earlier one
 (`updates.update_relations`, the old event stays active for questions about the past); the
-merge pass records `updates` of the events it supersedes itself (`relations.record_updates`).
+merge pass records `updates` of the events it supersedes itself (`relations.record_updates`);
+a reader's corrections (a model's "this turn corrects that event") are `updates` too
+(`updates.corrected`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from chalicelib.domain.models import Event
-from chalicelib.ports import Services, iter_events
+from chalicelib.ports import Correction, Services, iter_events
 from chalicelib.usecases.graph import entities as entities_uc
 from chalicelib.usecases.graph import relations as relations_uc
 from chalicelib.usecases.graph import threads as threads_uc
@@ -24,10 +26,11 @@ from chalicelib.usecases.graph import updates as updates_uc
 
 def after_extraction(services: Services, space: str, session: str, events: Sequence[Event],
                      now: datetime,
-                     mentions: Mapping[str, Sequence[tuple[str, str]]] | None = None
-                     ) -> dict[str, int]:
+                     mentions: Mapping[str, Sequence[tuple[str, str]]] | None = None,
+                     corrections: Sequence[Correction] = ()) -> dict[str, int]:
     """Link the entities, threads and relations of `events` (one session's new events).
-    `mentions`: what an LLM extractor named per event id, (name, kind), kept where verbatim.
+    `mentions`: what an LLM extractor named per event id, (name, kind), kept where verbatim;
+    `corrections`: the turns its reader said correct an earlier event (`updates`).
     Returns counts of what it linked."""
     # Summaries retell events (summaries.py): linking them would double every link.
     active = [e for e in events if e.status == "active" and e.kind != "summary"]
@@ -46,6 +49,7 @@ def after_extraction(services: Services, space: str, session: str, events: Seque
     rels = relations_uc.sequence_relations(space, session, active, session_events, names)
     rels += updates_uc.update_relations(services, space, session, active, recent, entities,
                                         names)
+    rels += updates_uc.corrected(services, space, session, active, corrections)
     rels += [relations_uc.relation(space, event.id, "same_thread", prev,
                                    f"thread {thread}", event.created_at)
              for event, thread, prev in linked.joins if prev is not None]

@@ -43,7 +43,7 @@ from chalicelib.domain.refs import message_ref
 from chalicelib.domain.textproc import query_terms
 from chalicelib.domain.textrules import is_small_talk, split_sentences
 from chalicelib.domain.timeparse import parse_time
-from chalicelib.ports import Services
+from chalicelib.ports import Correction, Services, iter_events
 from chalicelib.usecases.graph.relations import relation, session_order
 
 MAX_UPDATED = 3  # earlier events one change may update when it names the old thing
@@ -169,6 +169,30 @@ def _alike(services: Services, new: Event, sharing: Sequence[Event]) -> list[Eve
         if float(np.dot(vectors[0], vec)) >= SIMILAR:
             return [old]
     return []
+
+
+def corrected(services: Services, space: str, session: str, batch: Sequence[Event],
+              corrections: Sequence[Correction]) -> list[Relation]:
+    """The `updates` relations a reader's corrections say (chalicelib.ports.Correction): the
+    batch's event that cites the correcting turn updates the earlier event the reader named.
+    A correction whose turn made no event, or whose event is not an active earlier one of the
+    space (gone, or of this very batch), links nothing."""
+    if not corrections:
+        return []
+    mine = {e.id for e in batch}
+    by_label = {e.id[-6:]: e for e in iter_events(services.store, space)
+                if e.id not in mine and e.kind != "summary" and e.status == "active"}
+    out = []
+    for fix in corrections:
+        old = by_label.get(fix.event)
+        ref = message_ref(session, fix.seq)
+        new = next((e for e in batch if e.kind != "summary" and ref in turns(e)), None)
+        if old is None or new is None:
+            continue
+        note = update_note(fix.words or "corrected", [ref], [],
+                           whole=all_about(old.summary, ()))
+        out.append(relation(space, new.id, "updates", old.id, note, new.created_at))
+    return out
 
 
 def turns(event: Event) -> list[str]:
