@@ -103,6 +103,7 @@ class AnnalsStack(cdk.Stack):
         self.overrides = self._wire_event_sources(sam)
         self.log_groups = self._log_groups(sam)
         self.limits = config.limits
+        self.cors_origin = config.cors_origin
         self.limit_overrides = self._limit_functions(sam)
         self._throttle_api(sam)
         self._json_gateway_responses(sam)
@@ -346,11 +347,16 @@ class AnnalsStack(cdk.Stack):
         """What API Gateway answers itself (an unknown route, throttling, …) speaks the app's
         error shape. An unknown route is API Gateway's MISSING_AUTHENTICATION_TOKEN, a 403
         whose SigV4 message tells a client nothing: here it is a 404. Its throttling 429
-        carries Retry-After, as the app's own 429 does."""
+        carries Retry-After, as the app's own 429 does. With a CORS origin each of them names
+        it too: a browser shows a script no answer without it, so the SillyTavern extension
+        would see a throttled call as a network failure rather than a 429 to wait out."""
         if REST_API not in sam.get("Resources", {}):
             return
         api_id = self.chalice.get_resource(REST_API).ref
         json_type = {"gatewayresponse.header.Content-Type": "'application/json'"}
+        if self.cors_origin:
+            json_type |= {"gatewayresponse.header.Access-Control-Allow-Origin":
+                          f"'{self.cors_origin}'", "gatewayresponse.header.Vary": "'Origin'"}
         extra = {"THROTTLED": {
             "gatewayresponse.header.Retry-After": f"'{self.limits.retry_after_s}'"}}
         for kind, status, code, message in GATEWAY_RESPONSES:

@@ -60,6 +60,14 @@ def test_the_api_answers_cors_for_the_one_origin_it_was_given(synth):
     assert all("options" in methods for methods in paths.values())
     for fn in synth.of_type("AWS::Serverless::Function").values():
         assert fn["Properties"]["Environment"]["Variables"]["ANNALS_CORS_ORIGINS"] == ORIGIN
+    # what API Gateway answers itself (its 429, an unknown route's 404, …) names it too
+    responses = [r["Properties"] for r in synth.of_type("AWS::ApiGateway::GatewayResponse")
+                 .values()]
+    assert {r["ResponseType"] for r in responses} >= {"THROTTLED", "DEFAULT_4XX", "DEFAULT_5XX"}
+    for response in responses:
+        headers = response["ResponseParameters"]
+        assert headers["gatewayresponse.header.Access-Control-Allow-Origin"] == f"'{ORIGIN}'"
+        assert headers["gatewayresponse.header.Vary"] == "'Origin'"
 
 
 def test_every_event_source_points_at_this_stack(synth):
