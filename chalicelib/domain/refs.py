@@ -30,6 +30,16 @@ def message_ref(session: str, seq: int) -> str:
     return f"message:{session}:{seq}"
 
 
+EVENT_LABEL_CHARS = 6
+
+
+def event_label(event_id: str) -> str:
+    """How a reading prompt names an existing event, and how a reader's correction names it
+    back: the tail of its id, stable between a reading task's hand-out and its answer (an
+    index would shift with new events)."""
+    return event_id[-EVENT_LABEL_CHARS:]
+
+
 def parse_ref(ref: str) -> EventRef | MessageRef:
     """ValueError for anything that is not an event or message ref. A session may itself
     contain ':' (ids allow it), so the seq is what follows the last one."""

@@ -60,6 +60,7 @@ from chalicelib.domain.containment import clean_line
 from chalicelib.domain.dates import prompt_label, span_as_told
 from chalicelib.domain.facts import ATTRIBUTES, Statement
 from chalicelib.domain.models import Event, EventDraft, Message, Source, When
+from chalicelib.domain.refs import EVENT_LABEL_CHARS, event_label
 from chalicelib.domain.textproc import query_terms
 from chalicelib.domain.timeparse import TimeSpan, find_times
 from chalicelib.ports import (
@@ -365,13 +366,7 @@ def to_facts(result: ExtractionOut, batch: Sequence[Message]) -> dict[int, list[
     return out
 
 
-_LABEL_RE = re.compile(r"^\[?\s*(?:ev_)?[0-9a-f]*?([0-9a-f]{6})\s*\]?$")
-
-
-def event_label(event: Event) -> str:
-    """How the prompt names an existing event: the tail of its id, stable between a reading
-    task's hand-out and its answer (an index would shift with new events)."""
-    return event.id[-6:]
+_LABEL_RE = re.compile(rf"^\[?\s*(?:ev_)?[0-9a-f]*?([0-9a-f]{{{EVENT_LABEL_CHARS}}})\s*\]?$")
 
 
 def to_corrections(result: ExtractionOut, batch: Sequence[Message]) -> list[Correction]:
@@ -432,7 +427,7 @@ def format_message(msg: Message, *, hints: bool) -> str:
 def format_event(event: Event) -> str:
     people = (f" | {', '.join(clean_line(p) for p in event.participants)}"
               if event.participants else "")
-    return (f"- [{event_label(event)}] {span_label(event.when)} | {clean_line(event.title)} | "
+    return (f"- [{event_label(event.id)}] {span_label(event.when)} | {clean_line(event.title)} | "
             f"{clean_line(event.summary)}{people}")
 
 

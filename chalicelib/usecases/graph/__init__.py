@@ -49,7 +49,7 @@ def after_extraction(services: Services, space: str, session: str, events: Seque
     rels = relations_uc.sequence_relations(space, session, active, session_events, names)
     rels += updates_uc.update_relations(services, space, session, active, recent, entities,
                                         names)
-    rels += updates_uc.corrected(services, space, session, active, corrections)
+    rels += updates_uc.corrected(space, session, active, recent, corrections)
     rels += [relations_uc.relation(space, event.id, "same_thread", prev,
                                    f"thread {thread}", event.created_at)
              for event, thread, prev in linked.joins if prev is not None]

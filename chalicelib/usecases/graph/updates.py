@@ -39,11 +39,11 @@ from chalicelib.domain.changes import (
 )
 from chalicelib.domain.models import Event
 from chalicelib.domain.records import Entity, Relation
-from chalicelib.domain.refs import message_ref
+from chalicelib.domain.refs import event_label, message_ref
 from chalicelib.domain.textproc import query_terms
 from chalicelib.domain.textrules import is_small_talk, split_sentences
 from chalicelib.domain.timeparse import parse_time
-from chalicelib.ports import Correction, Services, iter_events
+from chalicelib.ports import Correction, Services
 from chalicelib.usecases.graph.relations import relation, session_order
 
 MAX_UPDATED = 3  # earlier events one change may update when it names the old thing
@@ -171,17 +171,16 @@ def _alike(services: Services, new: Event, sharing: Sequence[Event]) -> list[Eve
     return []
 
 
-def corrected(services: Services, space: str, session: str, batch: Sequence[Event],
+def corrected(space: str, session: str, batch: Sequence[Event], earlier: Sequence[Event],
               corrections: Sequence[Correction]) -> list[Relation]:
     """The `updates` relations a reader's corrections say (chalicelib.ports.Correction): the
     batch's event that cites the correcting turn updates the earlier event the reader named.
-    A correction whose turn made no event, or whose event is not an active earlier one of the
-    space (gone, or of this very batch), links nothing."""
+    `earlier`: the space's other active events (after_extraction's, summaries aside). A
+    correction whose turn made no event, or whose event is not among them (gone, or of this
+    very batch), links nothing."""
     if not corrections:
         return []
-    mine = {e.id for e in batch}
-    by_label = {e.id[-6:]: e for e in iter_events(services.store, space)
-                if e.id not in mine and e.kind != "summary" and e.status == "active"}
+    by_label = {event_label(e.id): e for e in earlier}
     out = []
     for fix in corrections:
         old = by_label.get(fix.event)
