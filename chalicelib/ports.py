@@ -405,11 +405,6 @@ class Reader(Protocol):
     def read(self, messages: Sequence[Message], ctx: ExtractionContext) -> Reading: ...
 
 
-def events_only(drafts: list[EventDraft]) -> Reading:
-    """A reader that reads events and leaves every turn's facts to the rules."""
-    return Reading(events=drafts)
-
-
 @dataclass(frozen=True)
 class Salience:
     """How likely each text is to say something worth remembering (0..1), with the vectors

@@ -48,7 +48,7 @@ from chalicelib.domain.names import is_placeholder, mentioned_names, own_name, w
 from chalicelib.domain.salience import content_words, statements
 from chalicelib.domain.textproc import is_cjk
 from chalicelib.domain.timeparse import parse_time
-from chalicelib.ports import ExtractionContext, Reading, Salience, SalienceJudge, events_only
+from chalicelib.ports import ExtractionContext, Reading, Salience, SalienceJudge
 
 PREVIEW_CHARS = 80
 QUOTED_IMPORTANCE = 3  # an instruction someone typed is worth keeping, not worth surfacing
@@ -288,7 +288,7 @@ class OfflineExtractor:
 
     def read(self, messages: Sequence[Message], ctx: ExtractionContext) -> Reading:
         """The rules' reading: events; every turn's facts are the fact rules' (facts.learn)."""
-        return events_only(self.extract(messages, ctx))
+        return Reading(events=self.extract(messages, ctx))
 
     def extract(self, messages: Sequence[Message], ctx: ExtractionContext) -> list[EventDraft]:
         speakers = sorted({m.speaker for m in [*ctx.earlier, *messages] if m.role != "system"})
