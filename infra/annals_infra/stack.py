@@ -353,10 +353,10 @@ class AnnalsStack(cdk.Stack):
         if REST_API not in sam.get("Resources", {}):
             return
         api_id = self.chalice.get_resource(REST_API).ref
-        json_type = {"gatewayresponse.header.Content-Type": "'application/json'"}
+        headers = {"gatewayresponse.header.Content-Type": "'application/json'"}
         if self.cors_origin:
-            json_type |= {"gatewayresponse.header.Access-Control-Allow-Origin":
-                          f"'{self.cors_origin}'", "gatewayresponse.header.Vary": "'Origin'"}
+            headers |= {"gatewayresponse.header.Access-Control-Allow-Origin":
+                        f"'{self.cors_origin}'", "gatewayresponse.header.Vary": "'Origin'"}
         extra = {"THROTTLED": {
             "gatewayresponse.header.Retry-After": f"'{self.limits.retry_after_s}'"}}
         for kind, status, code, message in GATEWAY_RESPONSES:
@@ -364,7 +364,7 @@ class AnnalsStack(cdk.Stack):
             apigw.CfnGatewayResponse(
                 self, f"Gateway{kind.title().replace('_', '')}", rest_api_id=api_id,
                 response_type=kind, status_code=status,
-                response_parameters={**json_type, **extra.get(kind, {})},
+                response_parameters={**headers, **extra.get(kind, {})},
                 response_templates={"application/json": body})
 
     def _outputs(self, endpoint: str, user: str) -> None:
