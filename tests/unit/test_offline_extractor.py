@@ -223,6 +223,22 @@ class TestHeadline:
         assert draft.when.granularity == "day"
 
 
+    def test_role_play_markup_never_joins_two_clauses_in_a_title(self):
+        """An action between asterisks and an aside in brackets are clauses of their own
+        (issue 36: titles 快步过去扶住他* 还付什么诊金, 来啦）*半月后)."""
+        drafts = extract(
+            message(1, "user", "苏禾", "*听到动静，放下手里的药碾子，快步过去扶住他* 还付什么诊金，"
+                                      "先进来！*把人架到里间的竹榻上* 刀伤……还挺深。"),
+            message(3, "user", "苏禾", "（ooc：这周好忙 来啦）*半月后，云京城南，柳叶巷。我推开新宅的窗*"),
+            message(5, "user", "Jess", "*wipes her hands on a rag* I sold the old drill to "
+                                       "Marek for eight hundred credits."))
+        titles = [d.title for d in drafts]
+        assert len(titles) == 3
+        for title in titles:
+            assert not set(title) & set("*（）()"), title
+        assert "Jess sold the old drill" in titles[2]
+
+
 class TestSelfRepair:
     """A time corrected mid-turn is the time meant (issue 36: the 家长会 moved to Friday in
     the same breath, the farewell dinner 'Dec 17 哦不对 是 Dec 16')."""
@@ -245,3 +261,17 @@ class TestSelfRepair:
                          message(2, "user", "林悦", "我们在南京住了八年了，房子是租的。"))
         assert drafts[0].summary.startswith("林悦他们在南京住了八年")
         assert "温言" not in drafts[0].participants
+
+    def test_a_statement_corrected_by_the_next_is_one_event_at_the_corrected_time(self):
+        """"三日后是谷雨…… 不对，五日后才是谷雨": the turn tells one happening, told wrong first;
+        not two events, one of them at the time it took back (issue 36, 沈砚)."""
+        [draft] = extract(message(1, "user", "苏禾", "*认真想了想* 三日后是谷雨…… *掰着手指数了数* "
+                                                  "不对，五日后才是谷雨。那天一早我们上后山采雪见草。"))
+        assert draft.when.start.date() == (T0 + timedelta(days=5)).date()
+        assert "五日后（" in draft.summary and "三日后（" not in draft.summary
+        assert "三日后" not in draft.title
+
+    def test_english_correction_in_the_next_sentence(self):
+        [draft] = extract(message(1, "user", "Nora", "Mum arrives on Thursday. Wait no, she "
+                                                    "arrives on Friday, with the van."))
+        assert draft.when.start.weekday() == 4  # Friday

@@ -141,6 +141,7 @@ class Statement:
     when: When
     ahead: bool  # the time it names is still ahead: a plan
     relative: str | None  # the relative expression that dated it
+    repairs: bool = False  # it corrects the time of what the turn said before it
 
 
 @dataclass
@@ -162,11 +163,15 @@ class Happening:
     def draft(self, joiner: str) -> EventDraft:
         retold = joiner.join(s.retold for s in self.statements)
         first = self.statements[0]
-        summary = brief(date_relative(retold, first.relative, first.when), joiner)
+        # the time pinned in the summary is the one the happening is dated by: after a
+        # repair, the corrected statement keeps its words and loses its time (happenings_of)
+        dated = next((s for s in self.statements if s.relative and s.when == first.when), first)
+        summary = brief(date_relative(retold, dated.relative, dated.when), joiner)
         said = " ".join(s.said for s in self.statements)
         plan = any(s.ahead for s in self.statements)
+        lead = [s for s in self.statements if s.repairs][:1] or self.statements[:1]
         return EventDraft(
-            title=headline(self.statements[:1], self.speaker)
+            title=headline(lead, self.speaker)
             or headline(self.statements[1:], self.speaker) or rules.make_title(retold)
             or first.said[:60],
             summary=summary,
@@ -180,9 +185,12 @@ class Happening:
 
 
 # Where a clause ends: punctuation, or in Chinese typed on a phone a space between two
-# characters ("还有一个事 小满辞职了 辞职信节前交的").
+# characters ("还有一个事 小满辞职了 辞职信节前交的"), or a role-play's markup: an action
+# between asterisks ("*放下药碾子，快步过去扶住他* 还付什么诊金") and an aside in brackets
+# ("（ooc：这周好忙 来啦）*半月后，云京城南*") are clauses of their own, so a title never
+# joins the end of one to the start of the next ("快步过去扶住他* 还付什么诊金").
 _CLAUSE_END = compiled(r"[，,。！？!?；;：:]|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])"
-                       r"|[,;:.!?](?:\s|$)| - | — ")
+                       r"|[,;:.!?](?:\s|$)| - | — |\*+|[（）()【】\[\]]")
 _QUOTED = re.compile(r'^[^:"]{1,40}: "')
 
 
@@ -389,7 +397,10 @@ def _verdicts(asked: Sequence[Message], texts: Sequence[str],
 def happenings_of(msg: Message, said: Sequence[str], you: str | None,
                   with_you: bool = True) -> list[list[Statement]]:
     """The turn's statements, grouped: a statement that names another time than the group
-    before it starts a new group (a new happening). `with_you`: "we" includes `you`."""
+    before it starts a new group (a new happening), unless it corrects that time ("三日后是
+    谷雨…… 不对，五日后才是谷雨", "Thursday. wait no, Friday"): then the group before it is the
+    same happening told wrong, and joins it at the corrected time, its own relative time no
+    longer pinned. `with_you`: "we" includes `you`."""
     groups: list[list[Statement]] = []
     for sentence in said:
         when, ahead, relative = resolve_when(sentence, msg)
@@ -397,6 +408,11 @@ def happenings_of(msg: Message, said: Sequence[str], you: str | None,
                               when=when, ahead=ahead, relative=relative)
         if groups and ((relative is None and when == message_day(msg.at))
                        or when == groups[-1][0].when):
+            groups[-1].append(statement)
+        elif groups and REPAIR.search(sentence):
+            statement.repairs = True
+            for told in groups[-1]:
+                told.when, told.ahead, told.relative = when, ahead, None
             groups[-1].append(statement)
         else:
             groups.append([statement])
