@@ -8,7 +8,8 @@ happened, nothing for small talk.
    adapters/salience_e5.py) scores what each turn kept; below its threshold, no event.
 3. **One event per happening.** The kept sentences of one turn are one event, unless a
    sentence names another time than those before it (a new happening: "I adopted a puppy.
-   My sister moves to Denver next spring" is two). A happening told over consecutive turns —
+   My sister moves to Denver next spring" is two) — and not when it corrects that time
+   ("三日后是谷雨…… 不对，五日后才是谷雨": one happening, dated by the correction). A happening told over consecutive turns —
    the same speaker again right after the other side's reply (a question and the answer, a
    story told in three turns) — joins the event before it when the reply asked (the answer
    goes on telling it) or the turns are about the same thing (their e5 vectors close:
