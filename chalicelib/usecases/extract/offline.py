@@ -11,8 +11,8 @@ happened, nothing for small talk.
    My sister moves to Denver next spring" is two) — and not when it corrects that time
    ("三日后是谷雨…… 不对，五日后才是谷雨": one happening, dated by the correction). A
    happening told over consecutive turns — the same speaker again right after the other
-   side's reply (a question and the answer, a story told in three turns) — joins the event before it when the reply asked (the answer
-   goes on telling it) or the turns are about the same thing (their e5 vectors close:
+   side's reply (a question and the answer, a story told in three turns) — joins the event
+   before it when the reply asked (the answer goes on telling it) or the turns are about the same thing (their e5 vectors close:
    `SAME_TOPIC`, measured above how close either sits to small talk in its language, since
    e5 puts any two Chinese turns closer than most English pairs on one topic), were said
    within `MAX_TURN_GAP` of each other and name no other time than the telling's own day
