@@ -7,17 +7,17 @@ happened, nothing for small talk.
 2. **Salience.** The judge (a SalienceJudge port: e5 weights by default,
    adapters/salience_e5.py) scores what each turn kept; below its threshold, no event.
 3. **One event per happening.** The kept sentences of one turn are one event, unless a
-   sentence names another time than those before it (a new happening: "I adopted a puppy.
-   My sister moves to Denver next spring" is two) — and not when it corrects that time
-   ("三日后是谷雨…… 不对，五日后才是谷雨": one happening, dated by the correction). A
-   happening told over consecutive turns — the same speaker again right after the other
-   side's reply (a question and the answer, a story told in three turns) — joins the event
-   before it when the reply asked (the answer goes on telling it) or the turns are about the same thing (their e5 vectors close:
-   `SAME_TOPIC`, measured above how close either sits to small talk in its language, since
-   e5 puts any two Chinese turns closer than most English pairs on one topic), were said
-   within `MAX_TURN_GAP` of each other and name no other time than the telling's own day
-   ("今天总算退了" goes on telling the fever of the day before yesterday), up to `MAX_TURNS`
-   turns; the event cites each of its turns.
+   sentence names another time than those before it (a new happening: "I adopted a puppy. My
+   sister moves to Denver next spring" is two) — and not when it corrects that time
+   ("三日后是谷雨…… 不对，五日后才是谷雨": one happening, dated by the correction). A happening told over
+   consecutive turns — the same speaker again right after the other side's reply (a question
+   and the answer, a story told in three turns) — joins the event before it when the reply
+   asked (the answer goes on telling it) or the turns are about the same thing (their e5
+   vectors close: `SAME_TOPIC`, measured above how close either sits to small talk in its
+   language, since e5 puts any two Chinese turns closer than most English pairs on one
+   topic), were said within `MAX_TURN_GAP` of each other and name no other time than the
+   telling's own day ("今天总算退了" goes on telling the fever of the day before yesterday), up to
+   `MAX_TURNS` turns; the event cites each of its turns.
 4. **Retelling.** Third person with the speaker named ("I adopted" → "Mel adopted"), in the
    turn's own language; a sentence with no subject of its own ("Gonna check out career
    options") is quoted as the speaker's words instead of being garbled. Dated by the message
