@@ -285,6 +285,8 @@ def import_(file: Path, space: str, fmt: str, session: str | None, start_: str |
         embed_queued(services)
     events = extract_here(services, space).progress.events if extract_now else 0
     _echo_json({"space": space, "sessions": report, "events_extracted": events, **notes})
+    if not extract_now:
+        _say_waiting(space, report, None, services.settings.quiet_minutes)
 
 
 def _import_graph(file: Path, space: str, url: str | None, key: str | None) -> None:
@@ -334,6 +336,25 @@ def _import_remote(url: str, key: str | None, space: str, sessions: list,
             with JobProgress() as progress:
                 events = len(client.extract(space, on_progress=progress).events)
     _echo_json({"space": space, "sessions": report, "events_extracted": events, **notes})
+    if not extract_now:
+        _say_waiting(space, report, url, None)
+
+
+def _say_waiting(space: str, report: list[dict], url: str | None,
+                 quiet_minutes: float | None) -> None:
+    """After an import without --extract, say on stderr that the new messages are not
+    memories yet and how they become ones: a new user's next `annals export` or recall
+    would otherwise find nothing and not know why (issue 36)."""
+    waiting = sum(r["accepted"] + r["changed"] for r in report)
+    if not waiting:
+        return
+    where = f" --url {url}" if url else ""
+    when = (f"after {quiet_minutes:g} quiet minutes" if quiet_minutes is not None
+            else "after its quiet window")
+    click.echo(f"note: {waiting} new message{'s' if waiting != 1 else ''} wait to be read "
+               f"into memories: a running Annals (`annals serve`, a deployed stack) reads "
+               f"them {when}; to read them now: annals extract --space {space}{where} "
+               "(or import with --extract)", err=True)
 
 
 def embed_queued(services) -> None:

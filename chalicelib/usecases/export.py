@@ -44,11 +44,10 @@ def export_markdown(services: Services, space: str, highlight_threshold: int = 7
     # Summaries retell events: they get their own section, never timeline entries or counts.
     summaries = [e for e in listed if e.kind == "summary"]
     events = [e for e in listed if e.kind != "summary"]
+    if not events:
+        return nothing_yet(services, space)
     zh = chat_language(services, space, events) == "zh"
     lines = [f"# Annals — {space}", "", "## Summary" if not zh else "## 概要"]
-    if not events:
-        lines.append("还没有记忆。" if zh else "No memories yet.")
-        return "\n".join(lines) + "\n"
     lo, hi = min(e.importance for e in events), max(e.importance for e in events)
     lines.append(f"{len(events)} 条事件 · 重要度 {lo}–{hi}" if zh
                  else f"{len(events)} events · importance range {lo}–{hi}")
@@ -75,6 +74,35 @@ def export_markdown(services: Services, space: str, highlight_threshold: int = 7
     return "\n".join(lines) + "\n"
 
 
+def nothing_yet(services: Services, space: str) -> str:
+    """The export of a chronicle with no event yet: and, when messages wait to be read (an
+    import without --extract, a chat inside its quiet window), how many and what reads them,
+    in the language of those messages."""
+    sessions = services.store.list_sessions(space)
+    waiting = [m for s in sessions if s.pending_since is not None or s.dirty_from is not None
+               for m in services.store.get_messages(space, s.session, seq_from=min(
+                   s.extracted_upto + 1, s.dirty_from if s.dirty_from is not None else 2**62))]
+    # the language of what waits, else of the last turns read (all small talk, no event)
+    sample = waiting or [m for s in sessions[:3] for m in services.store.get_messages(
+        space, s.session, seq_from=s.extracted_upto - LANGUAGE_SAMPLE)]
+    zh = _mostly_zh([m.content for m in sample[:LANGUAGE_SAMPLE]])
+    lines = [f"# Annals — {space}", "", "## 概要" if zh else "## Summary"]
+    if not waiting:
+        lines.append("还没有记忆。" if zh else "No memories yet.")
+    elif zh:
+        lines.append(f"还没有记忆：{len(waiting)} 条消息等待读取（运行中的 `annals serve` 在安静一段时间后"
+                     f"读取；现在就读：annals extract --space {space}）。")
+    else:
+        lines.append(f"No memories yet: {len(waiting)} messages wait to be read (a running "
+                     f"`annals serve` reads them after its quiet window; to read them now: "
+                     f"annals extract --space {space}).")
+    return "\n".join(lines) + "\n"
+
+
+def _mostly_zh(texts: list[str]) -> bool:
+    return sum(language(t) == "zh" for t in texts) * 2 > len(texts)
+
+
 LANGUAGE_SAMPLE = 40  # messages read to tell a space's language
 
 
@@ -86,7 +114,7 @@ def chat_language(services: Services, space: str, events: list[Event]) -> str:
     sample = keys[:: max(1, -(-len(keys) // LANGUAGE_SAMPLE))]  # spread over the chronicle
     texts = [m.content for m in services.store.load_messages(space, sample)] if sample else []
     texts = texts or [e.summary for e in events]
-    return "zh" if sum(language(t) == "zh" for t in texts) * 2 > len(texts) else "en"
+    return "zh" if _mostly_zh(texts) else "en"
 
 
 def summary_section(summaries: list[Event], zh: bool) -> list[str]:
