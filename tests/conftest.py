@@ -18,6 +18,13 @@ from chalicelib.config import Settings
 from chalicelib.ports import Services
 from chalicelib.wiring import build_services, set_services
 
+
+def write_jsonl(path, rows) -> None:
+    """A JSON Lines file (a SillyTavern export), one row a line, UTF-8 as the app writes it."""
+    path.write_text("\n".join(json.dumps(row, ensure_ascii=False) for row in rows),
+                    encoding="utf-8")
+
+
 API_KEY = "test-key"
 AUTH = {"Authorization": f"Bearer {API_KEY}", "Content-Type": "application/json"}
 

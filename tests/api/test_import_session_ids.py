@@ -18,7 +18,7 @@ from chalicelib.api.http import MAX_BODY_BYTES
 from chalicelib.cli import main
 from chalicelib.local.wsgi import ChaliceWSGI
 from chalicelib.wiring import set_services
-from tests.conftest import API_KEY, AUTH, make_services
+from tests.conftest import API_KEY, AUTH, make_services, write_jsonl
 
 TAVERN = [{"user_name": "Sam", "character_name": "Mika"},
           {"name": "Sam", "is_user": True, "send_date": "2026-11-24T20:05:00+08:00",
@@ -29,8 +29,7 @@ TAVERN = [{"user_name": "Sam", "character_name": "Mika"},
 
 def tavern_file(tmp_path, name: str):
     path = tmp_path / name
-    path.write_text("\n".join(json.dumps(line, ensure_ascii=False) for line in TAVERN),
-                    encoding="utf-8")
+    write_jsonl(path, TAVERN)
     return path
 
 

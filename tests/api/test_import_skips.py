@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from chalicelib.cli import main
 from chalicelib.usecases import importing
-from tests.conftest import make_services
+from tests.conftest import make_services, write_jsonl
 
 LIMIT = 20_000
 
@@ -25,7 +25,7 @@ def tavern(tmp_path, long: int):
              {"name": "Sam", "is_user": True, "send_date": "2026-06-01T20:02:00+08:00",
               "mes": "We leave on the 12th"}]
     path = tmp_path / "Aria.jsonl"
-    path.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in lines), encoding="utf-8")
+    write_jsonl(path, lines)
     return path
 
 

@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from chalicelib.cli import main
+from tests.conftest import write_jsonl
 
 ZH = ["我上周辞职了，下个月搬去杭州。", "好突然！那团子呢？", "团子跟我一起去，已经订好宠物托运了。"]
 EN = ["I quit my job last week and I'm moving to Leeds next month.", "Wow, and Biscuit?",
@@ -24,8 +25,7 @@ def tavern(tmp_path, turns: list[str]):
         lines.append({"name": "小林" if i % 2 == 0 else "Mika", "is_user": i % 2 == 0,
                       "send_date": f"2026-11-24T20:0{i}:00+08:00", "mes": text})
     path = tmp_path / "Mika - 2026-11-24@20h00m00s.jsonl"
-    path.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in lines),
-                    encoding="utf-8")
+    write_jsonl(path, lines)
     return path
 
 
