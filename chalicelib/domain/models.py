@@ -612,6 +612,18 @@ class SessionState(BaseModel):
     pending_since: datetime | None = None
     message_count: int = 0
 
+    @property
+    def has_unread(self) -> bool:
+        """Messages wait to be extracted: new ones, or ones edited since."""
+        return self.pending_since is not None or self.dirty_from is not None
+
+    @property
+    def unread_from(self) -> int:
+        """The first seq extraction has still to read: after the last one read, or the first
+        one edited since, whichever comes first."""
+        upto = self.extracted_upto + 1
+        return upto if self.dirty_from is None else min(upto, self.dirty_from)
+
 
 # ---------------------------------------------------------------- index documents
 

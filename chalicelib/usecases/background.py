@@ -429,14 +429,12 @@ def _pending_plan(services: Services, space: str, session: str | None,
 def _pending_in(services: Services, state: SessionState) -> int:
     """The messages extract_session would read: from the first edited or not extracted seq.
     A session never extracted reads them all (seqs are ≥ 0): its count, without a query."""
-    if state.dirty_from is None and state.pending_since is None:
+    if not state.has_unread:
         return 0
     if state.extracted_upto < 0:
         return state.message_count
-    start = state.extracted_upto + 1
-    if state.dirty_from is not None:
-        start = min(start, state.dirty_from)
-    return len(services.store.get_messages(state.space, state.session, seq_from=start))
+    return len(services.store.get_messages(state.space, state.session,
+                                           seq_from=state.unread_from))
 
 
 def extract_later(services: Services, space: str, session: str | None, *,

@@ -79,8 +79,8 @@ def nothing_yet(services: Services, space: str) -> str:
     import without --extract, a chat inside its quiet window), how many and what reads them,
     in the language of those messages."""
     sessions = services.store.list_sessions(space)
-    waiting = [m for s in sessions if s.pending_since is not None or s.dirty_from is not None
-               for m in services.store.get_messages(space, s.session, seq_from=_unread(s))]
+    waiting = [m for s in sessions if s.has_unread
+               for m in services.store.get_messages(space, s.session, seq_from=s.unread_from)]
     # the language of what waits, else of the last turns read (all small talk, no event)
     sample = waiting or [m for s in sessions[:3] for m in services.store.get_messages(
         space, s.session, seq_from=s.extracted_upto - LANGUAGE_SAMPLE)]
@@ -96,12 +96,6 @@ def nothing_yet(services: Services, space: str) -> str:
                      f"`annals serve` reads them after its quiet window; to read them now: "
                      f"annals extract --space {space}).")
     return "\n".join(lines) + "\n"
-
-
-def _unread(state) -> int:
-    """The first seq of a session that extraction has still to read (an edit reopens it)."""
-    upto = state.extracted_upto + 1
-    return upto if state.dirty_from is None else min(upto, state.dirty_from)
 
 
 def _mostly_zh(texts: list[str]) -> bool:

@@ -39,8 +39,7 @@ def space_stats(services: Services, space: str) -> dict:
         "summaries": count_events(services, space, "active", kind="summary"),
         "sessions": len(sessions),
         "messages": sum(s.message_count for s in sessions),
-        "pending_sessions": sum(1 for s in sessions
-                                if s.pending_since is not None or s.dirty_from is not None),
+        "pending_sessions": sum(1 for s in sessions if s.has_unread),
         "indexing": {"writer": services.index.name,
                      "keyword_pending": fresh.keyword_pending,
                      "vector_pending": fresh.vector_pending},

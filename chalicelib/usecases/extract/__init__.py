@@ -104,9 +104,7 @@ def _extract_session(services: Services, space: str, session: str, now: datetime
     if state is None:
         return ExtractionResult()
     now = now or services.clock()
-    start = state.extracted_upto + 1
-    if state.dirty_from is not None:
-        start = min(start, state.dirty_from)
+    start = state.unread_from
     messages = store.get_messages(space, session, seq_from=start, seq_to=seq_to)
     batch, resumed = journal.begin(services, space, session,
                                    attempt_id(state, start, messages), now)
