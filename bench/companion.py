@@ -463,10 +463,11 @@ def run(paths: Sequence[Path | str] = (), *, key_path: Path | str = KEY,
         json_path: Path | str | None = None, dump_path: Path | str | None = None,
         data_dir: Path | str | None = None, progress: bool = True,
         settings: dict[str, Any] | None = None, reader: str = "rules",
-        model: str | None = None) -> dict[str, Any]:
+        model: str | None = None, answers: str | None = None) -> dict[str, Any]:
     """Every chat built (or reused from `data_dir`) and asked; the report. `settings`:
     Settings overrides (tests); `reader` "llm": the local `model` reads the user's facts
-    (ANNALS_LLM=local, as bench facts runs it), the rules the rest."""
+    (ANNALS_LLM=local, as bench facts runs it), the rules the rest; `answers`: the model's
+    answers kept and replayed (bench/answers.py)."""
     from tqdm import tqdm
 
     started = time.perf_counter()
@@ -482,7 +483,7 @@ def run(paths: Sequence[Path | str] = (), *, key_path: Path | str = KEY,
     per_question: list[dict] = []
     dump_lines: list[str] = []
     with run_dir(data_dir, "annals-bench-companion-") as tmp, \
-            model_reader(reader, model, progress) as llm:
+            model_reader(reader, model, progress, answers) as llm:
         services, baselines = _services(tmp, embedder, settings, llm)
         annals_recipe = recipe or services.settings.recipe
         built = {space: made for space, made in read_built(tmp).items()

@@ -52,47 +52,66 @@ class ModelReader:
     """The local model (bench/models.py, chalicelib.adapters.llm.local) for one run, and
     what its reading cost."""
 
-    def __init__(self, model: str, threads: int = 1, progress: bool = True):
+    def __init__(self, model: str, threads: int = 1, progress: bool = True,
+                 answers: Path | None = None):
         from chalicelib.adapters.llm.local import LocalLLMClient, LocalModelServer
 
+        from .answers import AnswerBook, ReplayingClient
         from .models import ensure_model
 
         self.model = model
         self.server = LocalModelServer(ensure_model(model, progress=progress), threads=threads)
-        self.client = LocalLLMClient(self.server)
+        self.book = AnswerBook(answers) if answers else None
+        self.client = (ReplayingClient(self.server, self.book) if self.book
+                       else LocalLLMClient(self.server))
         self.seconds = 0.0
 
     def cost(self, user_messages: int) -> dict[str, Any]:
+        """What the reading cost; answers replayed from the book count the seconds they took
+        when they were asked, so a replayed run reports the model's cost, not the book's."""
         u = self.client.usage
         per = max(1, user_messages)
+        replayed = getattr(self.client, "replayed", 0)
+        seconds = self.seconds + getattr(self.client, "replayed_seconds", 0.0)
         return {"model": self.model, "calls": u.calls, "failures": u.failures,
-                "prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens,
-                "seconds": round(self.seconds, 1), "user_messages": user_messages,
-                "seconds_per_user_message": round(self.seconds / per, 2),
+                "replayed": replayed, "prompt_tokens": u.prompt_tokens,
+                "completion_tokens": u.completion_tokens,
+                "seconds": round(seconds, 1), "user_messages": user_messages,
+                "seconds_per_user_message": round(seconds / per, 2),
                 "prompt_tokens_per_user_message": round(u.prompt_tokens / per, 1),
                 "completion_tokens_per_user_message": round(u.completion_tokens / per, 1)}
 
+    def stop(self) -> None:
+        self.server.stop()
+        if self.book is not None:
+            self.book.close()
+
 
 @contextmanager
-def model_reader(reader: str, model: str | None, progress: bool
+def model_reader(reader: str, model: str | None, progress: bool, answers: str | None = None
                  ) -> Iterator[ModelReader | None]:
     """The local model for a run whose `reader` is "llm" (None: the rules read), one server
-    for the whole run, stopped when the run ends, however it ends."""
+    for the whole run, stopped when the run ends, however it ends. `answers`: the file of
+    the model's answers to replay and add to (bench/answers.py)."""
     if reader != "llm":
         yield None
         return
     from .models import DEFAULT_MODEL
 
-    llm = ModelReader(model or DEFAULT_MODEL, progress=progress)
+    llm = ModelReader(model or DEFAULT_MODEL, progress=progress,
+                      answers=Path(answers) if answers else None)
     try:
         yield llm
     finally:
-        llm.server.stop()
+        llm.stop()
 
 
 def reading_line(cost: dict[str, Any]) -> str:
     """What the model's reading cost (ModelReader.cost), as the benches print it."""
-    return (f"reading with {cost['model']}: {cost['calls']} calls, {cost['failures']} failed "
+    replayed = (f" ({cost['replayed']} answers replayed from --answers, counted at the "
+                "seconds they took)" if cost.get("replayed") else "")
+    return (f"reading with {cost['model']}: {cost['calls']} calls{replayed}, "
+            f"{cost['failures']} failed "
             f"(the rules read those batches); {cost['prompt_tokens_per_user_message']} prompt "
             f"+ {cost['completion_tokens_per_user_message']} output tokens and "
             f"{cost['seconds_per_user_message']} s per user message")
@@ -205,11 +224,13 @@ def hook_costs(services, spaces: list[str], calls: int = 30) -> dict[str, Any]:
 
 def run_sets(paths: list[Path], embedder: str = "hash", progress: bool = True,
              json_path: str | None = None, reader: str = "rules", model: str | None = None,
-             lang: str | None = None, limit: int | None = None) -> dict[str, Any]:
+             lang: str | None = None, limit: int | None = None, answers: str | None = None
+             ) -> dict[str, Any]:
     """Each story set on its own (its own figures and targets), in one run. `reader` "llm":
-    the local `model` reads (one server for the whole run); `lang` / `limit`: a subset (the
-    stories of one language, the first `limit` of each language)."""
-    with model_reader(reader, model, progress) as llm:
+    the local `model` reads (one server for the whole run; `answers`: its answers kept and
+    replayed); `lang` / `limit`: a subset (the stories of one language, the first `limit` of
+    each language)."""
+    with model_reader(reader, model, progress, answers) as llm:
         report = {"reader": reader, "sets": {
             Path(p).name: run_facts(p, embedder, progress, llm=llm, lang=lang, limit=limit)
             for p in paths}}
