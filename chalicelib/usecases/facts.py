@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -87,20 +88,32 @@ def learn(services: Services, space: str, messages: Sequence[Message],
 def under_model(model: Sequence[Statement], rules: Sequence[Statement]) -> list[Statement]:
     """A turn a model read: its statements, and beneath them the rules' floor — what the rules
     read of an attribute the model said nothing of in this turn (a small model misses half of
-    what is plainly said: issue 37's held-out stories). Where both speak of an attribute, the
-    model's reading stands, with one exception: the rules' ending of a value stands unless
-    the model holds that very value in this turn (a model silent on an ending has not
-    contradicted it, and a small one rarely reports endings: 小黑飞走了, 我和阿杰分手了).
+    what is plainly said: issue 37's held-out stories). Where both speak of a single-valued
+    attribute (lives_in, works_at …), the model's reading stands, with one exception: the
+    rules' ending of a value stands unless the model holds that very value in this turn (a
+    model silent on an ending has not contradicted it, and a small one rarely reports
+    endings: 小黑飞走了, 我和阿杰分手了). Of a list (pet, likes, learning …) the rules' value
+    stands beside the model's: "I'm doing Italian lessons … so I understand Sal" read as
+    `learning=Sal` by the model is no reading *against* the rules' `learning=Italian`.
 
     Where the two read a pet of the turn differently, the rules' reading of what the word *is*
     stands (`agreed`): a model's pet that the rules read as that pet's kind (奶盖 the 橘猫: the
     model says 橘猫) is the rules' named pet (issue 37, held-out 1)."""
     model = agreed(model, rules)
     spoken = {s.attribute for s in model}
+    valued = {s.attribute for s in model if not s.ends and s.attribute not in SINGLE}
     held = {(s.attribute, s.value.casefold()) for s in model if not s.ends}
-    return [*model, *(s for s in rules if s.attribute not in spoken
-                      or (s.ends and s.value != "*"
-                          and (s.attribute, s.value.casefold()) not in held))]
+
+    def beneath(s: Statement) -> bool:
+        if s.attribute not in spoken:
+            return True
+        if (s.attribute, s.value.casefold()) in held:
+            return False  # the model's own
+        # an ending the model did not contradict; or one more value of a list the model
+        # gave values of (pets, likes, what is learnt): another value there contradicts none
+        return s.value != "*" if s.ends else s.attribute in valued
+
+    return [*model, *(s for s in rules if beneath(s))]
 
 
 def agreed(model: Sequence[Statement], rules: Sequence[Statement]) -> list[Statement]:
@@ -149,6 +162,7 @@ def apply(facts: dict[str, Fact], space: str, person: str, statement: Statement,
           ref: str, now: datetime) -> list[Fact]:
     """The facts one statement creates or changes (pure over `facts`)."""
     mine = [f for f in facts.values() if f.person == person]
+    statement = _placed(mine, statement)
     if _read_before(mine, statement, ref):
         return []
     if statement.attribute == NAMING:
@@ -210,6 +224,20 @@ def _name(mine: list[Fact], statement: Statement, at: datetime, ref: str) -> lis
     return [fact.model_copy(update={"value": statement.value, "kind": fact.kind or fact.value,
                                     "sources": [*fact.sources, ref],
                                     "version": fact.version + 1})]
+
+
+def _placed(mine: list[Fact], statement: Statement) -> Statement:
+    """A workplace named by the head word of the job the person holds ("head chef" while a
+    sous chef) is a job, not an employer: a model filling a form put "I am now a head chef"
+    under works_at (issue 37, held-out 5), and the profile showed an employer called "head
+    chef". Read as works_as, it goes the way of any job told again (`_head`)."""
+    if statement.attribute != "works_at" or statement.ends or statement.value == "*":
+        return statement
+    head = _head(statement.value).casefold()
+    if any(f.attribute == "works_as" and f.valid_to is None
+           and _head(f.value).casefold() == head for f in mine):
+        return replace(statement, attribute="works_as")
+    return statement
 
 
 def _head(job: str) -> str:

@@ -10,6 +10,7 @@ import pytest
 
 from chalicelib.domain.facts import Statement, same_value, statements
 from chalicelib.domain.models import Message
+from chalicelib.domain.records import Fact
 from chalicelib.usecases import facts
 
 T0 = datetime(2026, 1, 5, 20, tzinfo=UTC)
@@ -157,6 +158,20 @@ def test_a_turn_a_model_read_keeps_the_rules_floor_under_it(services):
         == [Statement("partner", "Ewa")]
 
 
+def test_the_rules_value_of_a_list_stands_beside_the_models_other_value():
+    """Issue 37, held-out 5: "I'm doing Italian lessons … so I finally understand Sal" — the
+    model read `learning=Sal`, the rules `learning=Italian`; of a list both can hold, so the
+    rules' value is kept beside the model's. A single-valued attribute keeps the model's
+    alone, and the model's own value is not said twice."""
+    model = [Statement("learning", "Sal")]
+    assert facts.under_model(model, [Statement("learning", "Italian")]) \
+        == [Statement("learning", "Sal"), Statement("learning", "Italian")]
+    assert facts.under_model(model, [Statement("learning", "sal")]) == model
+    assert facts.under_model([Statement("lives_in", "Dennistoun")],
+                             [Statement("lives_in", "Glasgow")]) \
+        == [Statement("lives_in", "Dennistoun")]
+
+
 def test_the_rules_say_what_a_pet_is_where_a_model_read_its_kind():
     """Issue 37 (held-out 1, zh): the 1.5B put a pet's kind where its name goes (橘猫 for 奶盖,
     泰迪 for 球球); the rules had read the name and the kind in that turn."""
@@ -170,3 +185,21 @@ def test_the_rules_say_what_a_pet_is_where_a_model_read_its_kind():
     # and an ending is the model's to report whatever the rules read
     gone = Statement("pet", "球球", ends=True)
     assert facts.under_model([gone], [dog]) == [gone]
+
+
+def test_a_workplace_named_by_the_head_of_the_job_held_is_that_job(services):
+    """Issue 37, held-out 5: a model put "I am now a head chef" under works_at, an employer
+    called "head chef" beside the sous chef's job. A workplace named by the job's head word
+    is the job told again (one job with another qualifier: the same job, as the rules
+    have it — held-out 1's "freelance" then "full-time photographer")."""
+    facts.learn(services, "s", [msg(1, "I'm the sous chef at Bramble & Oak.", 0)], T0,
+                {1: [Statement("works_as", "sous chef"), Statement("works_at", "Bramble & Oak")]})
+    facts.learn(services, "s", [msg(2, "new intel: I am now a head chef", 9)], T0,
+                {2: [Statement("works_at", "head chef")]})
+    now = {(f.attribute, f.value) for f in services.store.list_records(Fact, "s")
+           if f.valid_to is None}
+    assert ("works_at", "head chef") not in now
+    assert now == {("works_as", "sous chef"), ("works_at", "Bramble & Oak")}
+    job = next(f for f in services.store.list_records(Fact, "s") if f.attribute == "works_as")
+    assert "message:s9:2" in job.sources
+
