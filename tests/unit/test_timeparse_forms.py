@@ -301,3 +301,21 @@ def test_a_duration_before_since_dates_what_follows_it(text, expected):
 ])
 def test_a_duration_alone_names_no_time(text):
     assert parse_time(text, SAT) is None
+
+
+# --- month and day in figures, Chinese text ("12.3那天", "11/20晚上") ----------------------------
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("10.3那天我们去了西湖", ("2026-10-03", "2026-10-04", "day", True)),
+    ("9/20晚上吃了火锅", ("2026-09-20 18:00", "2026-09-21")),
+    ("10.12号入职", ("2026-10-12", "2026-10-13", "day", True)),
+    ("8.15之前要交", ("2026-08-15", "2026-08-16", "day", True)),
+])
+def test_month_and_day_in_figures_before_a_date_word(text, expected):
+    check(text, expected)
+
+
+@pytest.mark.parametrize("text", ["我考了3.5分", "1/2的人没来", "评分4.5", "打7.5折",
+                                  "v2.1那天发布的", "11/20 我在干嘛"])
+def test_figures_with_a_dot_or_slash_and_no_date_word_are_no_date(text):
+    assert find_times(text, NOW, SHANGHAI) == []

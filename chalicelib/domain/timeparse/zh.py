@@ -440,6 +440,23 @@ def month_date(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     return _with_part(ctx, R.month_of_year(ctx, month, year), m["part"])
 
 
+# 12.3 / 11/20 in Chinese text: month first, as Chinese writes dates, but only where a date
+# word follows (号, 那天, 晚上, 之前 …) — bare, "3.5" is a score and "1/2" a half.
+_NUMERIC_MD_AFTER = (r"(?=\s?(?:号|號|日(?![本元语文剧料记常子])|那天|那晚|那周|当天|当晚|晚上|早上|上午|中午"
+                     r"|下午|傍晚|凌晨|夜里|的时候|之前|以前|之后|以后|前后|左右|[-~～至到]\s?"
+                     r"(?:1[0-2]|0?[1-9])[./]))")
+
+
+@RULES.add(r"(?<![\dA-Za-z.\-/:])(?P<m>1[0-2]|0?[1-9])[./](?P<d>3[01]|[12]\d|0?[1-9])"
+           r"(?![\d%])(?:号|號|日(?![本元语文剧料记常子]))?", needs="#")
+def numeric_month_day(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """12.3号 / 11/20那天 / 12.3晚上: the 3rd of December, the 20th of November."""
+    rest = m.string[m.end():]
+    if not m[0].endswith(("号", "號", "日")) and not re.match(_NUMERIC_MD_AFTER, rest):
+        return None
+    return R.calendar_date(ctx, None, int(m["m"]), int(m["d"]))
+
+
 @RULES.add(rf"(?<![\d{NUMERAL_CHARS}第.\-/]){DAY}(?P<ds>号|號|日){NO_DAY_AFTER}", needs="号號日")
 def day_of_month(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     """20号: this month's 20th. 20日 alone is too often not a date (七日游): it only counts
