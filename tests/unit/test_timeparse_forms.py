@@ -319,3 +319,16 @@ def test_month_and_day_in_figures_before_a_date_word(text, expected):
                                   "v2.1那天发布的", "11/20 我在干嘛"])
 def test_figures_with_a_dot_or_slash_and_no_date_word_are_no_date(text):
     assert find_times(text, NOW, SHANGHAI) == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("昨儿个我去了医院", ("2026-10-27", "2026-10-28", "day", True)),
+    ("前儿个我见了老王", ("2026-10-26", "2026-10-27", "day", True)),
+    ("明儿个见", ("2026-10-29", "2026-10-30", "day", True)),
+])
+def test_spoken_northern_day_words(text, expected):
+    check(text, expected)
+
+
+def test_in_front_of_is_no_day():
+    assert find_times("到我跟前儿来，跟前儿个人说", NOW, SHANGHAI) == []
