@@ -332,3 +332,17 @@ def test_spoken_northern_day_words(text, expected):
 
 def test_in_front_of_is_no_day():
     assert find_times("到我跟前儿来，跟前儿个人说", NOW, SHANGHAI) == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("春节前一周我回了老家", ("2026-02-10", "2026-02-17")),
+    ("国庆后两周", ("2026-10-12", "2026-10-19")),
+    ("中秋前一个月", ("2026-08-01", "2026-09-01")),
+    ("国庆前一天", ("2026-09-30", "2026-10-01")),
+])
+def test_weeks_and_months_before_or_after_a_named_day(text, expected):
+    check(text, expected)
+
+
+def test_the_past_two_weeks_alone_are_still_the_past_two_weeks():
+    assert window("前两周我去了杭州")[:2] == ("2026-10-05", "2026-10-26")  # 1-3 weeks back

@@ -179,11 +179,15 @@ def range_clock(ctx: Ctx, left: Atom, right: Atom) -> Atom:
 
 # --- relations and parts -----------------------------------------------------------------------
 
+# a shift after a date (国庆 + 前一天, 春节 + 前一周, 中秋 + 后两个月) → apply_relation's op
+_SHIFTS = {"shift": "days", "shift_weeks": "weeks", "shift_months": "months"}
+
+
 def merge_relation(ctx: Ctx, left: Atom, right: Atom, gap: str) -> Atom | None:
     if left.kind == REL and gap in ("", "the") and right.kind == SPAN:
         return apply_relation(ctx, left.op or "", left.arg, right)
-    if right.op == "shift" and left.kind == SPAN and gap in ("", "的") and left.lo:
-        return apply_relation(ctx, "days", right.arg, left)
+    if right.op in _SHIFTS and left.kind == SPAN and gap in ("", "的") and left.lo:
+        return apply_relation(ctx, _SHIFTS[right.op], right.arg, left)
     return None
 
 

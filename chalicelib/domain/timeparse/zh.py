@@ -246,6 +246,19 @@ def next_n(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     return R.next_days(ctx, n * UNIT_DAYS[m["u"]])
 
 
+# 春节前一周 / 国庆后两周 / 圣诞节前一个月: weeks or months before or after the date just
+# named. Right after the name of a day only (its last character); before 前两周 alone ("the
+# past two weeks", below) in the rule order, so that this reading wins right after a date.
+@RULES.add(r"(?<=[节旦庆秋夕午明诞号日])(?P<dir>前|后)(?P<n>[一二两三四五六七八九十]|\d{1,2})"
+           r"(?P<u>周|个星期|个礼拜|个月)", needs="前后")
+def shift_weeks(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    n = zh_to_int(m["n"])
+    if not n:
+        return None
+    return A.rel("shift_months" if m["u"] == "个月" else "shift_weeks",
+                 (n, -1 if m["dir"] == "前" else 1))
+
+
 @RULES.add(r"(?<![之的最第])前(?P<n>几|两|一两|些|两三)(?P<u>周|个星期|个礼拜|个月|年)(?![的里内中间])",
            needs="前")
 def few_units_ago(ctx: Ctx, m: re.Match[str]) -> Atom | None:
