@@ -346,3 +346,15 @@ def test_weeks_and_months_before_or_after_a_named_day(text, expected):
 
 def test_the_past_two_weeks_alone_are_still_the_past_two_weeks():
     assert window("前两周我去了杭州")[:2] == ("2026-10-05", "2026-10-26")  # 1-3 weeks back
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("周一早上开会", ("2026-10-26 06:00", "2026-10-26 10:00")),
+    ("星期一早上", ("2026-10-26 06:00", "2026-10-26 10:00")),
+    ("上周末晚上我们去看了电影", ("2026-10-24", "2026-10-26")),  # the days, not tonight
+    ("双十一买了好多东西", ("2025-11-11", "2025-11-12")),  # told on 10-28: the last one
+    ("去年双11", ("2025-11-11", "2025-11-12")),
+])
+def test_a_morning_after_a_weekday_a_weekends_evenings_and_singles_day(text, expected):
+    check(text, expected)
+    assert len(find_times(text, NOW, SHANGHAI)) == 1

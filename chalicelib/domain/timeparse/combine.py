@@ -251,7 +251,15 @@ def merge_day_time(ctx: Ctx, left: Atom, right: Atom, gap: str) -> Atom | None:
     if left.kind in (POD, CLOCK) and is_day(right) and gap in ("on", "of", ",", "", ",on"):
         assert right.day is not None
         return on_day(ctx, left, right.day, right.exact)
+    if right.kind == POD and gap in ("", "的") and few_days(left):
+        return left  # 上周末晚上: the evenings of those days are no one window; the days are
     return None
+
+
+def few_days(atom: Atom) -> bool:
+    """A span of two to seven whole days (a weekend, 国庆假期)."""
+    return atom.kind == SPAN and atom.lo is not None and atom.hi is not None \
+        and timedelta(days=1) < atom.hi - atom.lo <= timedelta(days=7)
 
 
 def on_day(ctx: Ctx, atom: Atom, day: date, exact: bool) -> Atom | None:

@@ -101,6 +101,8 @@ HOLIDAYS: dict[str, Callable[[int], Window]] = {
     # 国庆节 the day is October 1; 国庆假期 / 国庆长假 / 十一黄金周 the holiday, Oct 1-7.
     "national_day": fixed(10, 1),
     "halloween": fixed(10, 31),
+    "singles_day": fixed(11, 11),  # 双十一, the shopping festival
+    "double_twelve": fixed(12, 12),
     "christmas_eve": fixed(12, 24),
     "christmas": fixed(12, 25),
     "independence_day": fixed(7, 4),

@@ -62,6 +62,8 @@ HOLIDAYS = {
     "正月初一": "spring_festival", "正月十五": "lantern", "五月初五": "dragon_boat",
     "七月初七": "qixi", "八月十五": "mid_autumn", "九月初九": "double_ninth",
     "腊月三十": "new_year_eve_lunar",
+    "双十一": "singles_day", "双11": "singles_day", "双十二": "double_twelve",
+    "双12": "double_twelve",
 }
 
 WEEK_WORD_TAILS = set("围年期边岁刊报")  # 这周围, 上周年 ...: not a week
@@ -676,7 +678,7 @@ def two_digit_year(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     return A.year(ctx, 1900 + yy) if yy >= 60 else None  # 30年 / 50年: more likely a count
 
 
-@RULES.add(r"(?<!每天)(?<!每)(?P<p>凌晨|清晨|早上|早晨|一早|上午|中午|午后|下午|傍晚|黄昏|晚上|晚间|夜里"
+@RULES.add(r"(?<!每天)(?<!每)(?P<p>凌晨|清晨|早上|早晨|一早(?!上)|上午|中午|午后|下午|傍晚|黄昏|晚上|晚间|夜里"
            r"|夜间|半夜|深夜|午夜|白天|午间|夜晚|晨间)(?!好)", needs="晨早午晚夜昏天间")
 def part_of_day(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     return None if habitual(ctx, m.start()) else _pod(ctx, m["p"])
