@@ -358,3 +358,19 @@ def test_the_past_two_weeks_alone_are_still_the_past_two_weeks():
 def test_a_morning_after_a_weekday_a_weekends_evenings_and_singles_day(text, expected):
     check(text, expected)
     assert len(find_times(text, NOW, SHANGHAI)) == 1
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I spent last weekend in York", ("2026-10-24", "2026-10-26")),
+    ("last week in class we did fractions", ("2026-10-19", "2026-10-26")),
+    ("the last weekend of May", ("2026-05-30", "2026-06-01")),
+    ("the second Sunday in May", ("2026-05-10", "2026-05-11")),
+])
+def test_last_weekend_in_a_place_is_last_weekend(text, expected):
+    """"the last weekend of May" is a part of a month; "last weekend in York" is no part of
+    anything (it read as one, found no month after it, and the text had no time at all)."""
+    check(text, expected)
+
+
+def test_a_final_week_of_something_is_no_date():
+    assert find_times("it's your last week of packing, Nora", NOW, SHANGHAI) == []
