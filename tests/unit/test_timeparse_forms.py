@@ -374,3 +374,14 @@ def test_last_weekend_in_a_place_is_last_weekend(text, expected):
 
 def test_a_final_week_of_something_is_no_date():
     assert find_times("it's your last week of packing, Nora", NOW, SHANGHAI) == []
+
+
+@pytest.mark.parametrize("text", ["第二天一早我就出发了", "次日早上到的杭州", "隔天下午又去了一趟",
+                                  "头天晚上没睡好"])
+def test_a_morning_of_the_day_after_a_day_told_elsewhere_is_no_date(text):
+    """第二天一早 is the morning after a day the story named, not this morning."""
+    assert find_times(text, NOW, SHANGHAI) == []
+
+
+def test_a_named_days_eve_keeps_its_evening():
+    check("国庆前一天晚上", ("2026-09-30 18:00", "2026-10-01"))

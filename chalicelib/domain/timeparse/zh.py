@@ -74,12 +74,14 @@ DAY = r"(?P<d>[12]\d|3[01]|0?[1-9]|[一二]?十[一二三四五六七八九]?|�
 YEAR = r"(?P<y>(?:19|20)\d\d|[一二][〇零○一二三四五六七八九]{3})"
 PART_SUFFIX = r"(?P<part>上旬|中旬|下旬|初|底|末)?"
 NO_DAY_AFTER = r"(?![楼线房床门车位机球台桌码字院厅馆口子游届期])"
-HABIT = re.compile(r"(?:每|那天|那日|当天|当日)[^，。,.!?！？；;\s]{0,4}$")
+HABIT = re.compile(r"(?:每|那天|那日|当天|当日|第二天|第二日|次日|隔天|翌日|头天)"
+                   r"[^，。,.!?！？；;\s]{0,4}$")
 
 
 def habitual(ctx: Ctx, start: int) -> bool:
-    """每天早上6点 / 每周三下午 (a habit) or 那天晚上 / 当天下午 (a day named elsewhere): the
-    part of day or clock time names no day of its own here."""
+    """每天早上6点 / 每周三下午 (a habit) or 那天晚上 / 当天下午 / 第二天一早 / 次日早上 (a
+    day named elsewhere, or the day after it): the part of day or clock time names no day
+    of its own here."""
     return HABIT.search(ctx.text, max(0, start - 5), start) is not None
 
 
