@@ -385,3 +385,13 @@ def test_a_morning_of_the_day_after_a_day_told_elsewhere_is_no_date(text):
 
 def test_a_named_days_eve_keeps_its_evening():
     check("国庆前一天晚上", ("2026-09-30 18:00", "2026-10-01"))
+
+
+@pytest.mark.parametrize(("text", "second"), [
+    ("上周四还是周五来着", ("2026-10-23", "2026-10-24")),
+    ("下周三或者周四出发", ("2026-11-05", "2026-11-06")),
+])
+def test_the_other_choice_of_a_dated_weekday_is_in_its_week(text, second):
+    """上周四还是周五: last week's Friday, not this week's."""
+    spans = find_times(text, NOW, SHANGHAI)
+    assert len(spans) == 2 and (show(spans[1].start), show(spans[1].end)) == second

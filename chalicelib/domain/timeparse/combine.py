@@ -45,7 +45,26 @@ def combine(ctx: Ctx, atoms: list[Atom]) -> list[Atom]:
     A first pass binds what is written together (去年 + 12月, 今年 + 2月) so that a range
     then joins whole ends (去年12月 到 今年2月)."""
     out = merge_runs(ctx, merge_runs(ctx, atoms, tight=True), tight=False)
-    return [a for a in out if a.standalone and a.lo is not None]
+    return [a for a in alternatives(ctx, out) if a.standalone and a.lo is not None]
+
+
+# 上周四还是周五, last Thursday or Friday: the second weekday is of the first one's week
+OR_GAP = re.compile(r"\s*(?:还是|或者|或是|或|抑或|or|/)\s*$", re.IGNORECASE)
+
+
+def alternatives(ctx: Ctx, atoms: list[Atom]) -> list[Atom]:
+    """A bare weekday offered as the other choice of a dated day ("上周四还是周五来着", "last
+    Thursday or Friday?") is that weekday in the dated day's week, not this week's."""
+    out = list(atoms)
+    for i in range(1, len(out)):
+        left, right = out[i - 1], out[i]
+        if right.weekday is None or left.weekday is not None or left.day is None \
+                or not is_day(left) or left.hi is None or left.hi - left.lo != timedelta(days=1) \
+                or not OR_GAP.match(ctx.text[left.end:right.start]):
+            continue
+        day = monday_of(left.day) + timedelta(days=right.weekday)
+        out[i] = replace(A.days(ctx, day), start=right.start, end=right.end)
+    return out
 
 
 def merge_runs(ctx: Ctx, atoms: list[Atom], tight: bool) -> list[Atom]:
