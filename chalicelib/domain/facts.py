@@ -879,3 +879,41 @@ def same_value(a: str, b: str) -> bool:
 
 def _stem(word: str) -> str:
     return re.sub(r"(?:ing|es|s|e)$", "", word)
+
+
+# ------------------------------------------------------------------ a value read by a model
+
+# What the turns must speak of for a model's value of these attributes to stand (the
+# words of the attribute itself: an allergy, an animal, a child, a lesson). A small model
+# filling a profile form put "Celine Dion" under allergic_to and "karaoke" under pet
+# (issue 37, held-out 5); the other attributes have no such closed vocabulary.
+_CUES = {
+    "allergic_to": compiled(r"allerg|anaphyla|epi-?pen|hives|过敏", re.IGNORECASE),
+    "pet": compiled(rf"\b(?:pets?|{_PET}s?|vet|adopt\w*|foster\w*|walkies)\b|{_ZPET}|宠物|领养|收养"
+                    r"|铲屎|喵|汪|兽医|猫粮|狗粮", re.IGNORECASE),
+    "child": compiled(rf"\b(?:{_KIN_CHILD}s?|kids|children|toddler|school run|nursery)\b"
+                      r"|儿子|女儿|孩子|宝宝|闺女|娃|幼儿园", re.IGNORECASE),
+    "learning": compiled(r"\b(?:learn\w*|lessons?|class(?:es)?|courses?|tutor\w*|teacher|"
+                         r"practi[cs]\w*|stud(?:y|ying|ies)|duolingo|beginner|grade|exam)\b"
+                         r"|学|课|练|老师|教练|考试", re.IGNORECASE),
+}
+# A value names a thing: a pronoun, a verb of being or more than four words make it a
+# clause the model copied ("he's my boyfriend", "Rohan is doing mock interviews with me").
+_CLAUSE_WORDS = compiled(r"\b(?:i|i'm|i've|me|my|you|your|he|he's|she|she's|we|we're|they|"
+                         r"they're|is|are|was|were|am|been|being)\b|[我你他她]", re.IGNORECASE)
+MAX_VALUE_WORDS = 4
+
+
+def spoken_of(attribute: str, text: str) -> bool:
+    """The text speaks of the attribute, where it has a vocabulary of its own (True where it
+    has none)."""
+    cue = _CUES.get(attribute)
+    return cue is None or cue().search(text) is not None
+
+
+def value_shaped(value: str) -> bool:
+    """A value the rules could have read: a name or a short noun phrase, not a clause, not a
+    word the rules never take as a value (it, that, home …)."""
+    text = value.strip()
+    return bool(text) and text.casefold() not in _STOP and not _JUNK().search(text) \
+        and len(text.split()) <= MAX_VALUE_WORDS and not _CLAUSE_WORDS().search(text)

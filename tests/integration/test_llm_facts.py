@@ -15,7 +15,7 @@ from tests.unit.conftest import SPACE
 
 ITEMS = [(0, "user", "小明", "我上个月搬到杭州了，对了我对花生过敏。"),
          (1, "assistant", "Aki", "我也喜欢杭州！"),
-         (2, "user", "小明", "我家奶糖最近胖了。")]
+         (2, "user", "小明", "我家猫奶糖最近胖了。")]
 
 
 def facts_of(services) -> dict[str, list[tuple[str, bool]]]:
@@ -40,6 +40,17 @@ def test_the_models_facts_are_checked_before_they_are_kept(llm_services, double)
     assert facts_of(llm_services) == {"lives_in": [("杭州", True)], "pet": [("奶糖", True)],
                                       "allergic_to": [("花生", True)]}
     assert not any(v == "芒果" for vals in facts_of(llm_services).values() for v, _ in vals)
+
+
+def test_a_pet_no_turn_speaks_of_as_one_is_not_kept(llm_services, double):
+    """A pet's name in a turn with no word of an animal ("我家奶糖最近胖了": a cat, a child,
+    a sweet?) is the model's guess: not kept (domain.facts.spoken_of)."""
+    items = [(0, "user", "小明", "我家奶糖最近胖了。"), (1, "assistant", "Aki", "哈哈")]
+    double.reply_json({"events": [], "facts": [
+        {"seq": 0, "attribute": "pet", "value": "奶糖", "kind": "猫"}]})
+    now = put_batch(llm_services, 1, items)
+    extract_session(llm_services, SPACE, SESSION, now)
+    assert "pet" not in facts_of(llm_services)
 
 
 def test_a_batch_that_fell_back_is_read_by_the_rules(llm_services, double):

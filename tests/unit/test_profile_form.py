@@ -30,7 +30,8 @@ def chat(*turns: tuple[str, str, str]) -> list[Message]:
 
 TURNS = chat(("user", "Tomasz", "I'm the sous chef at Bramble & Oak, I live in Dennistoun"),
              ("assistant", "Dunmore", "Sounds like a dame with a record. Walls by fingertips."),
-             ("user", "Tomasz", "moved to Shawlands last week, Dot comes with me, Ewa stays"))
+             ("user", "Tomasz", "moved to Shawlands last week, Dot the greyhound comes with me, "
+                                "Ewa stays"))
 
 
 def test_only_what_a_user_turn_says_is_kept_cited_by_the_latest_teller():
@@ -42,6 +43,21 @@ def test_only_what_a_user_turn_says_is_kept_cited_by_the_latest_teller():
     assert told[0] == [Statement("works_at", "Bramble & Oak"), Statement("works_as", "sous chef")]
     assert told[2] == [Statement("lives_in", "Shawlands"), Statement("pet", "Dot")]
     # the character's name, the character's words, an unsaid value, "null": all dropped
+
+
+def test_a_value_must_be_shaped_like_one_and_its_attribute_spoken_of():
+    """Issue 37, held-out 5: the 1.5B model's form held allergic_to "Celine Dion", pet
+    "karaoke", learning "he's my boyfriend". A value is a name or a short noun phrase, and an
+    allergy, a pet, a child or a lesson is told by turns that speak of one (the teller's, or
+    the user's turn just before or after it)."""
+    turns = chat(("user", "Maricel", "karaoke night!! I sang Celine Dion and cried"),
+                 ("assistant", "Bot", "Iconic. Who came?"),
+                 ("user", "Maricel", "Rohan. he's my boyfriend lol. also only Pickle waited up"),
+                 ("user", "Maricel", "haha she's a cat. and I'm allergic to shrimp, sadly"))
+    form = FormOut(allergic_to=["Celine Dion", "shrimp"], pet=["karaoke", "Pickle"],
+                   learning=["he's my boyfriend"], likes=["karaoke night with my friends"])
+    kept = [s for said in statements(form, turns, {}).values() for s in said]
+    assert set(kept) == {Statement("allergic_to", "shrimp"), Statement("pet", "Pickle")}
 
 
 def test_an_ending_needs_a_known_value_the_batch_names_and_the_form_does_not_keep():

@@ -58,7 +58,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from chalicelib.domain import textrules as rules
 from chalicelib.domain.containment import clean_line
 from chalicelib.domain.dates import prompt_label, span_as_told
-from chalicelib.domain.facts import ATTRIBUTES, Statement
+from chalicelib.domain.facts import ATTRIBUTES, Statement, spoken_of, value_shaped
 from chalicelib.domain.models import Event, EventDraft, Message, Source, When
 from chalicelib.domain.refs import EVENT_LABEL_CHARS, event_label
 from chalicelib.domain.textproc import query_terms
@@ -351,8 +351,11 @@ class ExtractionOut(BaseModel):
 
 def to_facts(result: ExtractionOut, batch: Sequence[Message]) -> dict[int, list[Statement]]:
     """The model's facts kept only where they can be: a user message of the batch, a known
-    attribute, a value (or an ending), the value's words in the message (nothing invented)."""
-    users = {m.seq: m for m in batch if m.role == "user"}
+    attribute, a value (or an ending), the value's words in the message (nothing invented),
+    a value shaped like one and, for an attribute with words of its own, turns that speak
+    of it (profile_form's checks)."""
+    turns = [m for m in batch if m.role == "user"]
+    users = {m.seq: m for m in turns}
     out: dict[int, list[Statement]] = {seq: [] for seq in users}
     for fact in result.facts:
         msg = users.get(fact.seq)
@@ -361,6 +364,9 @@ def to_facts(result: ExtractionOut, batch: Sequence[Message]) -> dict[int, list[
             continue
         if value != "*" and value.casefold() not in msg.content.casefold():
             continue  # a value the message does not say
+        if not fact.ends and not (value_shaped(value) and spoken_of(
+                fact.attribute, profile_form.around(turns, msg))):
+            continue  # a clause, or an allergy / a pet / a child / a lesson nobody spoke of
         out[fact.seq].append(Statement(fact.attribute, value, fact.ends,
                                        clean_line(fact.kind)[:40]))
     return out

@@ -17,6 +17,10 @@ What comes back is checked, never trusted (`statements`):
   turn that ended it — "我和阿杰分手了" — and stand over the rules' reading of that ending);
   a value known to have ended is not brought back by the form either (a past pet named
   again, "要是小黑还在…", is no new pet);
+- a value is shaped like one (a name or a short noun phrase: not "he's my boyfriend", not
+  five words or more) and, for an attribute with words of its own — an allergy, a pet, a
+  child, a lesson — the turns around it speak of it (`domain.facts.spoken_of`): the 1.5B
+  model put "Celine Dion" under allergic_to and "karaoke" under pet;
 - a value names one thing: written under several fields (a small model put a flatmate's
   cat under partner, allergic_to, likes and owns) it is kept under the first of them in the
   form's order, or under the attribute it is already known by;
@@ -35,7 +39,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from chalicelib.domain.containment import clean_line
-from chalicelib.domain.facts import ATTRIBUTES, SINGLE, Statement
+from chalicelib.domain.facts import ATTRIBUTES, SINGLE, Statement, spoken_of, value_shaped
 from chalicelib.domain.models import Message
 from chalicelib.ports import LLMClient
 
@@ -176,7 +180,8 @@ def statements(form: FormOut, batch: Sequence[Message], known: dict[str, list[st
         if key in held or (attribute, key) in past:
             continue  # a repeat of what is known, or a past value named again: no news
         teller = _latest_saying(users, value)
-        if teller is not None:
+        if teller is not None and value_shaped(value) \
+                and spoken_of(attribute, around(users, teller)):
             out[teller.seq].append(Statement(attribute, value))
     for item in form.no_longer:
         for attribute, old in _named_known(item, known):
@@ -191,6 +196,13 @@ def _clean(raw: str) -> str:
     if value.casefold() in _EMPTY or len(value) > MAX_VALUE_CHARS:
         return ""
     return value
+
+
+def around(users: Sequence[Message], teller: Message) -> str:
+    """The teller's turn with the user's turns just before and after it: "only Pickle" …
+    "haha she's a cat" tells a pet over two turns."""
+    at = next(i for i, m in enumerate(users) if m is teller)
+    return "\n".join(m.content for m in users[max(0, at - 1):at + 2])
 
 
 def _latest_saying(users: Sequence[Message], value: str) -> Message | None:
