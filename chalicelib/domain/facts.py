@@ -889,8 +889,10 @@ def _stem(word: str) -> str:
 # (issue 37, held-out 5); the other attributes have no such closed vocabulary.
 _CUES = {
     "allergic_to": compiled(r"allerg|anaphyla|epi-?pen|hives|过敏", re.IGNORECASE),
-    "pet": compiled(rf"\b(?:pets?|{_PET}s?|vet|adopt\w*|foster\w*|walkies)\b|{_ZPET}|宠物|领养|收养"
-                    r"|铲屎|喵|汪|兽医|猫粮|狗粮", re.IGNORECASE),
+    "pet": compiled(rf"\b(?:pets?|{_PET}s?|animals?|fox|owl|dragon|goat|pig|hen|duck|frog|mouse|"
+                    r"mice|rat|hedgehog|vet|adopt\w*|foster\w*|walkies)\b|" + _ZPET +
+                    r"|宠物|领养|收养|铲屎|喵|汪|兽医|猫粮|狗粮|狐|鸟|鼠|兔|龟|蛇|蜥|鸡|鸭|猪|羊|蛙",
+                    re.IGNORECASE),
     "child": compiled(rf"\b(?:{_KIN_CHILD}s?|kids|children|toddler|school run|nursery)\b"
                       r"|儿子|女儿|孩子|宝宝|闺女|娃|幼儿园", re.IGNORECASE),
     "learning": compiled(r"\b(?:learn\w*|lessons?|class(?:es)?|courses?|tutor\w*|teacher|"
