@@ -262,6 +262,17 @@ class TestSelfRepair:
         assert drafts[0].summary.startswith("林悦他们在南京住了八年")
         assert "温言" not in drafts[0].participants
 
+    def test_a_stretch_holding_today_is_now(self):
+        """"出差回来了！深圳好热 11月了还穿短袖": this month holds today, so it is one happening
+        told now, not two events (issue 36, 沈砚's out-of-character lines); another time
+        (下周) is another happening."""
+        [draft] = extract(message(1, "user", "苏禾", "（ooc：出差回来了！深圳好热 这个月了还穿短袖 "
+                                                  "我们接着上次的来～）"))
+        assert draft.when.start.date() == T0.date()
+        drafts = extract(message(1, "user", "Nora", "Back from the trip! It's been a mad week. "
+                                                    "Next week I start the new job."))
+        assert len(drafts) == 2
+
     def test_a_statement_corrected_by_the_next_is_one_event_at_the_corrected_time(self):
         """"三日后是谷雨…… 不对，五日后才是谷雨": the turn tells one happening, told wrong first;
         not two events, one of them at the time it took back (issue 36, 沈砚)."""

@@ -398,17 +398,20 @@ def _verdicts(asked: Sequence[Message], texts: Sequence[str],
 def happenings_of(msg: Message, said: Sequence[str], you: str | None,
                   with_you: bool = True) -> list[list[Statement]]:
     """The turn's statements, grouped: a statement that names another time than the group
-    before it starts a new group (a new happening), unless it corrects that time ("三日后是
+    before it starts a new group (a new happening) — a stretch that holds the message's day
+    (这周, 11月, this month) is no other time than now, as the day itself — unless it
+    corrects that time ("三日后是
     谷雨…… 不对，五日后才是谷雨", "Thursday. wait no, Friday"): then the group before it is the
     same happening told wrong, and joins it at the corrected time, its own relative time no
     longer pinned. `with_you`: "we" includes `you`."""
     groups: list[list[Statement]] = []
+    today = message_day(msg.at)
     for sentence in said:
         when, ahead, relative = resolve_when(sentence, msg)
         statement = Statement(said=sentence, retold=retell(sentence, msg.speaker, you, with_you),
                               when=when, ahead=ahead, relative=relative)
-        if groups and ((relative is None and when == message_day(msg.at))
-                       or when == groups[-1][0].when):
+        if groups and ((relative is None and when == today) or when == groups[-1][0].when
+                       or (holds_day(when, today) and holds_day(groups[-1][0].when, today))):
             groups[-1].append(statement)
         elif groups and REPAIR.search(sentence):
             statement.repairs = True
@@ -418,6 +421,12 @@ def happenings_of(msg: Message, said: Sequence[str], you: str | None,
         else:
             groups.append([statement])
     return groups
+
+
+def holds_day(when: When, day: When) -> bool:
+    """`when` is the day itself or a stretch around it (这周, 11月, this month): what is told
+    of it is told of now — "出差回来了！深圳好热 11月了还穿短袖" is one happening."""
+    return when.start <= day.start and day.end <= when.end
 
 
 def same_topic(a: np.ndarray, a_base: float | None, b: np.ndarray,
