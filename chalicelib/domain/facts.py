@@ -662,6 +662,9 @@ def _zh(text: str) -> list[Statement]:
 _LEAD = compiled(r"^(?:(?:the|a|an|some|my|our|(?-i:used|new|old|second-hand))\s+)+", re.IGNORECASE)
 _TRAIL = compiled(r"\s+(?:now|here|there|too|as well|a lot|so much|lately|recently|again|"
                   r"anymore|any more|at all|for good)$", re.IGNORECASE)
+# A thing's name ends where a verb of going or doing with it starts (那辆老捷达去的, 那台电动车
+# 到现在还没修好): from the third character on, so 来福 and 小黑 keep theirs.
+_ZH_GOES_ON = compiled(r"(?<=[\u4e00-\u9fffA-Za-z0-9]{2})(?:去|来|回|到|给|被|把|在|还|又|也|都|就|已经)")
 _ZH_TRAIL = compiled(r"(?:了|啦|呢|啊|吧|呀|哦|嘛|这边|那边|工作|上班|的|一起)+$")
 # Values that name nothing: a pronoun, a bare verb of feeling after "learning to", an age,
 # a word about a name, a clause that goes on with somebody else
@@ -706,6 +709,8 @@ def _statement(rule: Rule, m: re.Match[str]) -> Statement | None:
         value = "*"  # ended, whatever it was
     if attribute == "works_as" and HAN.search(value):
         value = value.rsplit("的", 1)[-1] or value  # 自由职业的平面设计师 → 平面设计师
+    if attribute in ("owns", "pet") and HAN.search(value):
+        value = _ZH_GOES_ON().split(value, 1)[0]  # 我那台摩托车去医院送东西 → 摩托车
     if attribute == "learning" and value.casefold().startswith("to "):
         value = value[3:]  # "learning to code"
     if attribute == "lives_in" and value.casefold() == "here":

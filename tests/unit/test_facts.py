@@ -203,3 +203,15 @@ def test_a_workplace_named_by_the_head_of_the_job_held_is_that_job(services):
     job = next(f for f in services.store.list_records(Fact, "s") if f.attribute == "works_as")
     assert "message:s9:2" in job.sources
 
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("昨天开我那辆老捷达去的 打了三回才打着火", "老捷达"),
+    ("本来想骑我那台摩托车去医院送东西", "摩托车"),
+    ("我那辆电动车到现在还没修好", "电动车"),
+    ("我养了只猫叫来福", "来福"),
+])
+def test_a_things_name_ends_where_going_on_with_it_starts(text, value):
+    """我那台摩托车去医院送东西 owns a 摩托车, not a 摩托车去医院送东西 (which no ending of the
+    motorbike could then close); 来福 keeps its 来."""
+    assert [s.value for s in statements(text)] == [value]
