@@ -21,6 +21,7 @@ from chalicelib.usecases.recall.gate import (
     coverage,
     relevance,
     small_talk_vector,
+    unit_share,
 )
 from chalicelib.usecases.recall.recipes import BM25_ONLY, HYBRID, RecallRecipe
 from tests.conftest import make_services
@@ -75,6 +76,32 @@ def test_relevance_is_lift_plus_weighted_coverage():
     assert relevance(0.05, 0.5, 0.08) == pytest.approx(0.09)
     assert relevance(-0.01, 1.0, 0.1) == pytest.approx(0.09)
     assert relevance(0.2, 0.0, 0.08) == pytest.approx(0.2)
+
+
+def test_a_chinese_card_is_judged_on_the_characters_it_holds():
+    """"我现在养了几只猫 都叫什么": its bigrams (几只, 只猫, 都叫 …) straddle words and "我养的
+    黑猫 三岁了" holds none of them; by characters it holds 猫 of the question's content. With
+    `by_characters` a hook-sized gate reads that, at the threshold plus the margin; a card in
+    another language keeps its coverage and the threshold (issue 36, companion chats)."""
+    from chalicelib.domain.textproc import query_terms
+
+    terms = query_terms("我现在养了几只猫 都叫什么")
+    black_cat = card("我养的黑猫 三岁了 超黏人", vector=0.887)
+    assert coverage(terms, black_cat) == 0.0
+    assert unit_share(terms, black_cat) == pytest.approx(1 / 5)  # 猫 of 几 只 猫 都 叫
+    plain = Gate(threshold=0.09, term_weight=0.08, terms=terms, baselines={"zh": 0.80, "en": 0.80},
+                 bound=None, lang="zh")
+    assert not plain.judge(black_cat).admitted  # 0.087 of meaning, no bigram held
+    chars = Gate(threshold=0.09, term_weight=0.08, terms=terms, baselines={"zh": 0.80, "en": 0.80},
+                 bound=None, lang="zh")
+    chars.by_characters(0.01)
+    judged = chars.judge(black_cat)
+    assert judged.admitted and judged.relevance == pytest.approx(0.087 + 0.08 / 5)
+    english = card("I have a black cat called Coal", vector=0.887)
+    assert chars.judge(english).coverage == plain.judge(english).coverage
+    en_gate = gate(["cat"])
+    en_gate.by_characters(0.01)  # an English query: nothing changes
+    assert en_gate.units_margin is None
 
 
 def test_coverage_counts_the_query_terms_a_card_holds():

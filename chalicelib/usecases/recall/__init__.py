@@ -447,6 +447,7 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
                                   intent.across)
             if threshold.scope == "hook":
                 gate.space_holds(services.keywords, space, recipe.space_weight)
+                gate.by_characters(recipe.units_margin)
             ranked = gate.admit(ranked)
             gates.append(gate)
         per_intent.append(updates.apply(ranked, intent.past))

@@ -94,6 +94,21 @@ def relevance(lift: float, coverage: float, term_weight: float, space_share: flo
     return lift + term_weight * coverage - space_weight * (1.0 - space_share)
 
 
+def unit_share(terms: Sequence[str], card: Card) -> float:
+    """The share of the query's content units the card holds: each character of its CJK
+    bigrams on its own, each other term whole (`_units`' count). A Chinese query's bigrams
+    straddle word boundaries ("我现在养了几只猫" → 几只 / 只猫): "我养的黑猫" holds none of
+    them and two of its five characters (养, 猫)."""
+    chars = set("".join(t for t in terms if is_cjk(t)))
+    words = [t for t in terms if not is_cjk(t)]
+    if not chars and not words:
+        return 0.0
+    text = f"{card.title} {card.text}"
+    tokens = set(tokenize(text)) if words else set()
+    held = sum(1 for ch in chars if ch in text) + sum(1 for w in words if w in tokens)
+    return held / (len(chars) + len(words))
+
+
 def held_terms(terms: Sequence[str], card: Card) -> list[str]:
     """The query's content terms that occur in the card's title and text."""
     tokens = set(tokenize(f"{card.title} {card.text}"))
@@ -134,6 +149,9 @@ class Gate:
     # weight: a question whose words the space never used is about something it was not told
     space_share: float = 1.0
     space_weight: float = 0.0
+    # a Chinese query's card in Chinese judged on characters (`by_characters`), needing this
+    # much more than the threshold; None: on bigrams, as any other
+    units_margin: float | None = None
     # what admit() saw, for the trace: cards judged, cards passed, the best relevance
     judged: int = 0
     passed: int = 0
@@ -181,11 +199,22 @@ class Gate:
         lang = language(f"{card.title} {card.text}")
         lift = cosine - self.baselines[lang]
         space_share = self.space_share
+        needed = self.threshold
         if lang != self.lang:  # its words are not the query's: neither is the space's absence
             lift = lift / self.cross_lift if lift > 0 else lift
             cover, space_share = self.foreign_coverage(held, lang, lift), 1.0
+        elif self.units_margin is not None and lang == "zh":
+            cover, needed = unit_share(self.terms, card), self.threshold + self.units_margin
         score = relevance(lift, cover, self.term_weight, space_share, self.space_weight)
-        return Judgement(score >= self.threshold, score, cover)
+        return Judgement(score >= needed, score, cover)
+
+    def by_characters(self, margin: float) -> None:
+        """A Chinese query's Chinese cards are judged on the characters they hold
+        (`unit_share`), with the threshold raised by `margin` (characters are held more
+        often than bigrams are). Hook-sized recalls (bench/README.md, "The gate reads
+        characters"); a foreign card keeps its coverage and the threshold."""
+        if self.lang == "zh" and margin >= 0:
+            self.units_margin = margin
 
     def space_holds(self, keywords: KeywordIndex, space: str, weight: float) -> None:
         """Read, in one keyword index call, which content words the space holds at all
