@@ -60,6 +60,20 @@ def test_a_value_must_be_shaped_like_one_and_its_attribute_spoken_of():
     assert set(kept) == {Statement("allergic_to", "shrimp"), Statement("pet", "Pickle")}
 
 
+def test_a_value_refused_under_one_field_may_stand_under_the_next():
+    """Held-out 5 zh: the form put 数学 under allergic_to and dislikes; refused as an allergy
+    (nobody spoke of one), it is still the dislike the turn tells. A child named in the turn
+    that tells of her and again later is spoken of (闺女 … 小名叫朵朵 … 抱着朵朵)."""
+    turns = chat(("user", "小雨", "我这辈子最讨厌数学 没有之一"),
+                 ("user", "小雨", "闺女 六月八号生的 小名叫朵朵"),
+                 ("assistant", "Bot", "恭喜！"),
+                 ("user", "小雨", "今天又加班"),
+                 ("user", "小雨", "群里天天有人@我 我就抱着朵朵单手改表格"))
+    form = FormOut(allergic_to=["数学"], dislikes=["数学"], child=["朵朵"])
+    kept = {s for said in statements(form, turns, {}).values() for s in said}
+    assert kept == {Statement("dislikes", "数学"), Statement("child", "朵朵")}
+
+
 def test_an_ending_needs_a_known_value_the_batch_names_and_the_form_does_not_keep():
     known = {"partner": ["Ewa"], "pet": ["Dot"], "lives_in": ["Dennistoun"]}
     form = FormOut(pet=["Dot"], no_longer=["Ewa", "Dot is staying with me", "Leeds"])

@@ -365,7 +365,7 @@ def to_facts(result: ExtractionOut, batch: Sequence[Message]) -> dict[int, list[
         if value != "*" and value.casefold() not in msg.content.casefold():
             continue  # a value the message does not say
         if not fact.ends and not (value_shaped(value) and spoken_of(
-                fact.attribute, profile_form.around(turns, msg))):
+                fact.attribute, profile_form.said_around(turns, value))):
             continue  # a clause, or an allergy / a pet / a child / a lesson nobody spoke of
         out[fact.seq].append(Statement(fact.attribute, value, fact.ends,
                                        clean_line(fact.kind)[:40]))

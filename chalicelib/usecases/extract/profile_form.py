@@ -176,12 +176,13 @@ def statements(form: FormOut, batch: Sequence[Message], known: dict[str, list[st
         if not value or key in names or key in current \
                 or held.get(key, attribute) != attribute:
             continue  # a value names one thing: its first field, or the one it is known by
+        if not value_shaped(value) or not spoken_of(attribute, said_around(users, value)):
+            continue  # no value of this field (数学 an allergy?): a later field may hold it
         current.add(key)
         if key in held or (attribute, key) in past:
             continue  # a repeat of what is known, or a past value named again: no news
         teller = _latest_saying(users, value)
-        if teller is not None and value_shaped(value) \
-                and spoken_of(attribute, around(users, teller)):
+        if teller is not None:
             out[teller.seq].append(Statement(attribute, value))
     for item in form.no_longer:
         for attribute, old in _named_known(item, known):
@@ -203,6 +204,13 @@ def around(users: Sequence[Message], teller: Message) -> str:
     "haha she's a cat" tells a pet over two turns."""
     at = next(i for i, m in enumerate(users) if m is teller)
     return "\n".join(m.content for m in users[max(0, at - 1):at + 2])
+
+
+def said_around(users: Sequence[Message], value: str) -> str:
+    """Every user turn that says the value, each with its neighbours (`around`): 闺女 …
+    小名叫朵朵 told in one turn, 朵朵 named again in a later one."""
+    needle = value.casefold()
+    return "\n".join(around(users, m) for m in users if needle in m.content.casefold())
 
 
 def _latest_saying(users: Sequence[Message], value: str) -> Message | None:
