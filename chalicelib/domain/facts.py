@@ -901,8 +901,9 @@ _CUES = {
     "child": compiled(rf"\b(?:{_KIN_CHILD}s?|kids|children|toddler|school run|nursery)\b"
                       r"|儿子|女儿|孩子|宝宝|闺女|娃|幼儿园", re.IGNORECASE),
     "learning": compiled(r"\b(?:learn\w*|lessons?|class(?:es)?|courses?|tutor\w*|teacher|"
-                         r"practi[cs]\w*|stud(?:y|ying|ies)|duolingo|beginner|grade|exam)\b"
-                         r"|学|课|练|老师|教练|考试", re.IGNORECASE),
+                         r"practi[cs]\w*|stud(?:y|ying|ies)|duolingo|beginner|grade|exam|"
+                         r"train(?:ing|ee)?|apprentic\w*|instructor|coach)\b"
+                         r"|学|课|练|老师|教练|考试|培训", re.IGNORECASE),
 }
 # A value names a thing: a pronoun, a verb of being or more than four words make it a
 # clause the model copied ("he's my boyfriend", "Rohan is doing mock interviews with me").

@@ -74,6 +74,13 @@ def test_a_value_refused_under_one_field_may_stand_under_the_next():
     assert kept == {Statement("dislikes", "数学"), Statement("child", "朵朵")}
 
 
+def test_training_is_learning():
+    """Companion chat (Ilse Marrow): "I start pilot training on monday" is something learnt."""
+    turns = chat(("user", "Jess", "I start pilot training on monday. terrified"))
+    told = statements(FormOut(learning=["pilot"]), turns, {})
+    assert told[0] == [Statement("learning", "pilot")]
+
+
 def test_an_ending_needs_a_known_value_the_batch_names_and_the_form_does_not_keep():
     known = {"partner": ["Ewa"], "pet": ["Dot"], "lives_in": ["Dennistoun"]}
     form = FormOut(pet=["Dot"], no_longer=["Ewa", "Dot is staying with me", "Leeds"])
