@@ -400,10 +400,9 @@ def happenings_of(msg: Message, said: Sequence[str], you: str | None,
     """The turn's statements, grouped: a statement that names another time than the group
     before it starts a new group (a new happening) — a stretch that holds the message's day
     (这周, 11月, this month) is no other time than now, as the day itself — unless it
-    corrects that time ("三日后是
-    谷雨…… 不对，五日后才是谷雨", "Thursday. wait no, Friday"): then the group before it is the
-    same happening told wrong, and joins it at the corrected time, its own relative time no
-    longer pinned. `with_you`: "we" includes `you`."""
+    corrects that time ("三日后是谷雨…… 不对，五日后才是谷雨", "Thursday. wait no, Friday"):
+    then the group before it is the same happening told wrong, and joins it at the corrected
+    time, its own relative time no longer pinned. `with_you`: "we" includes `you`."""
     groups: list[list[Statement]] = []
     today = message_day(msg.at)
     for sentence in said:

@@ -97,8 +97,8 @@ def relevance(lift: float, coverage: float, term_weight: float, space_share: flo
 def unit_share(terms: Sequence[str], card: Card) -> float:
     """The share of the query's content units the card holds: each character of its CJK
     bigrams on its own, each other term whole (`_units`' count). A Chinese query's bigrams
-    straddle word boundaries ("我现在养了几只猫" → 几只 / 只猫): "我养的黑猫" holds none of
-    them and two of its five characters (养, 猫)."""
+    straddle word boundaries ("我现在养了几只猫 都叫什么" → 几只 / 只猫 / 都叫): "我养的黑猫"
+    holds none of them and one of their five characters (猫)."""
     chars = set("".join(t for t in terms if is_cjk(t)))
     words = [t for t in terms if not is_cjk(t)]
     if not chars and not words:
