@@ -58,8 +58,8 @@ def alternatives(ctx: Ctx, atoms: list[Atom]) -> list[Atom]:
     out = list(atoms)
     for i in range(1, len(out)):
         left, right = out[i - 1], out[i]
-        if right.weekday is None or left.weekday is not None or left.day is None \
-                or not is_day(left) or left.hi is None or left.hi - left.lo != timedelta(days=1) \
+        if right.weekday is None or left.weekday is not None or not is_day(left) \
+                or left.hi is None or left.hi - left.lo != timedelta(days=1) \
                 or not OR_GAP.match(ctx.text[left.end:right.start]):
             continue
         day = monday_of(left.day) + timedelta(days=right.weekday)

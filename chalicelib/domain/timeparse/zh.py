@@ -466,12 +466,9 @@ _NUMERIC_MD_AFTER = (r"(?=\s?(?:号|號|日(?![本元语文剧料记常子])|那
 
 
 @RULES.add(r"(?<![\dA-Za-z.\-/:])(?P<m>1[0-2]|0?[1-9])[./](?P<d>3[01]|[12]\d|0?[1-9])"
-           r"(?![\d%])(?:号|號|日(?![本元语文剧料记常子]))?", needs="#")
+           r"(?![\d%])" + _NUMERIC_MD_AFTER + r"(?:号|號|日(?![本元语文剧料记常子]))?", needs="#")
 def numeric_month_day(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     """12.3号 / 11/20那天 / 12.3晚上: the 3rd of December, the 20th of November."""
-    rest = m.string[m.end():]
-    if not m[0].endswith(("号", "號", "日")) and not re.match(_NUMERIC_MD_AFTER, rest):
-        return None
     return R.calendar_date(ctx, None, int(m["m"]), int(m["d"]))
 
 

@@ -199,18 +199,14 @@ def _clean(raw: str) -> str:
     return value
 
 
-def around(users: Sequence[Message], teller: Message) -> str:
-    """The teller's turn with the user's turns just before and after it: "only Pickle" …
-    "haha she's a cat" tells a pet over two turns."""
-    at = next(i for i, m in enumerate(users) if m is teller)
-    return "\n".join(m.content for m in users[max(0, at - 1):at + 2])
-
-
 def said_around(users: Sequence[Message], value: str) -> str:
-    """Every user turn that says the value, each with its neighbours (`around`): 闺女 …
-    小名叫朵朵 told in one turn, 朵朵 named again in a later one."""
+    """Every user turn that says the value, each with the user's turns just before and after
+    it: "only Pickle" … "haha she's a cat" tells a pet over two turns, and 闺女 … 小名叫朵朵
+    is told in one turn, 朵朵 named again in a later one."""
     needle = value.casefold()
-    return "\n".join(around(users, m) for m in users if needle in m.content.casefold())
+    return "\n".join(m.content for at, said in enumerate(users)
+                     if needle in said.content.casefold()
+                     for m in users[max(0, at - 1):at + 2])
 
 
 def _latest_saying(users: Sequence[Message], value: str) -> Message | None:

@@ -94,19 +94,21 @@ def relevance(lift: float, coverage: float, term_weight: float, space_share: flo
     return lift + term_weight * coverage - space_weight * (1.0 - space_share)
 
 
-def unit_share(terms: Sequence[str], card: Card) -> float:
+def unit_share(terms: Sequence[str], card: Card,
+               held: Sequence[str] | None = None) -> float:
     """The share of the query's content units the card holds: each character of its CJK
     bigrams on its own, each other term whole (`_units`' count). A Chinese query's bigrams
     straddle word boundaries ("我现在养了几只猫 都叫什么" → 几只 / 只猫 / 都叫): "我养的黑猫"
-    holds none of them and one of their five characters (猫)."""
-    chars = set("".join(t for t in terms if is_cjk(t)))
-    words = [t for t in terms if not is_cjk(t)]
-    if not chars and not words:
+    holds none of them and one of their five characters (猫). `held`: the terms the card
+    holds (`held_terms`), when the caller has read them already."""
+    units = _units(terms)
+    if not units:
         return 0.0
     text = f"{card.title} {card.text}"
-    tokens = set(tokenize(text)) if words else set()
-    held = sum(1 for ch in chars if ch in text) + sum(1 for w in words if w in tokens)
-    return held / (len(chars) + len(words))
+    chars = set("".join(t for t in terms if is_cjk(t)))
+    held = held_terms(terms, card) if held is None else held
+    return (sum(1 for ch in chars if ch in text)
+            + sum(1 for t in held if not is_cjk(t))) / units
 
 
 def held_terms(terms: Sequence[str], card: Card) -> list[str]:
@@ -204,7 +206,7 @@ class Gate:
             lift = lift / self.cross_lift if lift > 0 else lift
             cover, space_share = self.foreign_coverage(held, lang, lift), 1.0
         elif self.units_margin is not None and lang == "zh":
-            cover, needed = unit_share(self.terms, card), self.threshold + self.units_margin
+            cover, needed = unit_share(self.terms, card, held), self.threshold + self.units_margin
         score = relevance(lift, cover, self.term_weight, space_share, self.space_weight)
         return Judgement(score >= needed, score, cover)
 
