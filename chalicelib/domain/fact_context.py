@@ -401,6 +401,14 @@ def _as_said(question: str, answer: str) -> str | None:
     return None
 
 
+def _quoted_back(value: str, question: str) -> bool:
+    """The answer takes up a plain word of the question itself ("Where are you living now?" —
+    "'Living' is generous. I rent a bunk…"): what the question said in lower case is not the
+    name it asks for (a name it offers, "Leeds or York?", may be the answer)."""
+    word = value.strip("'\"‘’“” ")
+    return bool(word) and word.casefold() in re.findall(r"\b[a-z][\w'-]*", question)
+
+
 # a Chinese yes is often the question's verb said back (您喜欢钓鱼吧？— 喜欢。; 有猫吗？— 有！)
 _ZH_ECHO = compiled(r"^\W*(?P<verb>[\u4e00-\u9fff]{1,2})[。！!，,~～\s]")
 
@@ -690,7 +698,8 @@ def _answers(turns: Sequence[Turn], out: list[list[Statement]]) -> None:
         if attribute in ("works_at", "works_as"):
             out[i] += [s for s in _jobs_named(turns[i].text) if s not in out[i]]
         value = _answer(attribute, turns[i].text)
-        if not value or any(s.attribute == attribute and not s.ends for s in out[i]):
+        if not value or _quoted_back(value, turns[i - 1].text) or any(
+                s.attribute == attribute and not s.ends for s in out[i]):
             continue
         generic = [k for k, s in enumerate(out[before] if before is not None else [])
                    if s.attribute == attribute and s.value.casefold() in _GENERIC]

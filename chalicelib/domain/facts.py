@@ -347,8 +347,8 @@ _OWNABLE = compiled(r"\b(?:car|van|bike|motorbike|scooter|truck|camera|laptop|gu
 
 
 # Chat drops the "I" before a verb of what one did ("Sold the Chevy today.", "Handed in my
-# resignation"): the clause reads as if it were there
-_DROPPED_I = compiled(r"^(\s*)(?=(?:(?:just|finally|officially|also)\s+)?(?:sold|bought|got|quit|left|moved|"
+# resignation", "also quit pottery"): the clause reads as if it were there, before the verb
+_DROPPED_I = compiled(r"^(\s*(?:(?:just|finally|officially|also)\s+)?)(?=(?:sold|bought|got|quit|left|moved|"
                       r"started|handed|adopted|joined|finished|graduated|broke up|took up|gave up|lost|"
                       r"married|signed|resigned|enrolled|rescued|relocated)\b)", re.IGNORECASE)
 
@@ -694,6 +694,11 @@ NOT_A_NAME = frozenset({
     "Some", "Most", "Half", "Whole", "Our", "My", "Your", "Their", "His", "Her", "The", "A", "An"})
 
 
+# a count or an ordinal is no name ("入职第三天" → 第三天, "been here 3 weeks")
+_COUNT = compiled(r"^(?:第|前|头)?[\d一二两三四五六七八九十百几半]+\s*(?:个)?(?:天|周|星期|礼拜|月|年|次|号|"
+                  r"小时|分钟)$|^\d+\s*(?:days?|weeks?|months?|years?|times?|hours?)$", re.IGNORECASE)
+
+
 def _statement(rule: Rule, m: re.Match[str]) -> Statement | None:
     attribute, ends = rule.attribute, rule.ends
     groups = m.groupdict()
@@ -715,7 +720,7 @@ def _statement(rule: Rule, m: re.Match[str]) -> Statement | None:
         value = value[3:]  # "learning to code"
     if attribute == "lives_in" and value.casefold() == "here":
         return Statement(attribute, HERE, ends)  # which place: the talk around it says
-    if not value or value.casefold() in _STOP or _JUNK().search(value):
+    if not value or value.casefold() in _STOP or _JUNK().search(value) or _COUNT().match(value):
         return None
     if attribute == "owns" and ends:
         value = re.split(r"\s+(?:to|for|from|off|on)\s+", value)[0]  # "sold the ps4 to a guy"
@@ -732,8 +737,8 @@ def _statement(rule: Rule, m: re.Match[str]) -> Statement | None:
         return None  # a stay (a hotel on a trip, a brother's place), not a home town
     if attribute == "learning" and "我" in value:
         return None
-    if attribute == "allergic_to":
-        value = re.sub(r"^我?对", "", value)
+    if attribute == "allergic_to":  # 我说我青霉素过敏 → 青霉素: what follows the one allergic
+        value = re.sub(r"^我?对", "", value).rsplit("我", 1)[-1] or value
     if attribute == "allergic_to" and not ends and re.search(r"[不没]|已经", value):
         return None  # 我对花生不过敏了: the ending's rule reads it
     return Statement(attribute, value, ends, kind, weak=rule.mode == "weak")

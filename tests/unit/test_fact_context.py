@@ -235,3 +235,12 @@ def test_terse_and_phone_typed_answers():
     # a lowercase opener that does something is the name the role noun takes, not a thing before
     assert said(("user", "old Vespa. mine."), ("assistant", "Sounds fun."),
                 ("user", "tico is asleep on my feet. my dog. lucky him."))[2] == [("pet", "Tico", False)]
+
+
+def test_an_answer_quoting_the_questions_own_word_gives_no_value():
+    """"Where are you living now?" — "'Living' is generous": the quoted word is the question's,
+    not a place; a name the question offers may still be chosen."""
+    assert said(("assistant", "Long hauls. Cramped quarters. Where are you living now?"),
+                ("user", "*snorts* 'Living' is generous. I rent a bunk down by the recycler."))[1] == []
+    assert said(("assistant", "Where are you living now, Leeds or York?"),
+                ("user", "York! finally"))[1] == [("lives_in", "York", False)]

@@ -215,3 +215,16 @@ def test_a_things_name_ends_where_going_on_with_it_starts(text, value):
     """我那台摩托车去医院送东西 owns a 摩托车, not a 摩托车去医院送东西 (which no ending of the
     motorbike could then close); 来福 keeps its 来."""
     assert [s.value for s in statements(text)] == [value]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # the dropped "I" goes before the verb, after the adverb chat leads with
+    ("also quit pottery. can't do thursdays from York", [("learning", "pottery", True)]),
+    ("finally handed in my notice", [("works_at", "*", True)]),
+    # a count or an ordinal is no workplace
+    ("对 入职第三天. 新同事都好年轻", []),
+    # the one allergic is 我, not part of what one is allergic to
+    ("医生本来要给我开阿莫西林，我说我青霉素过敏", [("allergic_to", "青霉素", False)]),
+])
+def test_what_chat_leaves_out_or_puts_around_a_value(text, expected):
+    assert [(s.attribute, s.value, s.ends) for s in statements(text)] == expected
