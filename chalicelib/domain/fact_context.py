@@ -428,10 +428,11 @@ def _chosen(rest: str, answer: str) -> str | None:
     return picked[0] if len(picked) == 1 else None
 
 
-# the companion asks who or what a name is ("Pavlova?", "Who's Hemi?", 奶盖是？): the answer
+# the companion asks who or what a name is ("Pavlova?", "Who's Hemi?", 奶盖是？, Mochi 是？): the answer
 # says it, so the name is the one its role noun takes
 _WHO_IS = compiled(r"(?:^|[.!]\s+)(?:who(?:'s| is)\s+)?(?P<name>(?-i:[A-Z])[a-z]+)\s*\?\s*$|"
-                   r"(?P<zname>[\u4e00-\u9fff]{1,4}?)是(?:谁|什么|哪位)?\s*[？?]\s*$", re.IGNORECASE)
+                   r"(?:(?P<zname>[\u4e00-\u9fff]{1,4}?)|(?P<lname>(?-i:[A-Z])[a-z]+)\s*)是(?:谁|什么|哪位)?\s*[？?]\s*$",
+                   re.IGNORECASE)
 
 
 # ------------------------------------------------------------------ the whole stretch
@@ -490,8 +491,8 @@ def _introduced(turns: Sequence[Turn]) -> dict[int, str]:
         if _asked(turns[i - 1].text) == NAMING and (named := _answer(NAMING, turns[i].text)):
             intros[i] = named
         elif (m := _WHO_IS().search(turns[i - 1].text)) and (
-                m["name"] or "") not in _NOT_NAMES | _DISCOURSE:
-            intros[i] = m["name"] or m["zname"]
+                m["name"] or m["lname"] or "") not in _NOT_NAMES | _DISCOURSE:
+            intros[i] = m["name"] or m["zname"] or m["lname"]
     return intros
 
 
@@ -500,8 +501,11 @@ def _turn_in_context(turns: Sequence[Turn], i: int, told: list[Statement], names
     turn, said = turns[i], list(told)
     if i and turns[i - 1].role != "user" and (asked := _as_said(turns[i - 1].text, turn.text)):
         said += [s for s in statements(asked) if s not in said]
+    bound = _bound(turns, i, names, intros, speakers)
+    just_told = turns[i - 2].text if i >= 2 and turns[i - 2].role == "user" else ""
+    said = [_named_by(s, bound, just_told) for s in said]
     # a role the turn names itself ("我家猫咪咪", "my wife Hannah") binds nothing more
-    said += [s for s in _bound(turns, i, names, intros, speakers)
+    said += [s for s in bound
              if not any((t.attribute == s.attribute and not t.ends) or t.value == s.value
                         for t in said)]
     if any(s.attribute == "works_at" and not s.ends for s in said) and not any(
@@ -511,6 +515,17 @@ def _turn_in_context(turns: Sequence[Turn], i: int, told: list[Statement], names
         said += [Statement("pet", s.value, kind=kind.group(0).lower()) for s in said
                  if s.attribute == NAMING]
     return [_specific(s, turn.text) for s in said]
+
+
+def _named_by(statement: Statement, bound: list[Statement], just_told: str) -> Statement:
+    """A pet the turn tells only by its kind ("Mochi 在踩我键盘" — "Mochi 是？" — "my cat! 英短
+    蓝猫") is the one the name near it names, a name the user's turn before the question said:
+    Mochi, a 蓝猫 (not 哇 of "哇 是什么？")."""
+    if statement.attribute != "pet" or statement.ends or not _PET_WORD().search(statement.value):
+        return statement
+    name = next((b for b in bound if b.attribute == "pet" and not _PET_WORD().search(b.value)
+                 and b.value in just_told), None)
+    return replace(statement, value=name.value, kind=statement.value) if name else statement
 
 
 _ABOUT_OTHER = compiled(r"你(?:儿子|女儿|老公|老婆|男朋友|女朋友|妈|爸|哥|姐|弟|妹|孩子|朋友|同事)|令郎|令爱|"

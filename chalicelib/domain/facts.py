@@ -173,7 +173,7 @@ _EN = _table(re.IGNORECASE | re.M, (
     ("works_at", False, rf"\bI(?:'m| am|'ve been| have been)\s+(?:now\s+)?an?\s+(?:[\w-]+\s+)?{_JOB}\s+"
                         rf"(?:at|with|for)\s+{_V}"),
     ("works_at", False, rf"\b{_V}\s+(?:offered me|hired me|took me on)\b"),
-    ("works_at", False, rf"\b(?:week|day|month|first day|first week)\s+\w*\s*at\s+{_V}"),
+    ("works_at", False, rf"\b(?<!last )(?:week|day|month|first day|first week)\s+\w*\s*at\s+{_V}"),
     # study and learning
     ("studies", False, rf"\bI\s*(?:am|'m)?\s*(?:now\s+)?(?:study|studying|majoring in|major in)"
                        rf"\s+(?P<value>[\w -]{{2,40}}?){_END}"),
@@ -293,7 +293,7 @@ _EN = _table(re.IGNORECASE | re.M, (
                    r"written off)\b"),
     ("owns", True, r"\b(?:stole|nicked|pinched)\s+(?:my|our)\s+(?P<value>[\w-]+(?:\s+[\w-]+)?)(?=[.,!?;]|\s+"
                    r"(?:outside|from|last|this|yesterday|today|while|in|at)\b|$)"),
-    ("works_at", True, rf"\blast\s+(?:shift|day)\s+at\s+(?:the\s+)?{_V}\s+(?:was|is)\b"),
+    ("works_at", True, rf"\blast\s+(?:shift|day)\s+at\s+(?:the\s+)?{_V}(?:\s+(?:was|is)\b|\s*[.!;]|$)"),
     ("likes", True, r"\bI(?:'m|\s+am)\s+(?:so\s+)?(?P<any>done with it|over it|not into it any\s?more|"
                     r"sick of it)\b"),
     ("child", False, rf"\b(?:a|my|our)\s+(?:son|daughter|boy|girl|eldest|youngest),\s+(?P<value>{_NAME})\b", "given"),

@@ -244,3 +244,11 @@ def test_an_answer_quoting_the_questions_own_word_gives_no_value():
                 ("user", "*snorts* 'Living' is generous. I rent a bunk down by the recycler."))[1] == []
     assert said(("assistant", "Where are you living now, Leeds or York?"),
                 ("user", "York! finally"))[1] == [("lives_in", "York", False)]
+
+
+def test_a_pet_told_by_its_kind_is_the_one_the_companion_asked_about():
+    """"Mochi 是？" — "my cat! 英短蓝猫": the pet is Mochi, a 蓝猫 — not a pet called 蓝猫."""
+    turns = [Turn("user", "Mochi 在踩我键盘 我去喂她"), Turn("assistant", "Mochi 是？"),
+             Turn("user", "my cat! 英短蓝猫 two years old 胖得像个 dumpling")]
+    assert [(s.attribute, s.value, s.kind) for s in read_turns(turns)[2]] == [
+        ("pet", "Mochi", "蓝猫")]

@@ -221,6 +221,8 @@ def test_a_things_name_ends_where_going_on_with_it_starts(text, value):
     # the dropped "I" goes before the verb, after the adverb chat leads with
     ("also quit pottery. can't do thursdays from York", [("learning", "pottery", True)]),
     ("finally handed in my notice", [("works_at", "*", True)]),
+    # a last day somewhere is an ending, wherever the clause stops
+    ("morning… 昨天 last day at Lumen. 交了电脑和 badge", [("works_at", "Lumen", True)]),
     # a count or an ordinal is no workplace
     ("对 入职第三天. 新同事都好年轻", []),
     # the one allergic is 我, not part of what one is allergic to
