@@ -227,6 +227,21 @@ class Embedder(Protocol):
     # passage vectors shipped with the model (small_talk_vector then embeds none of them).
 
 
+@runtime_checkable
+class Glossary(Protocol):
+    """Words of one language as the other's (a bilingual dictionary), in the form recall
+    compares terms in (domain.textproc.tokenize: stemmed English words, Chinese as written)."""
+
+    name: str
+
+    def in_chinese(self, term: str) -> frozenset[str]:
+        """An English term as Chinese words (empty: none known)."""
+        ...
+    def in_english(self, word: str) -> frozenset[str]:
+        """A Chinese word as English terms (empty: none known)."""
+        ...
+
+
 @dataclass(frozen=True)
 class LanguageMeans:
     """Per language ("en", "zh"), the mean query vector and the mean passage vector of the
@@ -631,6 +646,9 @@ class Services:
     index: IndexWriter = field(default=None)  # type: ignore[assignment]
     queue: WorkQueue | None = None  # AWS: extraction work goes through SQS
     llm: LLMClient | None = None  # ANNALS_LLM=openai|bedrock; None: offline extractor/merger
+    # English and Chinese words in each other's language, for the recall gate's judgement of a
+    # card told in the other language (adapters/glossary_cedict.py); None: not read so
+    glossary: Glossary | None = None
     chat: ChatUpstream | None = None  # the chat gateway's upstream; None: not configured
     traffic: Traffic = field(default_factory=OpenTraffic)  # local server: recall first
     limits: Limiter = field(default_factory=OpenLimiter)  # annals serve: per key and space

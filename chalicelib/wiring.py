@@ -13,6 +13,7 @@ from chalicelib.config import Settings
 from chalicelib.ports import (
     ChatUpstream,
     Embedder,
+    Glossary,
     LLMClient,
     Merger,
     Reader,
@@ -149,6 +150,13 @@ def build_services(settings: Settings | None = None, *, embedder: Embedder | Non
     return _sqlite_services(settings, embedder, llm, index)
 
 
+def make_glossary() -> Glossary:
+    """CC-CEDICT's words both ways, read on first use (adapters/glossary_cedict.py)."""
+    from chalicelib.adapters.glossary_cedict import CedictGlossary
+
+    return CedictGlossary()
+
+
 def make_cleaner(settings: Settings):
     from chalicelib.domain.cleaning import cleaner
 
@@ -168,7 +176,8 @@ def _sqlite_services(settings: Settings, embedder: Embedder, llm: LLMClient | No
         vectors=NumpyVectorIndex(db, embedder.dim), embedder=embedder,
         extractor=make_extractor(llm, sqlite_store, make_salience_judge(settings, embedder),
                                  settings.model_reads),
-        merger=make_merger(settings, embedder, llm), llm=llm, clean=make_cleaner(settings))
+        merger=make_merger(settings, embedder, llm), llm=llm, clean=make_cleaner(settings),
+        glossary=make_glossary())
     services.chat = make_chat_upstream(settings)
     _wire_local_index(services, db, index or settings.index_messages)
     return services
@@ -212,7 +221,7 @@ def _memory_services(settings: Settings, embedder: Embedder, llm: LLMClient | No
         extractor=make_extractor(llm, store, make_salience_judge(settings, embedder),
                                  settings.model_reads),
         merger=make_merger(settings, embedder, llm),
-        llm=llm, clean=make_cleaner(settings))
+        llm=llm, clean=make_cleaner(settings), glossary=make_glossary())
     services.index = InlineIndexWriter(Indexer(services))
     services.chat = make_chat_upstream(settings)
     return services
@@ -245,7 +254,7 @@ def build_aws_services(settings: Settings, *, embedder: Embedder | None = None,
                                  settings.model_reads),
         merger=make_merger(settings, embedder, llm),
         llm=llm, queue=SqsQueue(settings.queue_url, region_name=settings.region),
-        clean=make_cleaner(settings))
+        clean=make_cleaner(settings), glossary=make_glossary())
     services.index = StreamIndexWriter(services)
     services.chat = make_chat_upstream(settings)
     return services

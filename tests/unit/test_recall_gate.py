@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -400,3 +401,68 @@ def test_a_foreign_cards_lift_counts_as_lift_over_cross_lift_where_a_wide_recall
     assert g.judge(english).admitted
     chinese = card("新诊所在巴拉德", vector=0.81)  # the query's language: as it is
     assert g.judge(chinese).relevance == pytest.approx(0.01 + 0.08 * 0.5)
+
+
+class _Glossary:
+    """Three words each way, as CC-CEDICT gives them."""
+
+    name = "stub"
+    _zh: ClassVar[dict[str, set[str]]] = {"daughter": {"女儿", "闺女"}, "dog": {"狗", "犬"},
+                                          "name": {"名字"}}
+
+    def in_chinese(self, term):
+        return frozenset(self._zh.get(term, ()))
+
+    def in_english(self, word):
+        return frozenset(t for t, words in self._zh.items() if word in words)
+
+
+def test_a_foreign_card_holds_the_querys_words_as_its_own_languages():
+    """"What is the name of 林悦's daughter?" and "女儿，叫朵朵，五岁": no term of the question
+    is in the card's script, but daughter is 女儿 — a third of the terms the glossary knows."""
+    g = gate(["name", "daughter", "old"], baseline=0.80, threshold=0.06)
+    daughter = card("终于把孩子哄睡了。女儿，叫朵朵，五岁，上中班。", vector=0.855)
+    assert g.judge(daughter).coverage == 0.0  # no glossary: no word in common
+    g.glossary = _Glossary()
+    judged = g.judge(daughter)
+    assert judged.coverage == pytest.approx(1 / 2)  # of name, daughter ("old": not known)
+    assert judged.admitted and judged.relevance == pytest.approx(0.055 + 0.08 / 2)
+    # a Chinese question reads an English card the other way round
+    zh = Gate(threshold=0.06, term_weight=0.08, terms=["女儿", "几岁"],
+              baselines={"zh": 0.80, "en": 0.80}, bound=None, lang="zh", glossary=_Glossary())
+    assert zh.judge(card("My daughter Ava turned five", vector=0.85)).coverage == 1.0
+
+
+def test_words_no_card_holds_across_languages_are_charged_half_the_space_term():
+    """"What breed is 林悦's dog?" of a Chinese space whose ranked cards say neither 狗狗 nor
+    犬: a word the space did not use, charged as the space term charges one within a
+    language, at ACROSS_MISS of it (a dictionary misses much of how the other language says
+    a question)."""
+    from chalicelib.usecases.recall.gate import ACROSS_MISS
+
+    g = gate(["name", "dog"], baseline=0.80, threshold=0.06)
+    g.glossary, g.space_weight = _Glossary(), 0.1
+    husky = card("一只哈士奇把小满白大褂扯烂了", vector=0.866)
+    ranked = [husky, card("小满养的黑猫 三岁了", vector=0.85)]
+    assert g.admit(ranked) == []
+    assert g.held_across == {"zh": 1 - ACROSS_MISS}  # neither term held: the space share
+    assert g.best == pytest.approx(0.066 - 0.1 * ACROSS_MISS)
+    named = gate(["name", "dog"], baseline=0.80, threshold=0.06)
+    named.glossary, named.space_weight = _Glossary(), 0.1
+    admitted = named.admit([husky, card("它的名字叫豆豆", vector=0.85)])
+    assert named.held_across == {"zh": pytest.approx(1 - ACROSS_MISS / 2)}  # name held, dog not
+    # the husky, no word held, falls below; the card holding 名字 passes on it
+    assert [c.text for c in admitted] == ["它的名字叫豆豆"]
+
+
+def test_cc_cedict_gives_the_words_recall_compares():
+    from chalicelib.adapters.glossary_cedict import CedictGlossary
+    from chalicelib.domain.textproc import tokenize
+
+    g = CedictGlossary()
+    assert {"女儿", "闺女"} <= g.in_chinese("daughter")
+    assert {"狗", "狗狗"} <= g.in_chinese("dog") and "马" in g.in_chinese(tokenize("horse")[0])
+    assert "即" not in g.in_chinese("name")  # its first gloss "namely" only stems to "name"
+    assert "女" not in g.in_chinese("daughter")  # a character stands for its first gloss only
+    assert tokenize("language")[0] in g.in_english("语言")
+    assert g.in_chinese("zzzz") == frozenset()

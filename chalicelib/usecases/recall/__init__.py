@@ -444,7 +444,7 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
                                   recipe.cross_coverage,
                                   # the floor refuses the plainly unrelated only
                                   recipe.cross_lift if threshold.scope == "wide" else 1.0,
-                                  intent.across)
+                                  intent.across, services.glossary)
             if threshold.scope == "hook":
                 gate.space_holds(services.keywords, space, recipe.space_weight)
                 gate.by_characters(recipe.units_margin)

@@ -41,7 +41,7 @@ Calibration (LoCoMo, fit on one conversation and tested on the other): bench/REA
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -50,7 +50,7 @@ from chalicelib.domain.models import Card
 from chalicelib.domain.names import strip_names
 from chalicelib.domain.salience import SMALL_TALK, language
 from chalicelib.domain.textproc import is_cjk, query_terms, tokenize
-from chalicelib.ports import Embedder, KeywordIndex, small_talk_vector
+from chalicelib.ports import Embedder, Glossary, KeywordIndex, small_talk_vector
 from chalicelib.usecases.recall.languages import Across
 
 # A card not embedded yet (a message PUT a moment ago) is judged on its words alone: every
@@ -58,6 +58,12 @@ from chalicelib.usecases.recall.languages import Across
 # straddle a word boundary ("奶糖体检" → 奶糖 / 糖体 / 体检) are rarely in the text, so "every
 # term" alone refused "奶糖昨天进行了体检" for "奶糖体检" until its embedding arrived; and
 # counted as terms, "奶糖打疫苗了吗" (two of four bigrams straddle) refused "奶糖昨天打了疫苗".
+# A question's term the other language's cards never hold (as the glossary's words) costs
+# this share of the space term a word the space never used costs within one language
+# (`Gate.across_share`). Chosen on the Chinese bench's cross-lingual questions among all
+# (1), none (0), half, and "one word held is enough": bench/README.md, "The gate reads
+# across languages".
+ACROSS_MISS = 0.5
 WORDS_ONLY_SHARE = 2 / 3
 WORDS_ONLY_MIN = 2
 
@@ -111,6 +117,18 @@ def unit_share(terms: Sequence[str], card: Card,
             + sum(1 for t in held if not is_cjk(t))) / units
 
 
+def _words_of(text: str, lang: str) -> str | frozenset[str]:
+    """What a card says, as glossary words are looked for in it: Chinese as written (a word
+    is a substring), English as its tokens."""
+    return text if lang == "zh" else frozenset(tokenize(text))
+
+
+def _holds(text: str | frozenset[str], words: frozenset[str]) -> bool:
+    if isinstance(text, str):
+        return any(w in text for w in words)
+    return not text.isdisjoint(words)
+
+
 def held_terms(terms: Sequence[str], card: Card) -> list[str]:
     """The query's content terms that occur in the card's title and text."""
     tokens = set(tokenize(f"{card.title} {card.text}"))
@@ -154,6 +172,11 @@ class Gate:
     # a Chinese query's card in Chinese judged on characters (`by_characters`), needing this
     # much more than the threshold; None: on bigrams, as any other
     units_margin: float | None = None
+    # a card in another language is read through this (the query's terms as its words)
+    glossary: Glossary | None = None
+    # per language: the share of the query's terms, as that language's words, that some
+    # card among those admit() judges holds (`across_share`)
+    held_across: dict[str, float] = field(default_factory=dict)
     # what admit() saw, for the trace: cards judged, cards passed, the best relevance
     judged: int = 0
     passed: int = 0
@@ -163,7 +186,8 @@ class Gate:
     def for_query(cls, embedder: Embedder, query: str, qvec, named: set[str],
                   cosines: Sequence[float], vector_k: int, threshold: float,
                   term_weight: float, cross_coverage: float = 0.5,
-                  cross_lift: float = 1.0, moved: Across | None = None) -> Gate:
+                  cross_lift: float = 1.0, moved: Across | None = None,
+                  glossary: Glossary | None = None) -> Gate:
         """`cosines`: the vector list's scores for this query (all of them, any order);
         `cross_lift`: the share of a same-language card's lift a foreign one needs (1: all);
         `moved`: the query moved into the other language, when recall searched with it."""
@@ -177,7 +201,7 @@ class Gate:
         return cls(threshold=threshold, term_weight=term_weight,
                    terms=query_terms(content or query), baselines=baselines, bound=bound,
                    lang=language(query), cross_coverage=cross_coverage,
-                   cross_lift=cross_lift)
+                   cross_lift=cross_lift, glossary=glossary)
 
     @cached_property
     def terms_by_language(self) -> dict[str, list[str]]:
@@ -202,9 +226,10 @@ class Gate:
         lift = cosine - self.baselines[lang]
         space_share = self.space_share
         needed = self.threshold
-        if lang != self.lang:  # its words are not the query's: neither is the space's absence
+        if lang != self.lang:  # its words are not the query's: the glossary's may be
             lift = lift / self.cross_lift if lift > 0 else lift
-            cover, space_share = self.foreign_coverage(held, lang, lift), 1.0
+            cover = self.foreign_coverage(held, lang, lift, card)
+            space_share = self.held_across.get(lang, 1.0) if self.space_weight else 1.0
         elif self.units_margin is not None and lang == "zh":
             cover, needed = unit_share(self.terms, card, held), self.threshold + self.units_margin
         score = relevance(lift, cover, self.term_weight, space_share, self.space_weight)
@@ -232,18 +257,68 @@ class Gate:
         self.space_share = sum(1 for t in words if t in held) / len(words)
         self.space_weight = weight
 
-    def foreign_coverage(self, held: Sequence[str], lang: str, lift: float) -> float:
-        """A card in another language: the share of the query terms in its script it holds,
-        or, when the query has none in its script, `cross_coverage` if its meaning is closer
-        to the query than small talk is (nothing stands in for words the meaning lacks)."""
+    def foreign_coverage(self, held: Sequence[str], lang: str, lift: float,
+                         card: Card | None = None) -> float:
+        """A card in another language: the share of the query terms in its script it holds;
+        when the query has none in its script, the share of its terms the glossary knows in
+        that language whose words the card holds ("daughter" in "女儿，叫朵朵"); else
+        `cross_coverage` if its meaning is closer to the query than small talk is (nothing
+        stands in for words the meaning lacks)."""
         mine = self.terms_by_language.get(lang, [])
         if mine:
             return share([t for t in held if t in mine], mine)
+        across = self.across(lang)
+        if across and card is not None:
+            text = _words_of(f"{card.title} {card.text}", lang)
+            return share([t for t, words in across.items() if _holds(text, words)], list(across))
         return self.cross_coverage if lift > 0 else 0.0
+
+    def across(self, lang: str) -> dict[str, frozenset[str]]:
+        """The query's terms not in `lang`'s script, each as the words of `lang` the glossary
+        gives for it (the terms it knows only)."""
+        if self.glossary is None:
+            return {}
+        if lang not in self._across:
+            out: dict[str, frozenset[str]] = {}
+            for term in self.terms:
+                if language(term) == lang:
+                    continue
+                words = (self.glossary.in_chinese(term) if lang == "zh"
+                         else self.glossary.in_english(term))
+                if words:
+                    out[term] = words
+            self._across[lang] = out
+        return self._across[lang]
+
+    @cached_property
+    def _across(self) -> dict[str, dict[str, frozenset[str]]]:
+        return {}
+
+    def across_share(self, cards: Sequence[Card]) -> None:
+        """Per language of the foreign cards: the share of the query's terms (as that
+        language's words) that some card among these holds, a hook-sized recall's space term
+        across languages ("What breed is 林悦's dog?" of a space whose memories say neither
+        狗狗 nor 品种: words the space did not use; the cards recall ranked are read, the
+        keyword index holds bigrams). A term missed so counts `ACROSS_MISS` of a word missed
+        within one language: a dictionary misses how the other language says much of a
+        question ("how old" is 五岁)."""
+        texts: dict[str, list[str]] = {}
+        for card in cards:
+            lang = language(f"{card.title} {card.text}")
+            if lang != self.lang:
+                texts.setdefault(lang, []).append(_words_of(f"{card.title} {card.text}", lang))
+        for lang, words_of_cards in texts.items():
+            across = self.across(lang)
+            if across:
+                held = share([t for t, words in across.items()
+                              if any(_holds(text, words) for text in words_of_cards)], list(across))
+                self.held_across[lang] = 1.0 - ACROSS_MISS * (1.0 - held)
 
     def admit(self, cards: Sequence[Card]) -> list[Card]:
         """The cards that pass, in order, each with its relevance in score_parts; the counts
         and the best relevance seen are kept on the gate (`judged`, `passed`, `best`)."""
+        if self.space_weight and self.glossary is not None:
+            self.across_share(cards)
         out = []
         for card in cards:
             judged = self.judge(card)
