@@ -471,6 +471,7 @@ def read_turns(turns: Sequence[Turn], speakers: Sequence[str] = (),
     _answers(turns, out)
     _moves_confirmed(turns, out)
     _asked_what_became(turns, out, known)
+    _known_that_ended(turns, out, known)
     _here(turns, out)
     _children_named(turns, out, names)
     _about_others(turns, out)
@@ -585,6 +586,53 @@ def _asked_what_became(turns: Sequence[Turn], out: list[list[Statement]],
         named = [(a, v) for a, v in facts if v.casefold() in question]
         if len(named) == 1 and not any(s.ends and s.attribute == named[0][0] for s in out[i]):
             out[i].append(Statement(named[0][0], named[0][1], True))
+
+
+# The verbs that end a thing one holds, by what it is; {v} is the value as the space knows it.
+# A home is left for trips as well ("we left London for Paris"): only moving out ends it.
+_ENDS_KNOWN_EN = {
+    "any": r"\b(?:gave up|given up|giving up|quit|quitting|stopped|dropped|sold|got rid of|"
+           r"gave away|no longer (?:do|play|have|own))\s+(?:on\s+|my\s+|the\s+|playing\s+|"
+           r"learning\s+|doing\s+|going to\s+)*{v}\b",
+    "works_at": r"\b(?:quit|left|resigned from|last (?:day|shift|week) at)\s+(?:my job at\s+|"
+                r"the\s+)?{v}",
+    "lives_in": r"\bmoved (?:out of|away from)\s+{v}\b",
+}
+_ENDS_KNOWN_ZH = {
+    "any": r"(?:放弃了?|不再\w{{0,2}}|卖了|卖掉了?|送走了?){v}|{v}[^，。！？,.!?]{{0,8}}?(?:不玩了|"
+           r"不学了|不练了|不打了|不弹了|放弃了|卖了|卖掉|卖给|送人|送给|转给|转手)",
+    "works_at": r"(?:从|离开了?){v}[^，。！？]{{0,4}}?(?:辞职|离职)|{v}[^，。！？]{{0,6}}?(?:最后一天班|辞职|离职)",
+    "lives_in": r"搬离了?{v}|从{v}搬(?:走|去|到)",
+}
+# what a known value of these is may end so; a child, a partner or an allergy ends otherwise
+_ENDABLE = frozenset({"likes", "learning", "owns", "pet", "works_at", "lives_in", "studies"})
+
+
+def _known_that_ended(turns: Sequence[Turn], out: list[list[Statement]],
+                      known: Sequence[tuple[str, str]]) -> None:
+    """"honestly I've given up badminton", "那辆面包车跟店一起卖给接手的小两口了", "on my last
+    shift at Corniche Care they made me a cake": an ending verb on a value the space holds
+    ends it, however the value was read (a model read the like the rules never had, and no
+    rule names badminton among what one gives up). Only what the space holds now: a name the
+    turn ends that nobody held is no fact (the rules' own endings say what they read)."""
+    for i, turn in enumerate(turns):
+        if turn.role != "user":
+            continue
+        for attribute, value in known:
+            if attribute not in _ENDABLE or len(value) < 2 or value == "*" or any(
+                    s.attribute == attribute and s.ends and s.value == value for s in out[i]):
+                continue
+            if _ends_known(turn.text, attribute, value):
+                out[i].append(Statement(attribute, value, True))
+
+
+def _ends_known(text: str, attribute: str, value: str) -> bool:
+    zh = bool(HAN.search(value))
+    table = _ENDS_KNOWN_ZH if zh else _ENDS_KNOWN_EN
+    # "Corniche Care Hospital" is left as "Corniche Care": its first two words will do
+    name = re.escape(value) if zh else r"\s+".join(map(re.escape, value.split()[:2]))
+    return any(re.search(table[key].format(v=name), text, 0 if zh else re.IGNORECASE)
+               for key in ("any", attribute) if key in table)
 
 
 def _here(turns: Sequence[Turn], out: list[list[Statement]]) -> None:

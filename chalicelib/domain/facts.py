@@ -158,7 +158,7 @@ _EN = _table(re.IGNORECASE | re.M, (
     ("works_at", False, rf"\bI\s+joined\s+{_V}"),
     ("works_at", False, rf"^\s*(?:(?:just|finally)\s+)?(?:started|joined)\s+(?:work\s+|working\s+)?at\s+"
                         rf"(?:the\s+)?{_V}"),
-    ("works_at", False, rf"\b(?:shift|meeting|meetings|reports?|office|desk|team|colleagues?)\s+"
+    ("works_at", False, rf"\b(?<!last )(?:shift|meeting|meetings|reports?|office|desk|team|colleagues?)\s+"
                         rf"(?:[\w-]+\s+){{0,2}}?at\s+(?:the\s+)?{_V}", "weak"),
     ("works_at", True, rf"\bI\s+(?:(?:just|finally)\s+)?(?:quit|left)\s+(?:my job at\s+|my job with\s+)?{_V}"),
     ("works_at", True, r"\bI\s+(?:(?:just|finally)\s+)?(?P<any>handed in my notice|resigned|quit my job|"

@@ -252,3 +252,22 @@ def test_a_pet_told_by_its_kind_is_the_one_the_companion_asked_about():
              Turn("user", "my cat! 英短蓝猫 two years old 胖得像个 dumpling")]
     assert [(s.attribute, s.value, s.kind) for s in read_turns(turns)[2]] == [
         ("pet", "Mochi", "蓝猫")]
+
+
+def test_an_ending_verb_on_a_value_the_space_holds_ends_it():
+    """A model read likes=badminton that no rule reads; "I've given up badminton" then ends it
+    by the value the space holds — and a trip away from home ends no home."""
+    known = [("likes", "badminton"), ("owns", "面包车"), ("works_at", "Corniche Care Hospital"),
+             ("lives_in", "London")]
+
+    def ended(text):
+        return [(s.attribute, s.value) for s in read_turns([Turn("user", text)], [], known)[0]
+                if s.ends]
+
+    assert ended("honestly I've given up badminton. the knee swells up") == [
+        ("likes", "badminton")]
+    assert ended("那辆面包车跟店一起卖给接手的小两口了") == [("owns", "面包车")]
+    assert ("works_at", "Corniche Care Hospital") in ended(
+        "on my last shift at Corniche Care they made me a cake")
+    assert ended("we left London for Paris on friday") == []
+    assert ended("I still love badminton") == []
