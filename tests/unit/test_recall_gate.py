@@ -465,4 +465,6 @@ def test_cc_cedict_gives_the_words_recall_compares():
     assert "即" not in g.in_chinese("name")  # its first gloss "namely" only stems to "name"
     assert "女" not in g.in_chinese("daughter")  # a character stands for its first gloss only
     assert tokenize("language")[0] in g.in_english("语言")
+    # "continuously; always; all the way through": one sense, three glosses
+    assert tokenize("always")[0] in g.in_english("一直")
     assert g.in_chinese("zzzz") == frozenset()
