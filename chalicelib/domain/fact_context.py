@@ -615,24 +615,25 @@ def _known_that_ended(turns: Sequence[Turn], out: list[list[Statement]],
     ends it, however the value was read (a model read the like the rules never had, and no
     rule names badminton among what one gives up). Only what the space holds now: a name the
     turn ends that nobody held is no fact (the rules' own endings say what they read)."""
+    endings = [(attribute, value, _ending_of(attribute, value)) for attribute, value in known
+               if attribute in _ENDABLE and len(value) >= 2 and value != "*"]
     for i, turn in enumerate(turns):
         if turn.role != "user":
             continue
-        for attribute, value in known:
-            if attribute not in _ENDABLE or len(value) < 2 or value == "*" or any(
+        for attribute, value, pattern in endings:
+            if pattern.search(turn.text) and not any(
                     s.attribute == attribute and s.ends and s.value == value for s in out[i]):
-                continue
-            if _ends_known(turn.text, attribute, value):
                 out[i].append(Statement(attribute, value, True))
 
 
-def _ends_known(text: str, attribute: str, value: str) -> bool:
+def _ending_of(attribute: str, value: str) -> re.Pattern[str]:
+    """The pattern of the verbs that end `value` (the table's "any" and the attribute's own).
+    "Corniche Care Hospital" is left as "Corniche Care": its first two words will do."""
     zh = bool(HAN.search(value))
     table = _ENDS_KNOWN_ZH if zh else _ENDS_KNOWN_EN
-    # "Corniche Care Hospital" is left as "Corniche Care": its first two words will do
     name = re.escape(value) if zh else r"\s+".join(map(re.escape, value.split()[:2]))
-    return any(re.search(table[key].format(v=name), text, 0 if zh else re.IGNORECASE)
-               for key in ("any", attribute) if key in table)
+    return re.compile("|".join(table[key].format(v=name) for key in ("any", attribute)
+                               if key in table), 0 if zh else re.IGNORECASE)
 
 
 def _here(turns: Sequence[Turn], out: list[list[Statement]]) -> None:

@@ -32,9 +32,10 @@ A card in another language than the query (a Chinese question about a memory tol
 English) is judged against small talk in *its* language — e5 puts any pair of languages
 further apart than any pair within one, so the query's own small talk would sink every
 foreign card below zero — and its coverage is read over the query terms in its script
-(names in Latin letters in a Chinese query); with none there, a card whose meaning is
-closer to the query than small talk counts `cross_coverage`, what a matching card in the
-query's language typically holds, so a card is not punished for its language.
+(names in Latin letters in a Chinese query); with none there, over the query's terms as
+its language's words (the `Glossary`: "daughter" is 女儿), and a hook-sized recall charges
+the space term, at `ACROSS_MISS`, for the terms no ranked card holds so; with no glossary,
+a card whose meaning is closer to the query than small talk counts `cross_coverage`.
 Calibration (LoCoMo, fit on one conversation and tested on the other): bench/README.md.
 """
 
@@ -58,14 +59,15 @@ from chalicelib.usecases.recall.languages import Across
 # straddle a word boundary ("奶糖体检" → 奶糖 / 糖体 / 体检) are rarely in the text, so "every
 # term" alone refused "奶糖昨天进行了体检" for "奶糖体检" until its embedding arrived; and
 # counted as terms, "奶糖打疫苗了吗" (two of four bigrams straddle) refused "奶糖昨天打了疫苗".
+WORDS_ONLY_SHARE = 2 / 3
+WORDS_ONLY_MIN = 2
+
 # A question's term the other language's cards never hold (as the glossary's words) costs
 # this share of the space term a word the space never used costs within one language
 # (`Gate.across_share`). Chosen on the Chinese bench's cross-lingual questions among all
 # (1), none (0), half, and "one word held is enough": bench/README.md, "The gate reads
 # across languages".
 ACROSS_MISS = 0.5
-WORDS_ONLY_SHARE = 2 / 3
-WORDS_ONLY_MIN = 2
 
 
 def small_talk_cosines(embedder: Embedder, qvec) -> dict[str, float]:
@@ -174,9 +176,12 @@ class Gate:
     units_margin: float | None = None
     # a card in another language is read through this (the query's terms as its words)
     glossary: Glossary | None = None
-    # per language: the share of the query's terms, as that language's words, that some
-    # card among those admit() judges holds (`across_share`)
+    # per language of the foreign cards admit() judges: the space share their words give the
+    # query's terms (`across_share`)
     held_across: dict[str, float] = field(default_factory=dict)
+    # per language: the query's terms as that language's words (`across`), read once
+    _across: dict[str, dict[str, frozenset[str]]] = field(default_factory=dict, init=False,
+                                                         repr=False)
     # what admit() saw, for the trace: cards judged, cards passed, the best relevance
     judged: int = 0
     passed: int = 0
@@ -289,10 +294,6 @@ class Gate:
                     out[term] = words
             self._across[lang] = out
         return self._across[lang]
-
-    @cached_property
-    def _across(self) -> dict[str, dict[str, frozenset[str]]]:
-        return {}
 
     def across_share(self, cards: Sequence[Card]) -> None:
         """Per language of the foreign cards: the share of the query's terms (as that
