@@ -87,8 +87,11 @@ def serve(host: str = "127.0.0.1", port: int = 8000, settings: Settings | None =
     set_services(services)
     resolve_api_key(settings)  # prints a newly generated key once, before the first request
     tune_for_latency()
-    # Load the embedding model in the background so the first request does not pay for it.
+    # Load the embedding model in the background so the first request does not pay for it,
+    # and the dictionary the gate reads a memory in the other language through (about 1 s).
     threading.Thread(target=services.embedder.embed_query, args=("warm up",), daemon=True).start()
+    if services.glossary is not None:
+        threading.Thread(target=services.glossary.in_chinese, args=("warm",), daemon=True).start()
 
     from app import app  # the same Chalice object that Lambda runs
 
