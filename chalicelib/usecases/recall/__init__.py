@@ -436,7 +436,7 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
                                        named, recipe, linked)
         total += len(candidates)
         ranked = rerank(load_cards(services.store, space, candidates[: recipe.rerank_depth],
-                                   services.clean), named, recipe)
+                                   services.clean), named, recipe, now=intent.now)
         if threshold.value:
             gate = Gate.for_query(services.embedder, intent.judged, intent.vector, named,
                                   [c.parts["vector"] for c in candidates if "vector" in c.parts],

@@ -53,6 +53,7 @@ class Intent:
     keywords: str  # what is searched by keyword
     vector: np.ndarray  # what is searched by meaning
     past: bool = False  # asks how things were before a change (asks_about_past)
+    now: bool = False  # asks how things are now (asks_about_now)
     across: Across | None = None  # the vector moved into the other language (languages.py)
 
 
@@ -104,6 +105,17 @@ _PAST_ASKED = re.compile(
     r"|原来|之前|以前|一开始|最初|起初|第一次|原先|先前|历史|当初|本来", re.IGNORECASE)
 
 
+_NOW_ASKED = re.compile(
+    r"\b(?:now|currently|current|these days|nowadays|still|anymore|any more)\b"
+    r"|现在|目前|如今|当前|这阵子|最近|还在|还[^，。？?]{0,6}[吗么]", re.IGNORECASE)
+
+
+def asks_about_now(text: str) -> bool:
+    """Whether the query asks how things are now ("我现在在哪上班？", "Is Sam still learning
+    the cello?"): the latest telling of a thing answers it, not the first."""
+    return _NOW_ASKED.search(text) is not None and not asks_about_past(text)
+
+
 def asks_about_past(text: str) -> bool:
     """Whether the query asks how things were before they changed ("which hotel did we book
     first?", 我们一开始订的是哪家酒店？): then recall keeps what later events updated."""
@@ -145,7 +157,8 @@ def intents(services: Services, request: RecallRequest, recipe: RecallRecipe,
             vector = (total / max(float(np.linalg.norm(total)), 1e-12)).astype(np.float32)
         moved = across(services.embedder, search, vector) if recipe.across_languages else None
         out.append(Intent(text=text, judged=judged, keywords=keywords, vector=vector,
-                          past=asks_about_past(text), across=moved))
+                          past=asks_about_past(text), now=asks_about_now(text),
+                          across=moved))
     return out
 
 

@@ -73,6 +73,11 @@ class RecallRecipe:
     # the person's current value (a past one, asked about the past) join the candidates as a
     # list of their own with this weight (recall/profile.py); 0: off.
     facts_weight: float = 0.0
+    # A question about now (query.asks_about_now: 现在, "still", "currently"): a card's score ×
+    # (1 + now_recency × its place among the candidates' dates, 0 earliest to 1 latest); 0:
+    # off. The default's 1.0 chosen among 0.3 / 0.6 / 1.0 / 1.5 on the companion chats and the
+    # Chinese bench (bench/README.md, "Now is the latest telling").
+    now_recency: float = 0.0
     # Show the event distilled from a message instead of the raw message when both rank.
     prefer_events: bool = False
     # Diversity (MMR over word overlap) and near-duplicate suppression among the cards.
@@ -186,7 +191,7 @@ class RecallRecipe:
 HYBRID = RecallRecipe(name="hybrid", fusion="score", name_boost=1.0, strip_names=True,
                       prefer_events=True, graph_seeds=5, graph_turns=2, list_pool=40,
                       answers=0.3, facts_weight=0.5, across_languages=True,
-                      character_weight=0.5)
+                      character_weight=0.5, now_recency=1.0)
 # The default without following links: the bench measures the graph step against it.
 HYBRID_NO_GRAPH = replace(HYBRID, name="hybrid_no_graph", graph_seeds=0)
 HYBRID_RRF = RecallRecipe(name="hybrid_rrf")

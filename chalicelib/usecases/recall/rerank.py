@@ -86,9 +86,30 @@ def diversify(cards: list[Card], weight: float, duplicate: float) -> list[Card]:
     return chosen
 
 
-def rerank(pairs: list[Pair], named: set[str], recipe: RecallRecipe) -> list[Card]:
+def latest_first(pairs: list[Pair], weight: float) -> list[Pair]:
+    """A question about now: each card's score × (1 + weight × how late it was told among the
+    candidates — its place among their dates, 0 for the earliest, 1 for the latest; a place,
+    not a distance, so one memory of years ago does not make all the rest "late") — the
+    latest telling of a thing answers "where do I work now?", not the first."""
+    dated = sorted({card.when.start for card, _ in pairs if card.when is not None})
+    if weight <= 0 or len(dated) < 2:
+        return pairs
+    place = {start: i / (len(dated) - 1) for i, start in enumerate(dated)}
+    for card, _ in pairs:
+        if card.when is not None:
+            late = place[card.when.start]
+            card.score *= 1 + weight * late
+            card.score_parts["now"] = round(late, 3)
+    return pairs
+
+
+def rerank(pairs: list[Pair], named: set[str], recipe: RecallRecipe,
+           now: bool = False) -> list[Card]:
+    """`now`: the query asks how things are now (query.asks_about_now)."""
     pairs = boost_named(pairs, named, recipe.name_boost)
     pairs = behind_the_user(pairs, named, recipe.character_weight)
+    if now:
+        pairs = latest_first(pairs, recipe.now_recency)
     cards = [card for card, _ in sorted(pairs, key=lambda p: (-p[0].score, p[0].ref))]
     if recipe.prefer_events:
         cards = prefer_events(cards)

@@ -1,0 +1,55 @@
+"""A question about now is answered by the latest telling (recall/rerank.latest_first,
+query.asks_about_now, recipe now_recency): "我现在在哪上班呀" asked of a chat that told the old
+job in September and the new one in October."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from chalicelib.domain.models import Card, When
+from chalicelib.usecases.recall.query import asks_about_now
+from chalicelib.usecases.recall.recipes import HYBRID
+from chalicelib.usecases.recall.rerank import latest_first, rerank
+from tests.unit.conftest import T0
+
+
+@pytest.mark.parametrize(("query", "now"), [
+    ("我现在在哪上班呀", True), ("我们家现在住在哪个城市？", True), ("我还在学车吗？", True),
+    ("Where does Nora work now?", True), ("Is Sam still learning the cello?", True),
+    ("What is Jess's current job?", True),
+    ("我之前在哪家诊所上班", False), ("What was Nora's old job?", False),
+    ("阿凯生日是哪天", False), ("Where did Vivi live before she moved?", False),
+])
+def test_a_query_asks_about_now(query, now):
+    assert asks_about_now(query) is now
+
+
+def card(text: str, day: int, score: float) -> Card:
+    start = T0 + timedelta(days=day)
+    return Card(ref=f"event:{day}", kind="event", title=text, text=text, score=score,
+                when=When(start=start, end=start + timedelta(days=1)))
+
+
+def test_the_latest_telling_rises_by_its_place_among_the_dates():
+    old = card("小满在皓齿口腔当前台", 0, 1.0)
+    years_ago = card("三年前捡的灵狐", -1000, 0.9)
+    new = card("找到了 安安宠物医院 做助理", 30, 0.8)
+    pairs = [(old, None), (years_ago, None), (new, None)]
+    latest_first(pairs, 1.0)
+    # places 0 / 0.5 / 1 among three dates — one far older memory does not flatten the rest
+    assert years_ago.score == pytest.approx(0.9)
+    assert old.score == pytest.approx(1.0 * 1.5)
+    assert new.score == pytest.approx(0.8 * 2.0)
+    assert new.score_parts["now"] == 1.0
+
+
+def test_rerank_puts_the_new_job_first_only_for_a_question_about_now():
+    def cards():
+        return [(card("小满在皓齿口腔当前台", 0, 1.0), None),
+                (card("找到了 安安宠物医院 做助理", 30, 0.8), None)]
+
+    assert [c.ref for c in rerank(cards(), set(), HYBRID, now=True)] == ["event:30", "event:0"]
+    assert [c.ref for c in rerank(cards(), set(), HYBRID)] == ["event:0", "event:30"]
+    assert HYBRID.now_recency == 1.0
