@@ -53,3 +53,19 @@ def test_rerank_puts_the_new_job_first_only_for_a_question_about_now():
     assert [c.ref for c in rerank(cards(), set(), HYBRID, now=True)] == ["event:30", "event:0"]
     assert [c.ref for c in rerank(cards(), set(), HYBRID)] == ["event:0", "event:30"]
     assert HYBRID.now_recency == 1.0
+
+
+def test_a_hooks_cards_leave_out_the_characters_own_lines_unless_asked_about():
+    """"What is the name of 小满's dog?" got "阿澈: 土豆！好可爱的名字。" — the AI's own line, admitted
+    on 名字; a question about someone is answered by their turns, unless it names the
+    character, or no one."""
+    from chalicelib.usecases.recall import user_told
+
+    ai = Card(ref="message:s:80", kind="message", title="", text="阿澈: 土豆！好可爱的名字。",
+              score=1.0, role="assistant", speaker="阿澈")
+    user = Card(ref="message:s:79", kind="message", title="", text="小满: 还有 我带回家了 叫土豆",
+                score=0.9, role="user", speaker="小满")
+    event = card("小满带回家一只小橘猫 叫土豆", 1, 0.8)
+    assert [c.ref for c in user_told([ai, user, event], {"小满"})] == [user.ref, event.ref]
+    assert [c.ref for c in user_told([ai, user], {"阿澈"})] == [ai.ref, user.ref]
+    assert [c.ref for c in user_told([ai, event], set())] == [ai.ref, event.ref]  # about no one
