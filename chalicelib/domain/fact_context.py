@@ -591,16 +591,21 @@ def _asked_what_became(turns: Sequence[Turn], out: list[list[Statement]],
 # The verbs that end a thing one holds, by what it is; {v} is the value as the space knows it.
 # A home is left for trips as well ("we left London for Paris"): only moving out ends it.
 _ENDS_KNOWN_EN = {
-    "any": r"\b(?:gave up|given up|giving up|quit|quitting|stopped|dropped|sold|got rid of|"
-           r"gave away|no longer (?:do|play|have|own))\s+(?:on\s+|my\s+|the\s+|playing\s+|"
-           r"learning\s+|doing\s+|going to\s+)*{v}\b",
+    "any": r"\b(?:gave up|given up|giving up|quit|quitting|stopped|dropped|no longer (?:do|play))"
+           r"\s+(?:on\s+|my\s+|the\s+|playing\s+|learning\s+|doing\s+|going to\s+)*{v}\b",
+    # what one has is sold or given away ("they sold pottery at the fair" ends no lessons)
+    "owns": r"\b(?:sold|got rid of|gave away|no longer (?:have|own))\s+(?:my\s+|the\s+|our\s+)*"
+            r"{v}\b",
+    "pet": r"\b(?:gave away|rehomed|got rid of)\s+(?:my\s+|the\s+|our\s+)*{v}\b",
     "works_at": r"\b(?:quit|left|resigned from|last (?:day|shift|week) at)\s+(?:my job at\s+|"
                 r"the\s+)?{v}",
     "lives_in": r"\bmoved (?:out of|away from)\s+{v}\b",
 }
 _ENDS_KNOWN_ZH = {
-    "any": r"(?:放弃了?|不再\w{{0,2}}|卖了|卖掉了?|送走了?){v}|{v}[^，。！？,.!?]{{0,8}}?(?:不玩了|"
-           r"不学了|不练了|不打了|不弹了|放弃了|卖了|卖掉|卖给|送人|送给|转给|转手)",
+    "any": r"(?:放弃了?|不再\w{{0,2}}){v}|{v}[^，。！？,.!?]{{0,8}}?(?:不玩了|不学了|不练了|不打了|"
+           r"不弹了|放弃了)",
+    "owns": r"(?:卖了|卖掉了?|送走了?){v}|{v}[^，。！？,.!?]{{0,8}}?(?:卖了|卖掉|卖给|送人|送给|转给|转手)",
+    "pet": r"(?:送走了?){v}|{v}[^，。！？,.!?]{{0,8}}?(?:送人|送给|送走)",
     "works_at": r"(?:从|离开了?){v}[^，。！？]{{0,4}}?(?:辞职|离职)|{v}[^，。！？]{{0,6}}?(?:最后一天班|辞职|离职)",
     "lives_in": r"搬离了?{v}|从{v}搬(?:走|去|到)",
 }

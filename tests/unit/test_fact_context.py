@@ -270,4 +270,6 @@ def test_an_ending_verb_on_a_value_the_space_holds_ends_it():
     assert ("works_at", "Corniche Care Hospital") in ended(
         "on my last shift at Corniche Care they made me a cake")
     assert ended("we left London for Paris on friday") == []
+    assert read_turns([Turn("user", "they sold pottery at the fair")], [],
+                      [("learning", "pottery")])[0] == []  # one sells what one has
     assert ended("I still love badminton") == []
