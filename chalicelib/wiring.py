@@ -6,6 +6,7 @@ use-case never knows which adapter it talks to. Heavy adapters are imported only
 
 from __future__ import annotations
 
+import functools
 import threading
 from typing import TYPE_CHECKING, Literal
 
@@ -150,8 +151,11 @@ def build_services(settings: Settings | None = None, *, embedder: Embedder | Non
     return _sqlite_services(settings, embedder, llm, index)
 
 
+@functools.cache
 def make_glossary() -> Glossary:
-    """CC-CEDICT's words both ways, read on first use (adapters/glossary_cedict.py)."""
+    """CC-CEDICT's words both ways, read on first use (adapters/glossary_cedict.py): one
+    for the process, whatever services it builds (the bench builds one per chat, the tests
+    many), so the dictionary is read once."""
     from chalicelib.adapters.glossary_cedict import CedictGlossary
 
     return CedictGlossary()

@@ -41,7 +41,7 @@ from chalicelib.usecases.recall.languages import Across, merge_across
 from chalicelib.usecases.recall.profile import facts_answering
 from chalicelib.usecases.recall.query import Intent, asks_for_list, intents
 from chalicelib.usecases.recall.recipes import RecallRecipe, resolve
-from chalicelib.usecases.recall.rerank import rerank
+from chalicelib.usecases.recall.rerank import rerank, user_told
 from chalicelib.usecases.recall.timewindow import (
     Anchor,
     find_anchor,
@@ -499,19 +499,6 @@ class GateThreshold:
             return {"request": "请求指定", "hook": "小份召回", "wide": "大份召回"}[self.scope]
         return {"request": "requested", "hook": "hook-sized recall",
                 "wide": "wide recall"}[self.scope]
-
-
-def user_told(cards: list[Card], named: set[str]) -> list[Card]:
-    """A hook's cards for a question about someone (`named`: "我", "I", a name) without the
-    AI's own old lines ("What is the name of 小满's dog?" — "阿澈: 土豆！好可爱的名字。"): a
-    person's life is told by their turns and the events made of them, not by what the
-    character said back, and a hook has two slots (issue 36). The AI's line stays when the
-    question names its speaker, or no one ("奶糖的疫苗打完了吗？": an assistant may have done
-    it). After the gate, which read them among the space's words."""
-    if not named:
-        return cards
-    return [c for c in cards
-            if not (c.kind == "message" and c.role == "assistant" and c.speaker not in named)]
 
 
 def gate_threshold(request: RecallRequest, recipe: RecallRecipe, limit: int) -> GateThreshold:

@@ -119,12 +119,6 @@ def unit_share(terms: Sequence[str], card: Card,
             + sum(1 for t in held if not is_cjk(t))) / units
 
 
-def _words_of(text: str, lang: str) -> str | frozenset[str]:
-    """What a card says, as glossary words are looked for in it: Chinese as written (a word
-    is a substring), English as its tokens."""
-    return text if lang == "zh" else frozenset(tokenize(text))
-
-
 def _holds(text: str | frozenset[str], words: frozenset[str]) -> bool:
     if isinstance(text, str):
         return any(w in text for w in words)
@@ -182,6 +176,10 @@ class Gate:
     # per language: the query's terms as that language's words (`across`), read once
     _across: dict[str, dict[str, frozenset[str]]] = field(default_factory=dict, init=False,
                                                          repr=False)
+    # per card ref: what a foreign card says, as glossary words are looked for in it (read
+    # once, by `across_share` or the first judgement of the card)
+    _words: dict[str, str | frozenset[str]] = field(default_factory=dict, init=False,
+                                                    repr=False)
     # what admit() saw, for the trace: cards judged, cards passed, the best relevance
     judged: int = 0
     passed: int = 0
@@ -263,7 +261,7 @@ class Gate:
         self.space_weight = weight
 
     def foreign_coverage(self, held: Sequence[str], lang: str, lift: float,
-                         card: Card | None = None) -> float:
+                         card: Card) -> float:
         """A card in another language: the share of the query terms in its script it holds;
         when the query has none in its script, the share of its terms the glossary knows in
         that language whose words the card holds ("daughter" in "女儿，叫朵朵"); else
@@ -272,11 +270,18 @@ class Gate:
         mine = self.terms_by_language.get(lang, [])
         if mine:
             return share([t for t in held if t in mine], mine)
-        across = self.across(lang)
-        if across and card is not None:
-            text = _words_of(f"{card.title} {card.text}", lang)
+        if across := self.across(lang):
+            text = self.words_of(card, lang)
             return share([t for t, words in across.items() if _holds(text, words)], list(across))
         return self.cross_coverage if lift > 0 else 0.0
+
+    def words_of(self, card: Card, lang: str) -> str | frozenset[str]:
+        """What a card in `lang` says, as glossary words are looked for in it: Chinese as
+        written (a word is a substring), English as its tokens; read once per card."""
+        if card.ref not in self._words:
+            text = f"{card.title} {card.text}"
+            self._words[card.ref] = text if lang == "zh" else frozenset(tokenize(text))
+        return self._words[card.ref]
 
     def across(self, lang: str) -> dict[str, frozenset[str]]:
         """The query's terms not in `lang`'s script, each as the words of `lang` the glossary
@@ -303,11 +308,11 @@ class Gate:
         keyword index holds bigrams). A term missed so counts `ACROSS_MISS` of a word missed
         within one language: a dictionary misses how the other language says much of a
         question ("how old" is 五岁)."""
-        texts: dict[str, list[str]] = {}
+        texts: dict[str, list[str | frozenset[str]]] = {}
         for card in cards:
             lang = language(f"{card.title} {card.text}")
             if lang != self.lang:
-                texts.setdefault(lang, []).append(_words_of(f"{card.title} {card.text}", lang))
+                texts.setdefault(lang, []).append(self.words_of(card, lang))
         for lang, words_of_cards in texts.items():
             across = self.across(lang)
             if across:

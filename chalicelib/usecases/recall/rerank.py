@@ -25,13 +25,18 @@ def boost_named(pairs: list[Pair], named: set[str], boost: float) -> list[Pair]:
     return pairs
 
 
+def ai_line(card: Card, named: set[str]) -> bool:
+    """The AI's own turn (role "assistant") whose speaker the query does not name."""
+    return card.kind == "message" and card.role == "assistant" and card.speaker not in named
+
+
 def behind_the_user(pairs: list[Pair], named: set[str], weight: float) -> list[Pair]:
     """The AI's own turns (role "assistant") weigh `weight` of their score, unless the query
     names their speaker: what a companion says back is seldom what the user asks about."""
     if weight >= 1:
         return pairs
     for card, _ in pairs:
-        if card.kind == "message" and card.role == "assistant" and card.speaker not in named:
+        if ai_line(card, named):
             card.score *= weight
             card.score_parts["character"] = weight
     return pairs
@@ -84,6 +89,16 @@ def diversify(cards: list[Card], weight: float, duplicate: float) -> list[Card]:
             continue
         chosen.append(best)
     return chosen
+
+
+def user_told(cards: list[Card], named: set[str]) -> list[Card]:
+    """A hook's cards for a question about someone (`named`: "我", "I", a name) without the
+    AI's own old lines ("What is the name of 小满's dog?" — "阿澈: 土豆！好可爱的名字。"): a
+    person's life is told by their turns and the events made of them, not by what the
+    character said back, and a hook has two slots (issue 36). The AI's line stays when the
+    question names its speaker, or no one ("奶糖的疫苗打完了吗？": an assistant may have done
+    it). Applied after the gate, which reads them among the space's words."""
+    return [c for c in cards if not ai_line(c, named)] if named else cards
 
 
 def latest_first(pairs: list[Pair], weight: float) -> list[Pair]:
