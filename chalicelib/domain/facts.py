@@ -416,6 +416,7 @@ _ZJOB = ("(?:设计师|工程师|程序员|老师|教师|医生|护士|文案|�
 _ZNOT_NAME = "(?![今昨明最已在又也还就都很说是去来要会想不没把被跟和给让做出回上下到从对一这那刚非真太好的骂嫌催念吵天学走叫])"
 # the kinds of pet and the jobs, for the turns around a statement (domain.fact_context)
 PET_KINDS_EN, PET_KINDS_ZH = _PET, _ZPET
+ZH_CITIES = tuple(_ZH_CITIES)
 JOBS_EN, JOBS_ZH = _JOB, _ZJOB
 # when it happened, between the subject and the verb (今天领养了, 上个月入职了)
 _ZT = r"(?:今天|昨天|前天|上个?月|上周|上星期|最近|刚刚|刚|终于|已经|也|还|新|前几天|这周|这个月|去年|今年)*"

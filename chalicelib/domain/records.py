@@ -268,6 +268,18 @@ class Fact(Record):
     history: list[dict[str, Any]] = Field(default_factory=list)
 
 
+class Plan(Record):
+    """A move the user spoke of before it happened (key = person|place): the later turn that
+    names the place as where they are makes it their home (chalicelib.domain.fact_plans).
+    Dropped when it comes true or a home is told plainly after it."""
+
+    KIND: ClassVar[str] = "plan"
+    person: str
+    place: str
+    said_at: datetime
+    source: str  # the message ref that told it
+
+
 class CoreDelivery(Record):
     """The core block a chat window was last sent (scope = space, key = window): its
     fingerprint and the window's recall count then (chalicelib.usecases.facts.core_for)."""
@@ -291,5 +303,5 @@ class ArchivedTurns(Record):
 RECORD_KINDS: dict[str, type[Record]] = {
     cls.KIND: cls for cls in (Person, MemoryUse, JournalBatch, LLMUsageRecord, MergeState,
                               ApiKey, ApiKeyUse, KnownSpace, JobFailure, Job, JobTicket,
-                              Entity, Thread, Relation, SummaryFold, Fact, CoreDelivery,
-                              ArchivedTurns)}
+                              Entity, Thread, Relation, SummaryFold, Fact, Plan,
+                              CoreDelivery, ArchivedTurns)}

@@ -28,10 +28,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from chalicelib.domain.containment import clean_line
 from chalicelib.domain.errors import BadRequest, Conflict, NotFound
 from chalicelib.domain.fact_context import Turn, read_turns
+from chalicelib.domain.fact_plans import arrived, places_planned
 from chalicelib.domain.facts import ATTRIBUTES, LABELS, NAMING, SINGLE, Statement, same_value
 from chalicelib.domain.models import Message, RecallRequest
 from chalicelib.domain.names import is_placeholder
-from chalicelib.domain.records import CoreDelivery, Entity, Fact, Person
+from chalicelib.domain.records import CoreDelivery, Entity, Fact, Person, Plan
 from chalicelib.domain.refs import message_ref
 from chalicelib.domain.textproc import is_cjk
 from chalicelib.ports import Services
@@ -39,6 +40,7 @@ from chalicelib.usecases.events import hidden_turns
 from chalicelib.usecases.people import called, named_users
 
 _SAME_TALK = timedelta(hours=6)  # an unnamed ending does not end what was just told
+PLAN_RIPENS = timedelta(hours=12)  # a move comes true in a later talk than the one planning it
 CORE_EVERY_RECALLS = 20  # a window is sent its core block again after this many recalls
 _CONTRARY = {"likes": "dislikes", "dislikes": "likes"}
 
@@ -63,26 +65,68 @@ def learn(services: Services, space: str, messages: Sequence[Message],
     told = told or {}
     now = now or services.clock()
     facts = {f.key: f for f in services.store.list_records(Fact, space)}
+    plans = {p.key: p for p in services.store.list_records(Plan, space)}
+    was_planned = dict(plans)
     changed: dict[str, Fact] = {}
     ordered = sorted(messages, key=lambda m: (m.at, m.session, m.seq))
     speakers = [m.speaker for m in ordered if m.speaker]
-    read = read_turns([Turn(m.role, services.clean(m.content)) for m in ordered], speakers,
+    texts = [services.clean(m.content) for m in ordered]
+    read = read_turns([Turn(m.role, text) for m, text in zip(ordered, texts, strict=True)],
+                      speakers,
                       [(f.attribute, f.value) for f in facts.values() if f.valid_to is None])
-    for msg, by_rules in zip(ordered, read, strict=True):
+    for msg, text, by_rules in zip(ordered, texts, read, strict=True):
         person = person_of(msg)
         if person is None:
             continue
         ref = message_ref(msg.session, msg.seq)
+        by_rules = [*by_rules, *_moved_as_planned(plans, person, msg.at, text)]
         said = under_model(told[msg.seq], by_rules) if msg.seq in told else by_rules
         for statement in said:
             for fact in apply(facts, space, person, statement, msg.at, ref, now):
                 facts[fact.key] = changed[fact.key] = fact
+        _note_plans(plans, space, person, msg.at, ref, text, said, facts.values())
     for fact in changed.values():
         services.store.put_record(fact)
+    _save_plans(services, space, was_planned, plans)
     link_changes(services, space, [f for f in changed.values()
                                    if f.closed_by and f.attribute in SINGLE
                                    and f.closed_by not in f.sources])
     return list(changed.values())
+
+
+def _moved_as_planned(plans: dict[str, Plan], person: str, at: datetime, text: str
+                      ) -> list[Statement]:
+    """The home a user turn shows they moved to as they said they would: a plan told in an
+    earlier talk, its place named now as where they are (domain.fact_plans)."""
+    return [Statement("lives_in", p.place) for p in plans.values()
+            if p.person == person and at - p.said_at >= PLAN_RIPENS and arrived(text, p.place)
+            ][:1]
+
+
+def _note_plans(plans: dict[str, Plan], space: str, person: str, at: datetime, ref: str,
+                text: str, said: Sequence[Statement], facts: Iterable[Fact]) -> None:
+    """Keep what a turn plans, and settle what a home told plainly settles: the plans told
+    before it (a move that came true, or went elsewhere)."""
+    if any(s.attribute == "lives_in" and not s.ends and not s.weak for s in said):
+        for key in [k for k, p in plans.items() if p.person == person and p.said_at < at]:
+            del plans[key]
+    homes = [f.value for f in facts if f.person == person and f.attribute == "lives_in"
+             and f.valid_to is None]
+    for place in places_planned(text):
+        if not any(same_value(place, home) for home in homes):
+            key = f"{person}|{place.casefold()}"
+            plans[key] = Plan(scope=space, key=key, person=person, place=place, said_at=at,
+                              source=ref)
+
+
+def _save_plans(services: Services, space: str, before: dict[str, Plan],
+                after: dict[str, Plan]) -> None:
+    gone = [k for k in before if k not in after]
+    if gone:
+        services.store.delete_records(Plan, space, gone)
+    for key, plan in after.items():
+        if before.get(key) != plan:
+            services.store.put_record(plan)
 
 
 def under_model(model: Sequence[Statement], rules: Sequence[Statement]) -> list[Statement]:

@@ -273,3 +273,51 @@ def test_an_ending_verb_on_a_value_the_space_holds_ends_it():
     assert read_turns([Turn("user", "they sold pottery at the fair")], [],
                       [("learning", "pottery")])[0] == []  # one sells what one has
     assert ended("I still love badminton") == []
+
+
+def _learned(tmp_path, batches: list[list[Message]]) -> dict[str, str | None]:
+    """Learn batch by batch (each its own extraction, as sessions are); the open lives_in
+    values, and each value's end."""
+    from chalicelib.config import Settings
+    from chalicelib.domain.records import Fact
+    from chalicelib.wiring import build_services
+
+    services = build_services(Settings(data_dir=tmp_path, embedder="hash", schedule="off",
+                                       _env_file=None), index="inline")
+    for batch in batches:
+        facts.learn(services, "s", batch, T0)
+    return {f.value: f.closed_by for f in services.store.list_records(Fact, "s")
+            if f.attribute == "lives_in"}
+
+
+def test_a_move_told_before_it_happens_comes_true_when_the_place_is_named_from_there(tmp_path):
+    homes = _learned(tmp_path / "en", [
+        [msg(0, "I live in Leeds, near the park.", 0)],
+        [msg(1, "found a little flat in York near Bootham. moving on the 5th", 48,
+             session="s2"),
+         msg(2, "the landlord in York hadn't finished the boiler though", 49, session="s2")],
+        [msg(3, "hello from York!!", 400, session="s3")]])
+    assert homes == {"Leeds": "message:s3:3", "York": None}
+    zh = _learned(tmp_path / "zh", [
+        [msg(0, "我住在南京，鼓楼区", 0)],
+        [msg(1, "苏州的事定了，陈默11月正式调过去，我们全家一起搬。", 48, session="s2")],
+        [msg(2, "我们已经在苏州安顿下来啦！", 900, session="s3")]])
+    assert zh == {"南京": "message:s3:2", "苏州": None}
+
+
+def test_a_planned_place_named_for_someone_else_a_trip_or_the_same_talk_moves_no_one(tmp_path):
+    homes = _learned(tmp_path / "others", [
+        [msg(0, "I live in York, right in the middle of it.", 0),
+         msg(1, "He moved to Rome for work and keeps saying we'll visit.", 0.1)],
+        [msg(2, "Ben's coming home from Rome next week.", 300, session="s2"),
+         msg(3, "Ben flew back from Rome for the weekend.", 301, session="s2")]])
+    assert homes == {"York": None}
+    same_talk = _learned(tmp_path / "same", [
+        [msg(0, "I live in Leeds.", 0),
+         msg(1, "we might move to Bristol next year", 0.1),
+         msg(2, "Bristol is lovely in spring, we went last May", 0.2)]])
+    assert same_talk == {"Leeds": None}
+    zh = _learned(tmp_path / "zh", [
+        [msg(0, "我住在南京", 0), msg(1, "我哥搬到上海了", 0.1)],
+        [msg(2, "我哥在上海挺好的", 300, session="s2")]])
+    assert zh == {"南京": None}
