@@ -476,6 +476,7 @@ def read_turns(turns: Sequence[Turn], speakers: Sequence[str] = (),
     _children_named(turns, out, names)
     _about_others(turns, out)
     _pets_that_died(turns, out)
+    _pets_given_away(turns, out, known)
     _likes_that_ended(turns, out, [v for a, v in known if a == "likes"])
     return out
 
@@ -555,6 +556,14 @@ _ENDED_ANSWER = compiled(r"^\W*(?:(?:嗯|对|唉|哎)\W*)?(?:最后)?(?:卖了|�
                          r"quit|gave (?:it|them) up)\b", re.IGNORECASE)
 
 
+# "Are you still doing the Arabic classes?" — "no, i stopped.": a question whether a thing
+# still holds, answered with a bare no, ends it ("no time lately" is no answer of that kind)
+_ASKS_STILL = compiled(r"\b(?:still|any ?more)\b[^?]*\?|还(?:在|养|学|练|住|玩|弹|打|做)[^？?]*(?:吗|么)?[？?]",
+                       re.IGNORECASE)
+_BARE_NO = compiled(r"^\W*(?:no|nope|nah|not any ?more)\b(?=\s*(?:[,.!;]|$|I\b|i\b))|"
+                    r"^\W*(?:没有了|早就?不\w{0,2}了|不\w了)", re.IGNORECASE)
+
+
 _MOVED = compiled(r"\bmov(?:ed|ing day|e went|e go)\b|\bnew (?:place|flat|house|home|unit)\b|"
                   r"\byou made it\b|搬家|搬过来|搬过去|新家", re.IGNORECASE)
 
@@ -574,13 +583,15 @@ def _moves_confirmed(turns: Sequence[Turn], out: list[list[Statement]]) -> None:
 def _asked_what_became(turns: Sequence[Turn], out: list[list[Statement]],
                        known: Sequence[tuple[str, str]]) -> None:
     """钢琴最后怎么处理的？— 卖了 / "What happened to the boat?" — "Sold it": a question that
-    names a fact the user holds, answered by its end, ends it."""
+    names a fact the user holds, answered by its end, ends it; so does a bare no to whether
+    it still holds ("Are you still doing the Arabic classes?" — "no, i stopped.")."""
     told = [(s.attribute, s.value) for said in out for s in said if not s.ends]
     facts = [(a, v) for a, v in dict.fromkeys([*known, *told]) if v and v != "*"]
     for i in range(1, len(turns)):
         if turns[i].role != "user" or turns[i - 1].role == "user":
             continue
-        if not _ENDED_ANSWER().search(turns[i].text):
+        if not (_ENDED_ANSWER().search(turns[i].text) or (
+                _BARE_NO().search(turns[i].text) and _ASKS_STILL().search(turns[i - 1].text))):
             continue
         question = turns[i - 1].text.casefold()
         named = [(a, v) for a, v in facts if v.casefold() in question]
@@ -695,6 +706,29 @@ def _likes_that_ended(turns: Sequence[Turn], out: list[list[Statement]], known: 
 
 
 _VET = compiled(r"\bvet'?s?\b|兽医|宠物医院", re.IGNORECASE)
+# a pet given away by a pronoun ("I gave him to a kid at the market", 把它送人了)
+_GAVE_IT = compiled(r"\b(?:gave|given|rehomed)\s+(?:him|her|it|them)\s+(?:away|to)\b|"
+                    r"\brehomed\s+(?:him|her|it|them)\b|把(?:它|他|她)(?:送人|送走|送给)",
+                    re.IGNORECASE)
+
+
+def _pets_given_away(turns: Sequence[Turn], out: list[list[Statement]],
+                     known: Sequence[tuple[str, str]]) -> None:
+    """"Pickle got into the vents. Again." … "I gave him to a kid at the market": the pet
+    given away by a pronoun is the one the user's turns named last (this turn and the two
+    user turns before it), of the pets the space holds."""
+    pets = [v for a, v in known if a == "pet" and v != "*"]
+    users = [i for i, t in enumerate(turns) if t.role == "user"]
+    for at, i in enumerate(users):
+        m = _GAVE_IT().search(turns[i].text)
+        if not m or not pets:
+            continue
+        said = " ".join([*(turns[j].text for j in users[max(0, at - 2):at]),
+                         turns[i].text[:m.start()]]).casefold()
+        named = sorted((said.rfind(p.casefold()), p) for p in pets if p.casefold() in said)
+        if named and not any(s.attribute == "pet" and s.ends and s.value in pets
+                             for s in out[i]):
+            out[i].append(Statement("pet", named[-1][1], True))
 
 
 def _pets_that_died(turns: Sequence[Turn], out: list[list[Statement]]) -> None:

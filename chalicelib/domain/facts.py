@@ -671,7 +671,7 @@ _ZH_TRAIL = compiled(r"(?:了|啦|呢|啊|吧|呀|哦|嘛|这边|那边|工作|�
 # a word about a name, a clause that goes on with somebody else
 _JUNK = compiled(r"^(?:it|that|this|them|him|her|you|like|love|live|be|accept|deal|cope|"
                  r"play|relax|trust)\b|^(?:it|that|this)\s|^(?:小|大)?名$|"
-                 r"^(?:his|her|their|your)\b|^的|^(?:给|帮|替|跟|和)|^(?:快|已经|都|才|差不多)?[\d一二三四五六七八九十两几半]+(?:岁|个月|个?星期|周|天|年)|跟着|和我|给我|帮我|的家$|哪|什么|都能|^(?:现在|这里|那里|这边|那边)", re.IGNORECASE)
+                 r"^(?:his|her|their|your)\b|^[它他她]们?$|^的|^(?:给|帮|替|跟|和)|^(?:快|已经|都|才|差不多)?[\d一二三四五六七八九十两几半]+(?:岁|个月|个?星期|周|天|年)|跟着|和我|给我|帮我|的家$|哪|什么|都能|^(?:现在|这里|那里|这边|那边)", re.IGNORECASE)
 _STOP = frozenset({"it", "that", "this", "you", "them", "him", "her", "there", "here", "they",
                    "stuff", "things", "it all", "everything", "evening", "night", "morning",
                    "online", "weekly", "beginner", "free", "new", "first",

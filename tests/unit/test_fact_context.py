@@ -203,6 +203,25 @@ def test_endings_as_chat_tells_them():
     got = read_turns([Turn("assistant", "What happened to the boat?"),
                       Turn("user", "Sold it to a guy from Galveston.")], [], [("owns", "bass boat")])
     assert got[1] == []  # "the boat" is not "bass boat": nothing is guessed
+    # a bare no to whether it still holds ends it; a no that answers something else does not
+    known = [("learning", "Arabic"), ("lives_in", "Dubai")]
+    still = Turn("assistant", "Sending good luck. Are you still doing the Arabic classes?")
+    got = read_turns([still, Turn("user", "no, i stopped. too many double shifts")], [], known)
+    assert [(s.attribute, s.value, s.ends) for s in got[1]] == [("learning", "Arabic", True)]
+    got = read_turns([still, Turn("user", "no time lately but yes, sundays")], [], known)
+    assert got[1] == []
+    # a pet given away by a pronoun: the one the user's turns named last
+    got = read_turns([Turn("user", "Pickle got into the vents. Again."),
+                      Turn("assistant", "I did warn you."),
+                      Turn("user", "I know. I gave him to a kid at the market.")], [],
+                     [("pet", "Sprocket"), ("pet", "Pickle")])
+    assert [(s.attribute, s.value, s.ends) for s in got[2]] == [("pet", "Pickle", True)]
+    got = read_turns([Turn("user", "我家咪咪太黏人了"), Turn("user", "没办法，只好把它送走了")], [],
+                     [("pet", "咪咪"), ("pet", "旺财")])
+    assert ("pet", "咪咪", True) in [(s.attribute, s.value, s.ends) for s in got[1]]
+    got = read_turns([Turn("assistant", "你还在学吉他吗？"), Turn("user", "早就不弹了")], [],
+                     [("learning", "吉他")])
+    assert [(s.attribute, s.value, s.ends) for s in got[1]] == [("learning", "吉他", True)]
 
 
 def test_a_place_in_passing_is_a_home_when_the_talk_is_of_the_move():
