@@ -716,11 +716,12 @@ def _pets_given_away(turns: Sequence[Turn], out: list[list[Statement]],
                      known: Sequence[tuple[str, str]]) -> None:
     """"Pickle got into the vents. Again." … "I gave him to a kid at the market": the pet
     given away by a pronoun is the one the user's turns named last (this turn and the two
-    user turns before it), of the pets the space holds."""
-    pets = [v for a, v in known if a == "pet" and v != "*"]
+    user turns before it), of the pets the space holds or the turns before it told."""
     users = [i for i, t in enumerate(turns) if t.role == "user"]
     for at, i in enumerate(users):
         m = _GAVE_IT().search(turns[i].text)
+        pets = [v for a, v in known if a == "pet" and v != "*"] + [
+            s.value for said in out[:i] for s in said if s.attribute == "pet" and not s.ends]
         if not m or not pets:
             continue
         said = " ".join([*(turns[j].text for j in users[max(0, at - 2):at]),

@@ -216,6 +216,10 @@ def test_endings_as_chat_tells_them():
                       Turn("user", "I know. I gave him to a kid at the market.")], [],
                      [("pet", "Sprocket"), ("pet", "Pickle")])
     assert [(s.attribute, s.value, s.ends) for s in got[2]] == [("pet", "Pickle", True)]
+    told = said(("user", "His name is Pickle. He's a moss lizard."),
+                ("user", "Pickle got into the vents. Again."),
+                ("user", "I gave him to a kid at the market."))  # told in the same batch
+    assert told[2] == [("pet", "Pickle", True)]
     got = read_turns([Turn("user", "我家咪咪太黏人了"), Turn("user", "没办法，只好把它送走了")], [],
                      [("pet", "咪咪"), ("pet", "旺财")])
     assert ("pet", "咪咪", True) in [(s.attribute, s.value, s.ends) for s in got[1]]
