@@ -708,15 +708,19 @@ def _likes_that_ended(turns: Sequence[Turn], out: list[list[Statement]], known: 
 _VET = compiled(r"\bvet'?s?\b|兽医|宠物医院", re.IGNORECASE)
 # a pet given away by a pronoun ("I gave him to a kid at the market", 把它送人了)
 _GAVE_IT = compiled(r"\b(?:gave|given|rehomed)\s+(?:him|her|it|them)\s+(?:away|to)\b|"
-                    r"\brehomed\s+(?:him|her|it|them)\b|把(?:它|他|她)(?:送人|送走|送给)",
-                    re.IGNORECASE)
+                    r"\brehomed\s+(?:him|her|it|them)\b|把(?:它|他|她)(?:送人|送走|送给)|"
+                    # … or living with somebody else now
+                    r"\b(?:he|she|it)(?:'s| is)\s+(?:now\s+)?(?:living|staying)\s+with\s+"
+                    r"(?!me\b|us\b)\w+[^.!?]*\bnow\b|(?:它|他|她)现在(?:跟|和)(?!我)[\u4e00-\u9fff]{1,4}"
+                    r"(?:住|生活)", re.IGNORECASE)
 
 
 def _pets_given_away(turns: Sequence[Turn], out: list[list[Statement]],
                      known: Sequence[tuple[str, str]]) -> None:
-    """"Pickle got into the vents. Again." … "I gave him to a kid at the market": the pet
-    given away by a pronoun is the one the user's turns named last (this turn and the two
-    user turns before it), of the pets the space holds or the turns before it told."""
+    """"Pickle got into the vents. Again." … "I gave him to a kid at the market"; "And
+    Mister Buttons?" — "He couldn't come. He's living with Carol now": the pet a pronoun gives
+    away is the one named last before it (in this turn, the turn it answers, and the user's
+    two turns before), of the pets the space holds or the turns before it told."""
     users = [i for i, t in enumerate(turns) if t.role == "user"]
     for at, i in enumerate(users):
         m = _GAVE_IT().search(turns[i].text)
@@ -724,7 +728,8 @@ def _pets_given_away(turns: Sequence[Turn], out: list[list[Statement]],
             s.value for said in out[:i] for s in said if s.attribute == "pet" and not s.ends]
         if not m or not pets:
             continue
-        said = " ".join([*(turns[j].text for j in users[max(0, at - 2):at]),
+        before = sorted({*users[max(0, at - 2):at], *([i - 1] if i else [])})
+        said = " ".join([*(turns[j].text for j in before),
                          turns[i].text[:m.start()]]).casefold()
         named = sorted((said.rfind(p.casefold()), p) for p in pets if p.casefold() in said)
         if named and not any(s.attribute == "pet" and s.ends and s.value in pets

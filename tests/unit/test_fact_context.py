@@ -216,6 +216,13 @@ def test_endings_as_chat_tells_them():
                       Turn("user", "I know. I gave him to a kid at the market.")], [],
                      [("pet", "Sprocket"), ("pet", "Pickle")])
     assert [(s.attribute, s.value, s.ends) for s in got[2]] == [("pet", "Pickle", True)]
+    got = read_turns([Turn("assistant", "And Mister Buttons? Does he approve of the oak?"),
+                      Turn("user", "That's the hard part. He couldn't come. He's living with "
+                                   "Carol now, my old neighbor.")], [], [("pet", "Mister Buttons")])
+    assert [(s.attribute, s.value, s.ends) for s in got[1]] == [("pet", "Mister Buttons", True)]
+    got = read_turns([Turn("user", "我家豆豆最近胖了"), Turn("user", "它现在跟我们住，天天睡沙发")], [],
+                     [("pet", "豆豆")])
+    assert got[1] == []  # living with the user still
     told = said(("user", "His name is Pickle. He's a moss lizard."),
                 ("user", "Pickle got into the vents. Again."),
                 ("user", "I gave him to a kid at the market."))  # told in the same batch
