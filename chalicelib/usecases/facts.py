@@ -71,9 +71,12 @@ def learn(services: Services, space: str, messages: Sequence[Message],
     ordered = sorted(messages, key=lambda m: (m.at, m.session, m.seq))
     speakers = [m.speaker for m in ordered if m.speaker]
     texts = [services.clean(m.content) for m in ordered]
+    # what the space holds, and what the batch's reader told of it: "I sold Rusty. My
+    # hoverbike." ends the Rusty a model read in that very turn
+    known = [(f.attribute, f.value) for f in facts.values() if f.valid_to is None] + [
+        (s.attribute, s.value) for said in told.values() for s in said if not s.ends]
     read = read_turns([Turn(m.role, text) for m, text in zip(ordered, texts, strict=True)],
-                      speakers,
-                      [(f.attribute, f.value) for f in facts.values() if f.valid_to is None])
+                      speakers, list(dict.fromkeys(known)))
     for msg, text, by_rules in zip(ordered, texts, read, strict=True):
         person = person_of(msg)
         if person is None:
@@ -134,9 +137,9 @@ def under_model(model: Sequence[Statement], rules: Sequence[Statement]) -> list[
     read of an attribute the model said nothing of in this turn (a small model misses half of
     what is plainly said: issue 37's held-out stories). Where both speak of a single-valued
     attribute (lives_in, works_at …), the model's reading stands, with one exception: the
-    rules' ending of a value stands unless the model holds that very value in this turn (a
-    model silent on an ending has not contradicted it, and a small one rarely reports
-    endings: 小黑飞走了, 我和阿杰分手了). Of a list (pet, likes, learning …) the rules' value
+    rules' ending of a named value stands (a model silent on an ending has not contradicted
+    it, and a small one rarely reports endings: 小黑飞走了, 我和阿杰分手了) — even of the value
+    the model read from this very turn: "I sold Rusty" read as owns=Rusty is Rusty ended. Of a list (pet, likes, learning …) the rules' value
     stands beside the model's: "I'm doing Italian lessons … so I understand Sal" read as
     `learning=Sal` by the model is no reading *against* the rules' `learning=Italian`.
 
@@ -151,7 +154,7 @@ def under_model(model: Sequence[Statement], rules: Sequence[Statement]) -> list[
     def beneath(s: Statement) -> bool:
         if s.attribute not in spoken:
             return True
-        if (s.attribute, s.value.casefold()) in held:
+        if (s.attribute, s.value.casefold()) in held and not s.ends:
             return False  # the model's own
         # an ending the model did not contradict; or one more value of a list the model
         # gave values of (pets, likes, what is learnt): another value there contradicts none

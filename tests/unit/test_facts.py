@@ -135,6 +135,15 @@ def test_a_profile_carries_the_graphs_aliases(services):
     assert facts.profile(services, "s", "Mia").aliases == ["Mimi"]
 
 
+def test_a_thing_a_model_read_from_the_turn_that_sells_it_is_closed(services):
+    """Issue 36/37: "I sold Rusty. My hoverbike." read by a model as owns=Rusty: the rules read
+    the ending of what the model just told (it is known to them too), and it stands."""
+    turn = msg(1, "Yeah... I sold Rusty. My hoverbike. Got eight hundred credits for her.", 0)
+    facts.learn(services, "s", [turn], T0, {1: [Statement("owns", "Rusty")]})
+    rusty = [f for f in services.store.list_records(Fact, "s") if f.value == "Rusty"]
+    assert [(f.attribute, f.valid_to is not None) for f in rusty] == [("owns", True)]
+
+
 def test_a_turn_a_model_read_keeps_the_rules_floor_under_it(services):
     """Issue 37: what the model said of a turn stands; what the rules read of an attribute the
     model was silent on is kept beneath it (a small model misses what is plainly said)."""
@@ -146,8 +155,9 @@ def test_a_turn_a_model_read_keeps_the_rules_floor_under_it(services):
     assert facts.under_model([], [Statement("pet", "Miso")]) == [Statement("pet", "Miso")]
     assert facts.under_model([Statement("pet", "Miso", ends=True)],
                              [Statement("pet", "Mochi")]) == [Statement("pet", "Miso", ends=True)]
-    # the rules' ending of a value stands under a model that did not hold that value here;
-    # an ending naming no value ("*") does not, nor one of the value the model holds
+    # the rules' ending of a value stands under a model: one it did not hold here, and one it
+    # read from the very turn that ends it ("我和阿杰分手了" read as partner=阿杰, "I sold Rusty"
+    # as owns=Rusty); an ending naming no value ("*") does not
     ending = Statement("partner", "Ewa", ends=True)
     assert facts.under_model([Statement("partner", "Jo")], [ending]) \
         == [Statement("partner", "Jo"), ending]
@@ -155,7 +165,7 @@ def test_a_turn_a_model_read_keeps_the_rules_floor_under_it(services):
                              [Statement("works_at", "*", ends=True)]) \
         == [Statement("works_at", "Fennimore's")]
     assert facts.under_model([Statement("partner", "Ewa")], [ending]) \
-        == [Statement("partner", "Ewa")]
+        == [Statement("partner", "Ewa"), ending]
 
 
 def test_the_rules_value_of_a_list_stands_beside_the_models_other_value():
