@@ -94,6 +94,19 @@ PLAN_WORDS = re.compile(
 )
 
 
+# A turn that takes leave ("deal. 去 pack 了 bye", "都12点了 明天还要早班 睡了", "(ooc: brb,
+# doorbell)"): what else it says is mostly the reason for going (chalicelib.usecases.extract.
+# offline: such a turn makes an event only when it tells a life event)
+LEAVING = re.compile(
+    r"\b(?:bye|goodbye|good ?night|nite|gtg|g2g|brb|ttyl|gotta (?:go|run)|signing off"
+    r"|logging off|talk (?:to you )?(?:later|soon|tomorrow)|see (?:you|ya)(?: tomorrow| later)?)\b"
+    r"|\bnight(?=\W*(?:[A-Za-z]+)?\W*$)"
+    r"|晚安|拜拜|再见|先下了|不说了|先到这里|就到这儿|就写到这里|先撤了|回聊|下次聊"
+    r"|(?:先|去|要|该)?睡了(?=[\s，。！!~～]*(?:晚安)?[\s，。！!~～]*$)",
+    re.IGNORECASE,
+)
+
+
 def split_sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_SPLIT.split(text) if s and s.strip()]
 

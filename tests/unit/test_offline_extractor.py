@@ -41,6 +41,16 @@ class TestSkipping:
         )
         assert drafts == []
 
+    def test_a_turn_that_takes_leave_makes_an_event_only_for_a_life_event(self):
+        # what else a goodbye says is why one goes, dated or not (issue 36, companion chats)
+        drafts = extract(
+            message(0, "user", "小满", "都12点了 明天还要早班 睡了"),
+            message(1, "user", "Vivi", "ok ok. tmr 早上还有个 9am call. night Sol"),
+            message(2, "user", "Nora", "deal. need to pack for the trip to Leeds tomorrow, bye"),
+            message(3, "user", "Mel", "Got to go, my sister just got engaged to Tom! Talk later"),
+        )
+        assert [d.sources[0].seq_start for d in drafts] == [2, 3]  # a trip, an engagement
+
     def test_system_messages_are_not_memories(self):
         assert extract(message(0, "system", None, "The user adopted a cat named Mochi today.")) == []
 

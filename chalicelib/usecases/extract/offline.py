@@ -384,10 +384,15 @@ def signals(msg: Message, text: str) -> bool:
 def _verdicts(asked: Sequence[Message], texts: Sequence[str],
               judged: Salience) -> dict[int, TurnVector]:
     """seq → the turn's vector and small-talk baseline, for the turns the judge finds worth an
-    event; a turn with a signal (`signals`) needs only `SIGNAL_DISCOUNT` of the threshold."""
+    event; a turn with a signal (`signals`) needs only `SIGNAL_DISCOUNT` of the threshold. A
+    turn that takes leave (`LEAVING`) is worth one only when it tells a life event: what else
+    it says is why it goes ("不说了明天早班", "去 pack 了 bye"), whatever the judge makes of
+    it (the judge scores those as high as news: companion chats, issue 36)."""
     out = {}
     for i, msg in enumerate(asked):
         score = judged.scores[i]
+        if rules.LEAVING.search(msg.content) and not rules.LIFE_WORDS.search(texts[i]):
+            continue  # taking leave: "不说了明天早班", "tmr 早上还有个 9am call. night Sol"
         if score >= judged.threshold or (score >= judged.threshold * SIGNAL_DISCOUNT
                                          and signals(msg, texts[i])):
             base = None if judged.baselines is None else float(judged.baselines[i])
