@@ -477,6 +477,7 @@ def read_turns(turns: Sequence[Turn], speakers: Sequence[str] = (),
     _about_others(turns, out)
     _pets_that_died(turns, out)
     _pets_given_away(turns, out, known)
+    _it_that_ended(turns, out, known)
     _likes_that_ended(turns, out, [v for a, v in known if a == "likes"])
     return out
 
@@ -713,6 +714,34 @@ _GAVE_IT = compiled(r"\b(?:gave|given|rehomed)\s+(?:him|her|it|them)\s+(?:away|t
                     r"\b(?:he|she|it)(?:'s| is)\s+(?:now\s+)?(?:living|staying)\s+with\s+"
                     r"(?!me\b|us\b)\w+[^.!?]*\bnow\b|(?:它|他|她)现在(?:跟|和)(?!我)[\u4e00-\u9fff]{1,4}"
                     r"(?:住|生活)", re.IGNORECASE)
+
+
+# an ending on "it": "I'm done with it", "the doctor says I've outgrown it", "gave it up"
+_ENDED_IT = compiled(r"\b(?:done with|outgr(?:own|ew)|gave up|given up|giving up|quit|dropped|"
+                     r"stopped)\s+(?:it|them)\b|(?:把它|它)(?:戒了|放弃了)", re.IGNORECASE)
+_IT_ENDS = ("likes", "learning", "studies", "allergic_to")
+
+
+def _it_that_ended(turns: Sequence[Turn], out: list[list[Statement]],
+                   known: Sequence[tuple[str, str]]) -> None:
+    """"The physio says my knee is done for running … I'm done with it"; "they fed me egg bit
+    by bit … The doctor says I've outgrown it": an ending on "it" ends the held like, lesson,
+    study or allergy named last before it (this turn, the turn it answers, the user's two
+    turns before)."""
+    users = [i for i, t in enumerate(turns) if t.role == "user"]
+    for at, i in enumerate(users):
+        m = _ENDED_IT().search(turns[i].text)
+        if not m or any(s.ends for s in out[i]):
+            continue
+        held = [(a, v) for a, v in known if a in _IT_ENDS and len(v) >= 3] + [
+            (s.attribute, s.value) for said in out[:i] for s in said
+            if s.attribute in _IT_ENDS and not s.ends and len(s.value) >= 3]
+        before = sorted({*users[max(0, at - 2):at], *([i - 1] if i else [])})
+        said = " ".join([*(turns[j].text for j in before),
+                         turns[i].text[:m.start()]]).casefold()
+        named = sorted((said.rfind(v.casefold()), a, v) for a, v in held if v.casefold() in said)
+        if named:
+            out[i].append(Statement(named[-1][1], named[-1][2], True))
 
 
 def _pets_given_away(turns: Sequence[Turn], out: list[list[Statement]],

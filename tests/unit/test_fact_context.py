@@ -223,6 +223,15 @@ def test_endings_as_chat_tells_them():
     got = read_turns([Turn("user", "我家豆豆最近胖了"), Turn("user", "它现在跟我们住，天天睡沙发")], [],
                      [("pet", "豆豆")])
     assert got[1] == []  # living with the user still
+    # an ending on "it": the held like, lesson or allergy named last before it
+    got = read_turns([Turn("assistant", "That must be hard, running was such a big part of "
+                                        "your life."),
+                      Turn("user", "I thought I'd be gutted, but I was running away from stuff. "
+                                   "I'm done with it.")], [], [("likes", "running")])
+    assert [(s.attribute, s.value, s.ends) for s in got[1]] == [("likes", "running", True)]
+    got = read_turns([Turn("user", "they fed me egg bit by bit. The doctor says I've outgrown "
+                                   "it")], [], [("allergic_to", "egg"), ("likes", "kaya toast")])
+    assert [(s.attribute, s.value, s.ends) for s in got[0]] == [("allergic_to", "egg", True)]
     told = said(("user", "His name is Pickle. He's a moss lizard."),
                 ("user", "Pickle got into the vents. Again."),
                 ("user", "I gave him to a kid at the market."))  # told in the same batch
