@@ -90,13 +90,10 @@ def arrived(text: str, place: str) -> bool:
     """Whether a turn names `place` as where the speaker is now: in a clause that is no
     plan, question, negation or trip, and not about someone else."""
     zh = bool(HAN.search(place))
-    needle = place if zh else re.compile(rf"\b{re.escape(place)}\b", re.IGNORECASE)
+    named = re.compile(re.escape(place) if zh else rf"\b{re.escape(place)}\b", re.IGNORECASE)
+    not_yet, own = (_NOT_YET_ZH, _own_zh) if zh else (_NOT_YET_EN, _own_en)
     for clause in _CLAUSE().findall(text):
-        at = clause.find(place) if zh else (m.start() if (m := needle.search(clause)) else -1)
-        if at < 0:
-            continue
-        if zh and not (_NOT_YET_ZH().search(clause) or not _own_zh(clause[:at])):
-            return True
-        if not zh and not _NOT_YET_EN().search(clause) and _own_en(clause[:at]):
+        m = named.search(clause)
+        if m and not not_yet().search(clause) and own(clause[:m.start()]):
             return True
     return False
