@@ -98,9 +98,13 @@ PLAN_WORDS = re.compile(
 # doorbell)"): what else it says is mostly the reason for going (chalicelib.usecases.extract.
 # offline: such a turn makes an event only when it tells a life event)
 LEAVING = re.compile(
-    r"\b(?:bye|goodbye|good ?night|nite|gtg|g2g|brb|ttyl|gotta (?:go|run)|signing off"
-    r"|logging off|talk (?:to you )?(?:later|soon|tomorrow)|see (?:you|ya)(?: tomorrow| later)?)\b"
-    r"|\bnight(?=\W*(?:[A-Za-z]+)?\W*$)"
+    # English: a goodbye that ends the turn, a name or a word after it at most ("deal. 去 pack 了
+    # bye", "lol night juniper", "(ooc: brb, doorbell)"); "we booked it for three nights." and
+    # "had a good night out" take no leave
+    r"(?:\b(?:bye|goodbye|good ?night|nite|gtg|g2g|brb|ttyl|gotta (?:go|run)|signing off"
+    r"|logging off|talk (?:to you )?(?:later|soon|tomorrow)|see (?:you|ya)(?: tomorrow| later)?)"
+    r"|(?:^|(?<=[.!?,~] )|(?<=lol )|(?<=[\u4e00-\u9fff] )|(?<=[\u4e00-\u9fff]))night)"
+    r"\b(?=\W*(?:[A-Za-z]+)?\W*$)"
     r"|晚安|拜拜|再见|先下了|不说了|先到这里|就到这儿|就写到这里|先撤了|回聊|下次聊"
     r"|(?:先|去|要|该)?睡了(?=[\s，。！!~～]*(?:晚安)?[\s，。！!~～]*$)",
     re.IGNORECASE,

@@ -48,8 +48,10 @@ class TestSkipping:
             message(1, "user", "Vivi", "ok ok. tmr 早上还有个 9am call. night Sol"),
             message(2, "user", "Nora", "deal. need to pack for the trip to Leeds tomorrow, bye"),
             message(3, "user", "Mel", "Got to go, my sister just got engaged to Tom! Talk later"),
+            message(4, "user", "Mel", "We booked the Hotel Sakura in Kyoto for three nights."),
         )
-        assert [d.sources[0].seq_start for d in drafts] == [2, 3]  # a trip, an engagement
+        # a trip, an engagement; three nights at a hotel take no leave
+        assert [d.sources[0].seq_start for d in drafts] == [2, 3, 4]
 
     def test_system_messages_are_not_memories(self):
         assert extract(message(0, "system", None, "The user adopted a cat named Mochi today.")) == []
