@@ -726,8 +726,7 @@ def _it_that_ended(turns: Sequence[Turn], out: list[list[Statement]],
                    known: Sequence[tuple[str, str]]) -> None:
     """"The physio says my knee is done for running … I'm done with it"; "they fed me egg bit
     by bit … The doctor says I've outgrown it": an ending on "it" ends the held like, lesson,
-    study or allergy named last before it (this turn, the turn it answers, the user's two
-    turns before)."""
+    study or allergy named last before it (`_named_last`)."""
     users = [i for i, t in enumerate(turns) if t.role == "user"]
     for at, i in enumerate(users):
         m = _ENDED_IT().search(turns[i].text)
@@ -736,34 +735,39 @@ def _it_that_ended(turns: Sequence[Turn], out: list[list[Statement]],
         held = [(a, v) for a, v in known if a in _IT_ENDS and len(v) >= 3] + [
             (s.attribute, s.value) for said in out[:i] for s in said
             if s.attribute in _IT_ENDS and not s.ends and len(s.value) >= 3]
-        before = sorted({*users[max(0, at - 2):at], *([i - 1] if i else [])})
-        said = " ".join([*(turns[j].text for j in before),
-                         turns[i].text[:m.start()]]).casefold()
-        named = sorted((said.rfind(v.casefold()), a, v) for a, v in held if v.casefold() in said)
-        if named:
-            out[i].append(Statement(named[-1][1], named[-1][2], True))
+        last = _named_last(turns, users, at, m.start(), [v for _, v in held])
+        if last is not None:
+            out[i].append(Statement(*held[last], True))
+
+
+def _named_last(turns: Sequence[Turn], users: Sequence[int], at: int, upto: int,
+                values: Sequence[str]) -> int | None:
+    """Which of `values` a pronoun at `upto` of the user's turn `users[at]` stands for: the
+    one named last before it — in that turn, the turn it answers, and the user's two turns
+    before (its index, or None)."""
+    i = users[at]
+    before = sorted({*users[max(0, at - 2):at], *([i - 1] if i else [])})
+    said = " ".join([*(turns[j].text for j in before), turns[i].text[:upto]]).casefold()
+    named = [(said.rfind(v.casefold()), k) for k, v in enumerate(values) if v.casefold() in said]
+    return max(named)[1] if named else None
 
 
 def _pets_given_away(turns: Sequence[Turn], out: list[list[Statement]],
                      known: Sequence[tuple[str, str]]) -> None:
     """"Pickle got into the vents. Again." … "I gave him to a kid at the market"; "And
     Mister Buttons?" — "He couldn't come. He's living with Carol now": the pet a pronoun gives
-    away is the one named last before it (in this turn, the turn it answers, and the user's
-    two turns before), of the pets the space holds or the turns before it told."""
+    away is the one named last before it (`_named_last`), of the pets the space holds or the
+    turns before it told."""
     users = [i for i, t in enumerate(turns) if t.role == "user"]
     for at, i in enumerate(users):
         m = _GAVE_IT().search(turns[i].text)
         pets = [v for a, v in known if a == "pet" and v != "*"] + [
             s.value for said in out[:i] for s in said if s.attribute == "pet" and not s.ends]
-        if not m or not pets:
+        if not m or any(s.attribute == "pet" and s.ends and s.value in pets for s in out[i]):
             continue
-        before = sorted({*users[max(0, at - 2):at], *([i - 1] if i else [])})
-        said = " ".join([*(turns[j].text for j in before),
-                         turns[i].text[:m.start()]]).casefold()
-        named = sorted((said.rfind(p.casefold()), p) for p in pets if p.casefold() in said)
-        if named and not any(s.attribute == "pet" and s.ends and s.value in pets
-                             for s in out[i]):
-            out[i].append(Statement("pet", named[-1][1], True))
+        last = _named_last(turns, users, at, m.start(), pets)
+        if last is not None:
+            out[i].append(Statement("pet", pets[last], True))
 
 
 def _pets_that_died(turns: Sequence[Turn], out: list[list[Statement]]) -> None:
