@@ -113,9 +113,12 @@ def _note_plans(plans: dict[str, Plan], space: str, person: str, at: datetime, r
     if any(s.attribute == "lives_in" and not s.ends and not s.weak for s in said):
         for key in [k for k, p in plans.items() if p.person == person and p.said_at < at]:
             del plans[key]
+    planned = places_planned(text)
+    if not planned:
+        return  # most turns: no need to look up the person's home
     homes = [f.value for f in facts if f.person == person and f.attribute == "lives_in"
              and f.valid_to is None]
-    for place in places_planned(text):
+    for place in planned:
         if not any(same_value(place, home) for home in homes):
             key = f"{person}|{place.casefold()}"
             plans[key] = Plan(scope=space, key=key, person=person, place=place, said_at=at,
@@ -139,9 +142,10 @@ def under_model(model: Sequence[Statement], rules: Sequence[Statement]) -> list[
     attribute (lives_in, works_at …), the model's reading stands, with one exception: the
     rules' ending of a named value stands (a model silent on an ending has not contradicted
     it, and a small one rarely reports endings: 小黑飞走了, 我和阿杰分手了) — even of the value
-    the model read from this very turn: "I sold Rusty" read as owns=Rusty is Rusty ended. Of a list (pet, likes, learning …) the rules' value
-    stands beside the model's: "I'm doing Italian lessons … so I understand Sal" read as
-    `learning=Sal` by the model is no reading *against* the rules' `learning=Italian`.
+    the model read from this very turn: "I sold Rusty" read as owns=Rusty is Rusty ended. Of
+    a list (pet, likes, learning …) the rules' value stands beside the model's: "I'm doing
+    Italian lessons … so I understand Sal" read as `learning=Sal` by the model is no reading
+    *against* the rules' `learning=Italian`.
 
     Where the two read a pet of the turn differently, the rules' reading of what the word *is*
     stands (`agreed`): a model's pet that the rules read as that pet's kind (奶盖 the 橘猫: the
