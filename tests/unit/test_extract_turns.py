@@ -83,3 +83,16 @@ class TestTellings:
         assert [cited(d) for d in drafts] == [{1, 3}]
         drafts = self.extract(extractor, [*story, ("user", "昨天还带她去公园放了风筝")])
         assert [cited(d) for d in drafts] == [{1}, {3}]
+
+    @pytest.mark.parametrize("mood, asked, told", [
+        ("今天心情很差。", "怎么了？发生什么事了吗？", "芝麻今天早上没了。朵朵发现的，哭了一早上"),
+        ("Rough day today.", "Oh no, what happened?",
+         "this morning our old dog Biscuit died in his sleep, the kids found him"),
+    ])
+    def test_a_part_of_the_tellings_day_is_its_own_time(self, extractor, mood, asked, told):
+        """"This morning" after "today" is the same time told finer (offline.one_day): the
+        answer goes on telling it; before, a mood turn was an event of its own (companion
+        chats, issue 36)."""
+        drafts = self.extract(extractor, [("user", mood), ("assistant", asked), ("user", told)])
+        assert [cited(d) for d in drafts] == [{1, 3}]
+

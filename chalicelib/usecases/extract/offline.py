@@ -471,6 +471,17 @@ def _continued(happenings: Sequence, msg: Message, before: Sequence[Message],
     # names none ("前天发烧到39度" … "现在退烧了吗" … "今天总算退了" is one illness).
     today = message_day(msg.at)
     names_time = any(s.when != today for s in first)
-    if names_time and first[0].when != last.when:
+    if names_time and not one_day(first[0].when, last.when):
         return None
     return last
+
+
+def one_day(a: When, b: When) -> bool:
+    """One time told at two grains: equal, or one inside the other within a single day —
+    "今天心情很差" … (怎么了？) … "芝麻今天早上没了" is one telling, this morning being part of
+    today, not another time."""
+    if a == b:
+        return True
+    outer, inner = (a, b) if a.end - a.start >= b.end - b.start else (b, a)
+    return (outer.end - outer.start <= timedelta(days=1)
+            and outer.start <= inner.start and inner.end <= outer.end)
