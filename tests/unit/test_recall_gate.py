@@ -433,19 +433,6 @@ def test_a_foreign_card_holds_the_querys_words_as_its_own_languages():
     assert zh.judge(card("My daughter Ava turned five", vector=0.85)).coverage == 1.0
 
 
-def test_a_name_in_the_cards_script_covers_its_share_of_the_question_not_all_of_it():
-    """"What is the name of 苏禾's dog in 云京?" asked in English of a Chinese space: 云京 is
-    in the card's script, the other terms are English. A card that says only 云京 holds one
-    term of three the card's language can hold, not all of the one in its script."""
-    g = gate(["name", "dog", "云京"], baseline=0.80, threshold=0.06)
-    g.glossary = _Glossary()
-    only_place = card("下次写到云京！", vector=0.85)
-    assert g.judge(only_place).coverage == pytest.approx(1 / 3)
-    assert g.judge(card("云京的狗叫豆豆", vector=0.85)).coverage == pytest.approx(2 / 3)
-    g.glossary = None  # no dictionary: only the terms in its script can be read
-    assert g.judge(only_place).coverage == 1.0
-
-
 def test_words_no_card_holds_across_languages_are_charged_half_the_space_term():
     """"What breed is 林悦's dog?" of a Chinese space whose ranked cards say neither 狗狗 nor
     犬: a word the space did not use, charged as the space term charges one within a

@@ -262,21 +262,18 @@ class Gate:
 
     def foreign_coverage(self, held: Sequence[str], lang: str, lift: float,
                          card: Card) -> float:
-        """A card in another language: the share of the query's terms it holds, each in the
-        card's language — a term in its script as written (a name, a place), any other as
-        the words the glossary gives for it ("daughter" in "女儿，叫朵朵"); a term the glossary
-        does not know is left out. With neither, `cross_coverage` if its meaning is closer to
-        the query than small talk is (nothing stands in for words the meaning lacks). Both
-        kinds count together: "the horse that pulled 苏禾's carriage to 云京" is not covered by
-        a card that says only 云京."""
+        """A card in another language: the share of the query terms in its script it holds;
+        when the query has none in its script, the share of its terms the glossary knows in
+        that language whose words the card holds ("daughter" in "女儿，叫朵朵"); else
+        `cross_coverage` if its meaning is closer to the query than small talk is (nothing
+        stands in for words the meaning lacks)."""
         mine = self.terms_by_language.get(lang, [])
-        across = self.across(lang)
-        if not mine and not across:
-            return self.cross_coverage if lift > 0 else 0.0
-        text = self.words_of(card, lang) if across else ""
-        got = (sum(1 for t in held if t in mine)
-               + sum(1 for words in across.values() if _holds(text, words)))
-        return got / (len(mine) + len(across))
+        if mine:
+            return share([t for t in held if t in mine], mine)
+        if across := self.across(lang):
+            text = self.words_of(card, lang)
+            return share([t for t, words in across.items() if _holds(text, words)], list(across))
+        return self.cross_coverage if lift > 0 else 0.0
 
     def words_of(self, card: Card, lang: str) -> str | frozenset[str]:
         """What a card in `lang` says, as glossary words are looked for in it: Chinese as
