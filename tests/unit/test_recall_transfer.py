@@ -181,18 +181,3 @@ def test_a_hook_sized_time_recall_does_not_hit_by_a_name_alone(services, put):
     found = recall(services, SPACE, RecallRequest(query="Who did Mel take to the beach on Saturday?",
                                                   now=T0, max_cards=2))
     assert any("sandcastle" in c.text for c in found.cards)
-
-
-def test_a_hook_sized_time_recall_takes_no_squeeze_across_languages(e5_services, put):
-    """A hook injects unasked, and its gate reads a foreign card's lift as it is: so does the
-    time path at hook size. "What did Vivi give Kevin for Christmas?" of a chat told in
-    Chinese: the one Christmas memory says neither; a wide recall still shows that day."""
-    christmas = T0.replace(month=12, day=27, hour=22)
-    put("c1", [(1, "user", "Vivi", "Christmas 一个人过的 吃了个 KFC 全家桶 很 sad 但很爽")],
-        base=christmas)
-    asked = "What did Vivi give Kevin for Christmas?"
-    now = christmas + timedelta(days=10)
-    hook = recall(e5_services, SPACE, RecallRequest(query=asked, now=now, max_cards=2))
-    assert hook.cards == [] and hook.verdict == "forgot"
-    wide = recall(e5_services, SPACE, RecallRequest(query=asked, now=now, max_cards=10))
-    assert any("KFC" in c.text for c in wide.cards)

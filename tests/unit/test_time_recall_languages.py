@@ -48,7 +48,7 @@ class _Services:
 def test_the_shift_is_the_other_languages_small_talk_cosine_minus_the_querys_own():
     # cross_lift 1: a foreign card needs the whole lift, the shift is the small talk's alone
     shift = language_shift(_Services(), "七月四号那个长周末我去了哪里？", np.array([0.6, 0.8]),
-                           RecallRecipe(name="x"), cross_lift=1.0)
+                           RecallRecipe(name="x", cross_lift=1.0))
     assert shift["zh"] == 0.0
     assert abs(shift["en"] - (0.6 - 0.8)) < 1e-6
 
@@ -57,8 +57,7 @@ def test_a_foreign_card_needs_only_a_share_of_the_lift_a_card_in_the_querys_lang
     # own small talk 0.8, the floor 0.88: a Chinese card needs a lift of 0.08 above Chinese
     # small talk; an English one cross_lift × 0.08 above English small talk (0.6)
     recipe = RecallRecipe(name="hybrid", time_min_similarity=0.88, cross_lift=0.25)
-    shift = language_shift(_Services(), "七月四号那个长周末我去了哪里？", np.array([0.6, 0.8]), recipe,
-                           recipe.cross_lift)
+    shift = language_shift(_Services(), "七月四号那个长周末我去了哪里？", np.array([0.6, 0.8]), recipe)
     assert shift["zh"] == 0.0
     assert abs(shift["en"] - ((0.6 - 0.8) - 0.75 * 0.08)) < 1e-6
     floor_en = recipe.time_min_similarity + shift["en"]

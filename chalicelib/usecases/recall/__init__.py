@@ -617,11 +617,7 @@ def recall_by_time(services: Services, space: str, request: RecallRequest,
         trace.add("[时间回忆] 命中门槛：没有关键词，时间段内的记忆都算命中",
                   "[time recall] hit threshold: no keywords, every memory in the window is a hit")
     layers: list[Layer] = []
-    # a hook's recall takes no cross-language squeeze, as its gate takes none: its precision
-    # across languages is poor already ("What did Vivi give Kevin for Christmas?" of a
-    # chat in Chinese came back with the one Christmas memory, which says neither)
-    squeeze = 1.0 if hook_sized(request, recipe) else recipe.cross_lift
-    shift = language_shift(services, topic, qvec, recipe, squeeze) if terms else None
+    shift = language_shift(services, topic, qvec, recipe) if terms else None
     windows = layer_windows(anchor.start, anchor.end, recipe.expand_factor,
                             recipe.max_expansions)
     for index, (start, end) in enumerate(windows):
@@ -657,17 +653,16 @@ def recall_by_time(services: Services, space: str, request: RecallRequest,
     return respond(request, "forgot", layers, [], trace, note=note)
 
 
-def language_shift(services: Services, query: str, qvec, recipe: RecallRecipe,
-                   cross_lift: float) -> dict[str, float]:
+def language_shift(services: Services, query: str, qvec,
+                   recipe: RecallRecipe) -> dict[str, float]:
     """Per language, how far a card in it may sit below the query's own cosine floor: the
     query's cosine to small talk in it minus to small talk in its own (0 for its own), and,
     since e5 squeezes meaning across languages into a narrower band than within one, the
-    lift above small talk a foreign card needs is the own language's × cross_lift (1: the
-    same lift)."""
+    lift above small talk a foreign card needs is the own language's × cross_lift."""
     base = small_talk_cosines(services.embedder, qvec)
     lang = language(query)
     own = base[lang]
-    squeeze = (1 - cross_lift) * max(0.0, recipe.time_min_similarity - own)
+    squeeze = (1 - recipe.cross_lift) * max(0.0, recipe.time_min_similarity - own)
     return {other: cos - own - (squeeze if other != lang else 0.0) for other, cos in base.items()}
 
 
