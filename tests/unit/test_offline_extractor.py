@@ -13,7 +13,7 @@ import pytest
 from chalicelib.domain.models import EventDraft
 from chalicelib.domain.textproc import is_cjk
 from chalicelib.ports import ExtractionContext
-from chalicelib.usecases.extract.offline import OfflineExtractor, message_day
+from chalicelib.usecases.extract.offline import OfflineExtractor, joined, message_day
 from tests.unit.conftest import CST, T0, message
 
 extractor = OfflineExtractor()
@@ -294,7 +294,38 @@ class TestSelfRepair:
         assert "五日后（" in draft.summary and "三日后（" not in draft.summary
         assert "三日后" not in draft.title
 
+    @pytest.mark.parametrize("said, teller, in_title", [
+        ("Mia's birthday party is next Thursday. Oh wait no, Friday!", "Mel", "birthday party"),
+        ("妹妹的婚礼定在下周四。哦不对，是周五！", "小雨", "妹妹的婚礼"),
+        ("妹妹的婚礼定在下周四，哦不对，是周五", "小雨", "妹妹的婚礼"),
+    ])
+    def test_a_corrected_plan_stays_ahead(self, said, teller, in_title):
+        """"Friday" correcting next Thursday is the Friday after it, not the one just past
+        (offline.corrected), and a correction that says only its time leaves the title to
+        the statement it corrects, without the time taken back."""
+        [draft] = extract(message(1, "user", teller, said))
+        assert draft.when.start.date() == (T0 + timedelta(days=11)).date()  # Friday next week
+        assert in_title in draft.title
+        assert not {"Thursday", "Friday", "周四", "周五"} & set(draft.title.replace("下", " ").split())
+        assert "下周四" not in draft.title
+
+    def test_a_correction_to_a_day_already_past_reads_from_the_message(self):
+        """"前天，不对，是昨天": the message's yesterday, not the day before the corrected one."""
+        [draft] = extract(message(1, "user", "小雨", "前天去看了牙医，不对，是昨天"))
+        assert draft.when.start.date() == (T0 - timedelta(days=1)).date()
+        [draft] = extract(message(1, "user", "Mel", "I went to the gym yesterday. wait no, today"))
+        assert draft.when.start.date() == T0.date()
+
     def test_english_correction_in_the_next_sentence(self):
         [draft] = extract(message(1, "user", "Nora", "Mum arrives on Thursday. Wait no, she "
                                                     "arrives on Friday, with the van."))
         assert draft.when.start.weekday() == 4  # Friday
+
+
+def test_statements_of_two_scripts_are_joined_with_a_space_between_words():
+    # a code-switching chat's happening was joined by its first statement's script alone:
+    # "异地一年多了. 时差 8 小时 killing me" + "Vivi早上…" read "killing meVivi早上"
+    assert joined(["时差 8 小时 killing me", "Vivi早上他半夜"]) == "时差 8 小时 killing me Vivi早上他半夜"
+    assert joined(["今天心情很差。", "芝麻今天早上没了。"]) == "今天心情很差。芝麻今天早上没了。"
+    assert joined(["so tired 😭", "Went home early."]) == "so tired 😭 Went home early."
+    assert joined(["We moved.", "The flat is small."]) == "We moved. The flat is small."

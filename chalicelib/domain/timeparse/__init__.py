@@ -19,12 +19,15 @@ from chalicelib.domain.timeparse.span import TimeSpan, make_ctx
 __all__ = ["TimeSpan", "find_times", "parse_time", "when_json"]
 
 
-def find_times(text: str, now: datetime, tz: str | tzinfo | None = None) -> list[TimeSpan]:
+def find_times(text: str, now: datetime, tz: str | tzinfo | None = None,
+               future: bool | None = None) -> list[TimeSpan]:
     """Every time expression in `text`, non-overlapping, in text order; neighbours that
-    belong together (昨天下午, last Friday evening, 10月1日到7日) come back as one span."""
+    belong together (昨天下午, last Friday evening, 10月1日到7日) come back as one span.
+    `future`: the text speaks of what is ahead (True) or not (False), known from around it;
+    None: read from its own words."""
     if not text:
         return []
-    ctx = make_ctx(now, tz, text)
+    ctx = make_ctx(now, tz, text, future)
     spans: list[TimeSpan] = []
     for atom in find_atoms(ctx):
         if atom.lo is None or atom.hi is None or not in_range(atom.lo, atom.hi):
@@ -53,9 +56,10 @@ def in_range(start: datetime, end: datetime) -> bool:
     return MIN_TIME <= start < end <= MAX_TIME
 
 
-def parse_time(text: str, now: datetime, tz: str | tzinfo | None = None) -> TimeSpan | None:
+def parse_time(text: str, now: datetime, tz: str | tzinfo | None = None,
+               future: bool | None = None) -> TimeSpan | None:
     """The first time expression in `text` (merged with its neighbours), or None."""
-    spans = find_times(text, now, tz)
+    spans = find_times(text, now, tz, future)
     return spans[0] if spans else None
 
 

@@ -109,11 +109,15 @@ def resolve_zone(now: datetime, tz: str | tzinfo | None) -> tzinfo:
     return ZoneInfo(tz) if isinstance(tz, str) else tz
 
 
-def make_ctx(now: datetime, tz: str | tzinfo | None, text: str) -> Ctx:
+def make_ctx(now: datetime, tz: str | tzinfo | None, text: str,
+             future: bool | None = None) -> Ctx:
+    """`future`: whether the text speaks of what is ahead, when the caller knows it from
+    around the text (a correction of a plan: "next Thursday. Oh wait no, Friday!"); None:
+    read from the text's own words (FUTURE_WORDS)."""
     zone = resolve_zone(now, tz)
     norm = text.translate(_FULL_WIDTH)
     return Ctx(now=now.astimezone(zone), zone=zone, text=norm,
-               future=FUTURE_WORDS.search(norm) is not None,
+               future=FUTURE_WORDS.search(norm) is not None if future is None else future,
                this_year=THIS_YEAR_WORDS.search(norm) is not None,
                asks_ahead=QUESTION_WORDS.search(norm) is not None
                and PAST_WORDS.search(norm) is None)

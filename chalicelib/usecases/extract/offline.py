@@ -48,7 +48,7 @@ from chalicelib.domain.models import EventDraft, Message, Source, When
 from chalicelib.domain.names import is_placeholder, mentioned_names, own_name, without_own_name
 from chalicelib.domain.salience import content_words, statements
 from chalicelib.domain.textproc import is_cjk
-from chalicelib.domain.timeparse import parse_time
+from chalicelib.domain.timeparse import TimeSpan, find_times, parse_time
 from chalicelib.ports import ExtractionContext, Reading, Salience, SalienceJudge
 
 PREVIEW_CHARS = 80
@@ -80,16 +80,38 @@ def resolve_when(sentence: str, msg: Message) -> tuple[When, bool, str | None]:
     one that corrects its time mid-way (`REPAIR`) is about the time after the correction.
     """
     # a speaker correcting themself mid-sentence means the time after the repair
-    # ("周四下午，哦不对，是周五", "Dec 17 哦不对 是 Dec 16")
+    # ("周四下午，哦不对，是周五", "Dec 17 哦不对 是 Dec 16"), read near the time it corrects
     repairs = list(REPAIR.finditer(sentence))
-    span = parse_time(sentence[repairs[-1].end():], msg.at) if repairs else None
+    span = None
+    if repairs and (after := sentence[repairs[-1].end():]).strip():
+        told = parse_time(sentence[:repairs[-1].start()], msg.at)
+        span = (corrected(after, msg, _when(told, msg)) if told is not None
+                else parse_time(after, msg.at))
     span = span or parse_time(sentence, msg.at)
     if span is None:
         return message_day(msg.at), False, None
+    return _when(span, msg), span.start > msg.at, (None if _YEAR.search(span.matched)
+                                                   else span.matched)
+
+
+def _when(span: TimeSpan, msg: Message) -> When:
     start, end = span_as_told(span, msg.at)
-    when = When(start=start, end=end, granularity=span.granularity)
-    relative = None if _YEAR.search(span.matched) else span.matched
-    return when, span.start > msg.at, relative
+    return When(start=start, end=end, granularity=span.granularity)
+
+
+def corrected(text: str, msg: Message, told: When) -> TimeSpan | None:
+    """The time a correction names, read in the frame of the time it corrects: "next
+    Thursday. Oh wait no, Friday!" is the Friday after that Thursday, not the one just past;
+    "周五" correcting 下周四 is next week's. Of its readings from the message's time and from
+    the corrected time, each as past and as ahead, the nearest to the corrected time that is
+    not that time itself (a correction changes it); the message's on a tie ("前天，不对，是昨天":
+    the message's yesterday)."""
+    readings = [span for ref in (msg.at, told.start) for future in (False, True)
+                if (span := parse_time(text, ref, future=future)) is not None]
+    changed = [s for s in readings if _when(s, msg) != told]
+    if not changed:
+        return readings[0] if readings else None
+    return min(changed, key=lambda s: abs(_when(s, msg).start - told.start))
 
 
 _YEAR = re.compile(r"\d{4}")
@@ -161,16 +183,19 @@ class Happening:
     def when(self) -> When:
         return self.statements[0].when
 
-    def draft(self, joiner: str) -> EventDraft:
-        retold = joiner.join(s.retold for s in self.statements)
+    def draft(self) -> EventDraft:
+        retold = joined([s.retold for s in self.statements])
         first = self.statements[0]
         # the time pinned in the summary is the one the happening is dated by: after a
         # repair, the corrected statement keeps its words and loses its time (happenings_of)
         dated = next((s for s in self.statements if s.relative and s.when == first.when), first)
-        summary = brief(date_relative(retold, dated.relative, dated.when), joiner)
+        summary = brief(date_relative(retold, dated.relative, dated.when))
         said = " ".join(s.said for s in self.statements)
         plan = any(s.ahead for s in self.statements)
-        lead = [s for s in self.statements if s.repairs][:1] or self.statements[:1]
+        # a correction that says more than its time leads ("哦不对，是1月2号出发"); "Oh wait
+        # no, Friday!" corrects only when: the statement it corrects names the happening
+        lead = [s for s in self.statements if s.repairs and _says_more(s)][:1] \
+            or self.statements[:1]
         return EventDraft(
             title=headline(lead, self.speaker)
             or headline(self.statements[1:], self.speaker) or rules.make_title(retold)
@@ -195,6 +220,14 @@ _CLAUSE_END = compiled(r"[，,。！？!?；;：:]|(?<=[\u4e00-\u9fff])\s+(?=[\u
 _QUOTED = re.compile(r'^[^:"]{1,40}: "')
 
 
+def _says_more(statement: Statement) -> bool:
+    """The statement says something besides its time and the words that correct it."""
+    rest = REPAIR.sub(" ", statement.said)
+    if statement.relative:
+        rest = rest.replace(statement.relative, " ")
+    return content_words(rest, []) >= 1
+
+
 def headline(statements: Sequence[Statement], teller: str) -> str:
     """A title that names the happening (from the happening's first statement, as told: a
     later one's clause that names the teller is often another remark, 小婷还是小雨最好的饭搭子
@@ -211,10 +244,7 @@ def headline(statements: Sequence[Statement], teller: str) -> str:
         for i, clause in enumerate(clauses):
             if rules.is_question(clause) or (i == 0 and len(clauses) > 1 and _opener(clause)):
                 continue
-            if statement.relative and statement.relative in clause:
-                gap = "" if is_cjk(statement.relative) else " "
-                bare = " ".join(clause.replace(statement.relative, gap).split())
-                clause = bare if content_words(bare, [teller]) >= 2 else clause
+            clause = _without_times(clause, statement, teller)
             words = content_words(clause, [teller])
             if teller in clause and words >= 2:
                 return rules.make_title(clause)
@@ -223,12 +253,39 @@ def headline(statements: Sequence[Statement], teller: str) -> str:
     return rules.make_title(best) if best else ""
 
 
+def _without_times(clause: str, statement: Statement, teller: str) -> str:
+    """A title's clause without the relative times it says (the date is `when`): the one it
+    was dated by, and any other — a time it corrected ("妹妹的婚礼定在下周四，哦不对，是周五":
+    下周四 is no longer its time) or a second one — if two content words are left."""
+    times = [s.matched for s in find_times(clause, statement.when.start)
+             if not _YEAR.search(s.matched)]
+    if statement.relative and statement.relative in clause:
+        times.append(statement.relative)
+    bare = clause
+    for time in times:
+        bare = bare.replace(time, "" if is_cjk(time) else " ")
+    bare = " ".join(bare.split())
+    return bare if bare != clause and content_words(bare, [teller]) >= 2 else clause
+
+
 def _opener(clause: str) -> bool:
     """A clause too short to tell anything: 还有个事, 对了, 纠正一下, "Anyway", "So yeah"."""
     return len(clause) <= 4 if is_cjk(clause) else len(clause.split()) <= 2
 
 
-def brief(text: str, joiner: str) -> str:
+def joined(parts: Sequence[str]) -> str:
+    """Statements as one text: a space between two of them unless both sides of the join
+    are Chinese (or other unspaced script): "心情很差。" + "芝麻今天早上没了" needs none,
+    "killing me" + "Vivi早上" does — a chat that switches languages mid-turn was joined by
+    the first statement's script alone ("killing meVivi早上")."""
+    out = ""
+    for part in parts:
+        unspaced = not out or not part or not (out[-1].isascii() or part[0].isascii())
+        out = f"{out}{part}" if unspaced else f"{out} {part}"
+    return out
+
+
+def brief(text: str) -> str:
     """A summary is a few sentences (DESIGN: one or two): whole sentences up to
     `MAX_SUMMARY_CHARS`, the first one cut if it alone is longer. The cited turns hold the
     rest, word for word."""
@@ -236,7 +293,7 @@ def brief(text: str, joiner: str) -> str:
         return text
     kept = ""
     for sentence in rules.split_sentences(text):
-        longer = f"{kept}{joiner}{sentence}" if kept else sentence
+        longer = joined([kept, sentence]) if kept else sentence
         if len(longer) > MAX_SUMMARY_CHARS:
             break
         kept = longer
@@ -322,9 +379,7 @@ class OfflineExtractor:
                 self.add_turn(happenings, msg, kept[msg.seq], vector, you, speakers,
                               turns[:position], with_you)
             history.append(msg)
-        joiner = {True: "", False: " "}
-        return [h if isinstance(h, EventDraft) else
-                h.draft(joiner[is_cjk(h.statements[0].said)]) for h in happenings]
+        return [h if isinstance(h, EventDraft) else h.draft() for h in happenings]
 
     def add_turn(self, happenings: list, msg: Message, said: list[str], vector: TurnVector,
                  you: str | None, speakers: Sequence[str], before: Sequence[Message],
@@ -412,12 +467,16 @@ def happenings_of(msg: Message, said: Sequence[str], you: str | None,
     today = message_day(msg.at)
     for sentence in said:
         when, ahead, relative = resolve_when(sentence, msg)
+        repair = REPAIR.search(sentence) if groups else None
+        if repair and (span := corrected(sentence[repair.end():], msg, groups[-1][0].when)):
+            when, ahead = _when(span, msg), span.start > msg.at
+            relative = None if _YEAR.search(span.matched) else span.matched
         statement = Statement(said=sentence, retold=retell(sentence, msg.speaker, you, with_you),
                               when=when, ahead=ahead, relative=relative)
         if groups and ((relative is None and when == today) or when == groups[-1][0].when
                        or (holds_day(when, today) and holds_day(groups[-1][0].when, today))):
             groups[-1].append(statement)
-        elif groups and REPAIR.search(sentence):
+        elif repair:
             statement.repairs = True
             for told in groups[-1]:
                 told.when, told.ahead, told.relative = when, ahead, None
@@ -464,22 +523,25 @@ def _continued(happenings: Sequence, msg: Message, before: Sequence[Message],
     # 换成了渴望"): that answer goes on telling it whatever the vectors say.
     if last.vector is None or not np.any(vector[0]):
         return None
-    if not rules.is_question(between[0].content) \
-            and not same_topic(last.vector, last.baseline, *vector):
+    asked = rules.is_question(between[0].content)
+    if not asked and not same_topic(last.vector, last.baseline, *vector):
         return None
     # Another time is another happening; "today" is the telling's own time, as a turn that
-    # names none ("前天发烧到39度" … "现在退烧了吗" … "今天总算退了" is one illness).
+    # names none ("前天发烧到39度" … "现在退烧了吗" … "今天总算退了" is one illness), and so is
+    # a part of the telling's day in the answer to the other side's question ("今天心情很差" …
+    # "怎么了？" … "芝麻今天早上没了"); unasked, "this evening" is another happening ("got a
+    # puppy today" … "Congratulations!" … "took her to the vet this evening").
     today = message_day(msg.at)
     names_time = any(s.when != today for s in first)
-    if names_time and not one_day(first[0].when, last.when):
+    if names_time and first[0].when != last.when and not (
+            asked and one_day(first[0].when, last.when)):
         return None
     return last
 
 
 def one_day(a: When, b: When) -> bool:
-    """One time told at two grains: equal, or one inside the other within a single day —
-    "今天心情很差" … (怎么了？) … "芝麻今天早上没了" is one telling, this morning being part of
-    today, not another time."""
+    """One time told at two grains: equal, or one inside the other within a single day
+    (this morning and today)."""
     if a == b:
         return True
     outer, inner = (a, b) if a.end - a.start >= b.end - b.start else (b, a)
