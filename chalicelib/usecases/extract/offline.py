@@ -102,11 +102,14 @@ def _when(span: TimeSpan, msg: Message) -> When:
 def corrected(text: str, msg: Message, told: When) -> TimeSpan | None:
     """The time a correction names, read in the frame of the time it corrects: "next
     Thursday. Oh wait no, Friday!" is the Friday after that Thursday, not the one just past;
-    "周五" correcting 下周四 is next week's. Of its readings from the message's time and from
-    the corrected time, each as past and as ahead, the nearest to the corrected time that is
-    not that time itself (a correction changes it); the message's on a tie ("前天，不对，是昨天":
-    the message's yesterday)."""
-    readings = [span for ref in (msg.at, told.start) for future in (False, True)
+    "周五" correcting 下周四 is next week's. Of its readings from the message's time and, for
+    a corrected time still ahead, from that time, each as past and as ahead, the nearest to
+    the corrected time that is not that time itself (a correction changes it); the
+    message's on a tie ("前天，不对，是昨天": the message's yesterday)."""
+    # a plan's frame is the plan's time; a time already past is read from the message's
+    # ("对了国庆那个 哦不对 30号" on Sep 22: 国庆 read as last year's makes no frame)
+    refs = (msg.at, told.start) if told.start > msg.at else (msg.at,)
+    readings = [span for ref in refs for future in (False, True)
                 if (span := parse_time(text, ref, future=future)) is not None]
     changed = [s for s in readings if _when(s, msg) != told]
     if not changed:
@@ -165,6 +168,7 @@ class Statement:
     ahead: bool  # the time it names is still ahead: a plan
     relative: str | None  # the relative expression that dated it
     repairs: bool = False  # it corrects the time of what the turn said before it
+    taken_back: str | None = None  # the time it was told with, taken back by the next one
 
 
 @dataclass
@@ -221,10 +225,10 @@ _QUOTED = re.compile(r'^[^:"]{1,40}: "')
 
 
 def _says_more(statement: Statement) -> bool:
-    """The statement says something besides its time and the words that correct it."""
+    """The statement says something besides its times and the words that correct it."""
     rest = REPAIR.sub(" ", statement.said)
-    if statement.relative:
-        rest = rest.replace(statement.relative, " ")
+    for span in find_times(rest, statement.when.start):
+        rest = rest.replace(span.matched, " ")
     return content_words(rest, []) >= 1
 
 
@@ -244,7 +248,11 @@ def headline(statements: Sequence[Statement], teller: str) -> str:
         for i, clause in enumerate(clauses):
             if rules.is_question(clause) or (i == 0 and len(clauses) > 1 and _opener(clause)):
                 continue
-            clause = _without_times(clause, statement, teller)
+            for time in (statement.relative, statement.taken_back):
+                if time and time in clause:
+                    gap = "" if is_cjk(time) else " "
+                    bare = " ".join(clause.replace(time, gap).split())
+                    clause = bare if content_words(bare, [teller]) >= 2 else clause
             words = content_words(clause, [teller])
             if teller in clause and words >= 2:
                 return rules.make_title(clause)
@@ -253,36 +261,26 @@ def headline(statements: Sequence[Statement], teller: str) -> str:
     return rules.make_title(best) if best else ""
 
 
-def _without_times(clause: str, statement: Statement, teller: str) -> str:
-    """A title's clause without the relative times it says (the date is `when`): the one it
-    was dated by, and any other — a time it corrected ("妹妹的婚礼定在下周四，哦不对，是周五":
-    下周四 is no longer its time) or a second one — if two content words are left."""
-    times = [s.matched for s in find_times(clause, statement.when.start)
-             if not _YEAR.search(s.matched)]
-    if statement.relative and statement.relative in clause:
-        times.append(statement.relative)
-    bare = clause
-    for time in times:
-        bare = bare.replace(time, "" if is_cjk(time) else " ")
-    bare = " ".join(bare.split())
-    return bare if bare != clause and content_words(bare, [teller]) >= 2 else clause
-
-
 def _opener(clause: str) -> bool:
     """A clause too short to tell anything: 还有个事, 对了, 纠正一下, "Anyway", "So yeah"."""
     return len(clause) <= 4 if is_cjk(clause) else len(clause.split()) <= 2
 
 
 def joined(parts: Sequence[str]) -> str:
-    """Statements as one text: a space between two of them unless both sides of the join
-    are Chinese (or other unspaced script): "心情很差。" + "芝麻今天早上没了" needs none,
-    "killing me" + "Vivi早上" does — a chat that switches languages mid-turn was joined by
-    the first statement's script alone ("killing meVivi早上")."""
+    """Statements as one text: a space between two of them unless a Chinese character or
+    punctuation mark meets the join: "心情很差。" + "芝麻今天早上没了" needs none, "killing me"
+    + "Vivi早上" does — a chat that switches languages mid-turn was joined by the first
+    statement's script alone ("killing meVivi早上")."""
     out = ""
     for part in parts:
-        unspaced = not out or not part or not (out[-1].isascii() or part[0].isascii())
+        unspaced = not out or not part or _unspaced(out[-1]) or _unspaced(part[0])
         out = f"{out}{part}" if unspaced else f"{out} {part}"
     return out
+
+
+def _unspaced(ch: str) -> bool:
+    """A character of a script written without spaces, or its punctuation (。，！ …)."""
+    return is_cjk(ch) or "\u3000" <= ch <= "\u303f" or "\uff00" <= ch <= "\uffef"
 
 
 def brief(text: str) -> str:
@@ -479,6 +477,7 @@ def happenings_of(msg: Message, said: Sequence[str], you: str | None,
         elif repair:
             statement.repairs = True
             for told in groups[-1]:
+                told.taken_back = told.taken_back or told.relative
                 told.when, told.ahead, told.relative = when, ahead, None
             groups[-1].append(statement)
         else:
