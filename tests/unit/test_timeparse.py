@@ -427,3 +427,19 @@ def test_earlier_and_later_this_year_stay_in_this_year():
 ])
 def test_this_year_and_plans_pick_the_occurrence(text, expected):
     assert window(text, datetime.fromisoformat("2026-11-15T20:00:00-08:00"), None) == expected
+
+
+@pytest.mark.parametrize("text, window", [
+    ("前天午饭的时候我跟你说签了哪家？", ("2026-12-09T11:00", "2026-12-09T14:00")),
+    ("上周五晚饭的时候", ("2026-12-04T17:00", "2026-12-04T21:00")),
+    ("What did I tell you yesterday at lunch?", ("2026-12-10T11:00", "2026-12-10T14:00")),
+    ("over dinner last Friday", ("2026-12-04T17:00", "2026-12-04T21:00")),
+    ("午饭吃了面", None),  # a meal alone names what was eaten, not when
+    ("I had lunch with Tom", None),
+    ("每天午饭后散步", None),  # a habit
+])
+def test_a_meal_beside_a_day_is_that_part_of_the_day(text, window):
+    now = datetime.fromisoformat("2026-12-11T20:00:00+08:00")  # a Friday
+    span = parse_time(text, now)
+    got = None if span is None else (span.start.isoformat()[:16], span.end.isoformat()[:16])
+    assert got == window

@@ -275,6 +275,19 @@ def pod(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     return A.pod(ctx, *PODS[m["p"].lower()], standalone=False)
 
 
+# A meal names the part of a day it is eaten in, and only beside a day ("yesterday at lunch",
+# "over dinner on Friday"): alone it says what was eaten, not when.
+MEALS = {"breakfast": (6, 10), "brunch": (10, 13), "lunch": (11, 14), "dinner": (17, 21),
+         "supper": (17, 21)}
+
+
+@RULES.add(r"\b(?:at|over|during|after|before)\s+(?P<p>breakfast|brunch|lunch|dinner|supper)\b", IC,
+           needs="breakfast brunch lunch dinner supper")
+def meal(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    h0, h1 = MEALS[m["p"].lower()]
+    return A.pod(ctx, h0, h1, standalone=False)
+
+
 @RULES.add(r"\b(?P<h>1[0-2]|0?[1-9])(?:[:.](?P<m>[0-5]\d))?\s*(?P<ap>[ap])\.?m\b\.?", IC, needs="#")
 def clock_ampm(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     """3pm / 3:30 pm / 11 a.m."""

@@ -683,6 +683,17 @@ def part_of_day(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     return None if habitual(ctx, m.start()) else _pod(ctx, m["p"])
 
 
+# A meal names the part of a day it is eaten in, and only beside a day (前天午饭的时候,
+# 周六晚饭): alone ("午饭吃了面") it says what was eaten, not when.
+MEALS = {"早饭": (6, 10), "早餐": (6, 10), "午饭": (11, 14), "午餐": (11, 14), "晚饭": (17, 21),
+         "晚餐": (17, 21)}
+
+
+@RULES.add(r"(?P<p>早饭|早餐|午饭|午餐|晚饭|晚餐)", needs="饭餐")
+def meal(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    return None if habitual(ctx, m.start()) else A.pod(ctx, *MEALS[m["p"]], standalone=False)
+
+
 @RULES.add(rf"(?<![\d.第{NUMERAL_CHARS}])(?P<h>\d{{1,2}}|[零一二两三四五六七八九十]{{1,3}})(?:点|點|时)"
            rf"(?:(?P<half>半)|(?P<q>一刻|三刻)|(?P<m>\d{{1,2}}|[零一二三四五六七八九十]{{1,3}})分?)?"
            r"(?P<z>钟|整|多|左右)?(?![点儿])", needs="点點时")
