@@ -466,7 +466,10 @@ def happenings_of(msg: Message, said: Sequence[str], you: str | None,
     for sentence in said:
         when, ahead, relative = resolve_when(sentence, msg)
         repair = REPAIR.search(sentence) if groups else None
-        if repair and (span := corrected(sentence[repair.end():], msg, groups[-1][0].when)):
+        # a correction of the statement before ("Oh wait no, Friday!"), not of a time it
+        # names itself before its repair (resolve_when reads that one)
+        if repair and parse_time(sentence[:repair.start()], msg.at) is None \
+                and (span := corrected(sentence[repair.end():], msg, groups[-1][0].when)):
             when, ahead = _when(span, msg), span.start > msg.at
             relative = None if _YEAR.search(span.matched) else span.matched
         statement = Statement(said=sentence, retold=retell(sentence, msg.speaker, you, with_you),
