@@ -32,9 +32,14 @@ def day(text: str, now: datetime) -> date:
     ("春节你去哪了？", JAN_25, date(2025, 1, 29)),
     ("去年春节我在哪", JAN_25, date(2025, 1, 29)),
     ("What did I get for Christmas?", DEC_10, date(2025, 12, 25)),
-    # told, not asked: the latest one, as before
-    ("春节回宜昌", JAN_25, date(2025, 1, 29)),
+    # told in Chinese with no word of the past (了 / 过 / 已经 …): the coming one, as asked
+    ("春节回宜昌", JAN_25, date(2026, 2, 17)),
+    ("春节回宜昌了", JAN_25, date(2025, 1, 29)),
+    ("对了国庆那个 哦不对", datetime.fromisoformat("2026-09-22T12:00:00+08:00"), date(2026, 10, 1)),
+    # told in English: its past is in the verb ("we watched"), which no word shows — the
+    # latest one, as before
     ("Christmas was great", DEC_10, date(2025, 12, 25)),
+    ("On Christmas we watched the fireworks", DEC_10, date(2025, 12, 25)),
     # asked months before it comes: still the latest one
     ("when do I fly home for Christmas?", MAY_10, date(2025, 12, 25)),
 ])
