@@ -47,7 +47,7 @@ FUTURE_WORDS = re.compile(
 # Wording that says the sentence is about what already happened: 了 (not 为了, 除了, 了解, nor
 # 对了 opening a clause: "by the way"),
 # 过 after a verb (not 过年, 过节, 过来, 难过), 去年, 上次, did, was … A question without it
-# (春节我哪天回宜昌, "when do I fly home for Christmas?") asks ahead: Ctx.asks_ahead.
+# (春节我哪天回宜昌, "when do I fly home for Christmas?") reads ahead: Ctx.reads_ahead.
 PAST_WORDS = re.compile(
     r"(?<![为除算罢])(?<!^对)(?<![，,。！!\s]对)了(?!解)|(?<![难经不超通度越路])过(?![年节来去日])|去年|前年|上次|上回|那次"
     r"|那年|那时|当时|之前|以前|已经|刚才"
@@ -85,7 +85,6 @@ class Ctx:
     text: str
     future: bool = False
     this_year: bool = False  # the sentence says "this year" / 今年 apart from the day it names
-    asks_ahead: bool = False  # a question not about the past (QUESTION_WORDS, PAST_WORDS)
     # not about the past, as far as words show: a question with no word of the past, or a
     # Chinese sentence with none (Chinese marks what is done with 了 / 过 / 已经, which
     # PAST_WORDS reads; English marks it by inflection, "we watched", which it does not)
@@ -125,7 +124,5 @@ def make_ctx(now: datetime, tz: str | tzinfo | None, text: str,
     return Ctx(now=now.astimezone(zone), zone=zone, text=norm,
                future=FUTURE_WORDS.search(norm) is not None if future is None else future,
                this_year=THIS_YEAR_WORDS.search(norm) is not None,
-               asks_ahead=QUESTION_WORDS.search(norm) is not None
-               and PAST_WORDS.search(norm) is None,
                reads_ahead=PAST_WORDS.search(norm) is None
                and (QUESTION_WORDS.search(norm) is not None or _HAN.search(norm) is not None))

@@ -71,7 +71,8 @@ def message_day(at: datetime) -> When:
     return When(start=start, end=start + timedelta(days=1), granularity="day")
 
 
-def resolve_when(sentence: str, msg: Message) -> tuple[When, bool, str | None]:
+def resolve_when(sentence: str, msg: Message,
+                 before: When | None = None) -> tuple[When, bool, str | None]:
     """The time a statement is about, whether that time is still ahead (a plan), and the
     matched expression when it was relative.
 
@@ -79,14 +80,15 @@ def resolve_when(sentence: str, msg: Message) -> tuple[When, bool, str | None]:
     time, not the time of extraction; a statement that names no time is about its message day;
     one that corrects its time mid-way (`REPAIR`) is about the time after the correction.
     """
-    # a speaker correcting themself mid-sentence means the time after the repair
-    # ("周四下午，哦不对，是周五", "Dec 17 哦不对 是 Dec 16"), read near the time it corrects
+    # a speaker correcting themself means the time after the repair, read near the time it
+    # corrects: one named before it in the sentence ("周四下午，哦不对，是周五", "Dec 17 哦不对
+    # 是 Dec 16"), else `before`, the time of the statement before ("Oh wait no, Friday!")
     repairs = list(REPAIR.finditer(sentence))
     span = None
     if repairs and (after := sentence[repairs[-1].end():]).strip():
         told = parse_time(sentence[:repairs[-1].start()], msg.at)
-        span = (corrected(after, msg, _when(told, msg)) if told is not None
-                else parse_time(after, msg.at))
+        frame = _when(told, msg) if told is not None else before
+        span = corrected(after, msg, frame) if frame is not None else parse_time(after, msg.at)
     span = span or parse_time(sentence, msg.at)
     if span is None:
         return message_day(msg.at), False, None
@@ -109,12 +111,12 @@ def corrected(text: str, msg: Message, told: When) -> TimeSpan | None:
     # a plan's frame is the plan's time; a time already past is read from the message's
     # ("对了国庆那个 哦不对 30号" on Sep 22: 国庆 read as last year's makes no frame)
     refs = (msg.at, told.start) if told.start > msg.at else (msg.at,)
-    readings = [span for ref in refs for future in (False, True)
+    readings = [(_when(span, msg), span) for ref in refs for future in (False, True)
                 if (span := parse_time(text, ref, future=future)) is not None]
-    changed = [s for s in readings if _when(s, msg) != told]
+    changed = [(when, span) for when, span in readings if when != told]
     if not changed:
-        return readings[0] if readings else None
-    return min(changed, key=lambda s: abs(_when(s, msg).start - told.start))
+        return readings[0][1] if readings else None
+    return min(changed, key=lambda pair: abs(pair[0].start - told.start))[1]
 
 
 _YEAR = re.compile(r"\d{4}")
@@ -464,14 +466,8 @@ def happenings_of(msg: Message, said: Sequence[str], you: str | None,
     groups: list[list[Statement]] = []
     today = message_day(msg.at)
     for sentence in said:
-        when, ahead, relative = resolve_when(sentence, msg)
-        repair = REPAIR.search(sentence) if groups else None
-        # a correction of the statement before ("Oh wait no, Friday!"), not of a time it
-        # names itself before its repair (resolve_when reads that one)
-        if repair and parse_time(sentence[:repair.start()], msg.at) is None \
-                and (span := corrected(sentence[repair.end():], msg, groups[-1][0].when)):
-            when, ahead = _when(span, msg), span.start > msg.at
-            relative = None if _YEAR.search(span.matched) else span.matched
+        when, ahead, relative = resolve_when(sentence, msg, groups[-1][0].when if groups else None)
+        repair = groups and REPAIR.search(sentence)
         statement = Statement(said=sentence, retold=retell(sentence, msg.speaker, you, with_you),
                               when=when, ahead=ahead, relative=relative)
         if groups and ((relative is None and when == today) or when == groups[-1][0].when
