@@ -21,7 +21,7 @@ import numpy as np
 
 from chalicelib.domain.models import Delivery, Event, IndexDoc, Message, SessionState
 from chalicelib.domain.records import Record
-from chalicelib.domain.textproc import query_terms, tokenize
+from chalicelib.domain.textproc import search_terms, tokenize
 from chalicelib.ports import ACTIVE, ConflictError, Hit, Page, R, SearchFilter, UpsertOutcome
 
 # ------------------------------------------------------------------ store
@@ -348,11 +348,11 @@ class MemoryKeywordIndex:
 
     def keyword_search(self, space: str, query: str, k: int,
                        flt: SearchFilter = ACTIVE) -> list[Hit]:
-        return self._search_terms(space, query_terms(query), k, flt)
+        return self._search_terms(space, search_terms(query), k, flt)
 
     def _search_terms(self, space: str, terms: list[str], k: int,
                       flt: SearchFilter) -> list[Hit]:
-        """BM25 over tokens already made (query_terms), none made again."""
+        """BM25 over tokens already made (search_terms), none made again."""
         phrases = [fts_tokens(t) for t in terms]
         if not phrases or k <= 0:
             return []

@@ -7,7 +7,7 @@
 Documents: `doc_id` (our id, e.g. "event:42"), `space`, `kind`, `status` (keywords), `start`
 / `end` (epoch seconds, double), `importance`, `text` (raw, `cjk` analyzer), `tokens`
 (`textproc.index_text(text)`, `whitespace` analyzer) and `vector` (`knn_vector`, HNSW,
-cosinesimil). BM25 queries go against `tokens` with `textproc.query_terms`, so tokenization
+cosinesimil). BM25 queries go against `tokens` with `textproc.search_terms`, so tokenization
 is the same as the embedded FTS5 index.
 
 Managed domain: the document `_id` is "<space>|<doc_id>" (ids are unique per space only);
@@ -48,7 +48,7 @@ from opensearchpy import (
 )
 
 from chalicelib.domain.models import IndexDoc
-from chalicelib.domain.textproc import index_text, query_terms
+from chalicelib.domain.textproc import index_text, search_terms
 from chalicelib.ports import ACTIVE, Hit, SearchFilter
 
 log = logging.getLogger(__name__)
@@ -478,7 +478,7 @@ class OpenSearchIndex:
 
     def keyword_search(self, space: str, query: str, k: int,
                        flt: SearchFilter = ACTIVE) -> list[Hit]:
-        terms = query_terms(query)
+        terms = search_terms(query)
         if not terms or k <= 0:
             return []
         bool_query = self._filters(space, flt)

@@ -4,7 +4,10 @@ Written by hand because no library does exactly this mix: CJK text becomes overl
 character bigrams (the same idea as Lucene's `cjk` analyzer, so a Chinese query never depends
 on a word segmenter's dictionary), every other script becomes lower-cased, stemmed words.
 Both indexes receive the *output* of `tokenize` — space-joined — so the keyword contract is
-identical wherever it runs.
+identical wherever it runs. An English word inflected irregularly ("sold", "bought", "went",
+"children") is stemmed from its base form, which lemminflect's dictionary gives (a stemmer
+cuts suffixes and cannot know that "sold" is "sell"): a question asks "What did Jess sell?"
+of a memory that says "Jess sold Rusty".
 
 >>> tokenize("奶糖昨天进行了体检")
 ['奶糖', '糖昨', '昨天', '天进', '进行', '行了', '了体', '体检']
@@ -19,6 +22,7 @@ import threading
 from functools import lru_cache
 from operator import add
 
+import lemminflect
 import snowballstemmer
 
 from chalicelib.domain.lazyre import compiled
@@ -76,11 +80,33 @@ def _lowered(word: str) -> str:
     return word.lower().replace("’", "'")
 
 
+# The parts of speech whose irregular forms are read as their base: a verb's tenses and a
+# noun's plural. Not adjectives: "better" is no "good" to a keyword.
+_LEMMA_POS = ("VERB", "NOUN")
+
+
+def base_form(low: str) -> str:
+    """The base form of an irregularly inflected English word ("sold" → "sell", "went" → "go",
+    "children" → "child"), else the word. Only where the dictionary is sure: a word that is
+    also a base form itself ("found", "saw", "left", "felt") or has bases of different stems
+    ("lives": live, life) stays as written, and a base the stemmer already reaches from the
+    word ("studied") changes nothing."""
+    if not low.isalpha() or len(low) < 3:
+        return low
+    bases = {b for pos in _LEMMA_POS for b in lemminflect.getAllLemmas(low, upos=pos).get(pos, ())}
+    if not bases or low in bases:
+        return low
+    stems = {_stem(b) for b in bases}
+    if len(stems) != 1 or _stem(low) in stems:
+        return low
+    return next(iter(bases)) if len(bases) == 1 else min(bases)
+
+
 def _word_token(word: str) -> str:
     token = _WORDS.get(word)
     if token is None:
         low = _lowered(word)
-        token = _stem(low) if low.isascii() else low
+        token = _stem(base_form(low)) if low.isascii() else low
         if len(_WORDS) >= _WORDS_MAX:
             _WORDS.clear()
         _WORDS[word] = token
@@ -133,6 +159,19 @@ def tokenize(text: str) -> list[str]:
 def query_terms(text: str) -> list[str]:
     """Distinct content-bearing tokens of a query: stop words and function bigrams dropped."""
     return list(_query_terms(text))
+
+
+def search_terms(text: str) -> list[str]:
+    """The terms a keyword index is searched with: the query's terms, and for a word read
+    through its base form ("sold" → sell) also the stem of the word as written — a memory
+    indexed before base forms were read holds only that."""
+    terms = query_terms(text)
+    for word in {w for _, w in _SPLIT_RE.findall(text) if w}:
+        low = _lowered(word)
+        if low.isascii() and low not in _EN_STOP and (written := _stem(low)) != \
+                _word_token(word) and written not in terms:
+            terms.append(written)
+    return terms
 
 
 # A recall reads its query's terms in several places (intents, the gate, the time path, the

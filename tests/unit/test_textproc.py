@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib.domain.textproc import index_text, is_cjk, query_terms, tokenize
+from chalicelib.domain.textproc import (
+    _stem,
+    base_form,
+    index_text,
+    is_cjk,
+    query_terms,
+    search_terms,
+    tokenize,
+)
 
 
 class TestTokenize:
@@ -93,3 +101,50 @@ class TestIsCjk:
     ])
     def test_share_of_cjk_letters(self, text, expected):
         assert is_cjk(text) is expected
+
+
+class TestBaseForms:
+    """An irregular English form is stemmed from its base (lemminflect's dictionary)."""
+
+    @pytest.mark.parametrize(("asked", "told"), [
+        ("What did Jess sell last Saturday?", "Jess sold Rusty at the market"),
+        ("What did Nora buy?", "Nora bought a used bike"),
+        ("Where did they go?", "they went to Leeds"),
+        ("Who did Sam meet at the gym?", "Sam met Theo at the gym"),
+        ("How many children does Anna have?", "Anna's child started school"),
+    ])
+    def test_question_and_statement_share_the_verb(self, asked, told):
+        assert set(query_terms(asked)) - {"jess", "nora", "sam", "anna", "gym", "last",
+                                          "saturday", "mani", "theo"} <= set(tokenize(told))
+
+    @pytest.mark.parametrize("word", ["found", "saw", "left", "felt", "lives", "data"])
+    def test_a_word_that_is_a_base_itself_or_of_two_stems_stays(self, word):
+        assert tokenize(word) == [_stem(word)]
+
+    def test_regular_forms_and_other_scripts_are_as_before(self):
+        assert tokenize("studied walked 奶糖 Zoë") == ["studi", "walk", "奶糖", "zoë"]
+        assert base_form("better") == "better"  # no adjective is read as another word
+
+    def test_search_terms_keep_the_written_stem_for_older_indexes(self):
+        assert search_terms("who sold the bike?") == ["sell", "bike", "sold"]
+        assert search_terms("what did Jess sell?") == ["jess", "sell"]
+
+
+def test_an_index_written_with_the_written_stem_still_answers(tmp_path):
+    """A memory indexed before base forms were read holds "sold", not "sell": a question
+    that says "sold" still finds it, and one that says "sell" finds what is indexed now."""
+    from chalicelib.adapters.sqlite.db import SQLiteDB
+    from chalicelib.adapters.sqlite.index import FtsKeywordIndex
+    from chalicelib.domain.models import IndexDoc
+
+    index = FtsKeywordIndex(SQLiteDB(tmp_path / "kw.db"))
+    index.upsert([IndexDoc(id="event:new", space="s", kind="event", text="Jess sold Rusty",
+                           start=0, end=1)])
+    with index.db.tx() as con:  # a row as the tokenizer before base forms wrote it
+        index.write_rows(con, [("s", "event:old", "event", 0.0, 1.0, "active",
+                                "jess sold the bike")])
+    index.catch_up()
+    assert {h.id for h in index.keyword_search("s", "Who sold something?", 5)} == \
+        {"event:new", "event:old"}
+    first, *_ = index.keyword_search("s", "What did Jess sell?", 5)
+    assert first.id == "event:new"

@@ -19,7 +19,7 @@ import numpy as np
 
 from chalicelib.adapters.sqlite.db import SQLiteDB
 from chalicelib.domain.models import IndexDoc
-from chalicelib.domain.textproc import index_text, query_terms
+from chalicelib.domain.textproc import index_text, search_terms
 from chalicelib.ports import ACTIVE, Hit, SearchFilter
 
 FTS_TOKENIZER = "unicode61 remove_diacritics 0"
@@ -200,11 +200,11 @@ class FtsKeywordIndex:
 
     def keyword_search(self, space: str, query: str, k: int,
                        flt: SearchFilter = ACTIVE) -> list[Hit]:
-        return self._search_terms(space, query_terms(query), k, flt)
+        return self._search_terms(space, search_terms(query), k, flt)
 
     def _search_terms(self, space: str, terms: list[str], k: int,
                       flt: SearchFilter) -> list[Hit]:
-        """BM25 over tokens already made (query_terms), none made again."""
+        """BM25 over tokens already made (search_terms), none made again."""
         if not terms or k <= 0:
             return []
         # Ask for extra rows so excluded ids do not leave the result short.
