@@ -22,7 +22,6 @@ import threading
 from functools import lru_cache
 from operator import add
 
-import lemminflect
 import snowballstemmer
 
 from chalicelib.domain.lazyre import compiled
@@ -93,6 +92,10 @@ def base_form(low: str) -> str:
     word ("studied") changes nothing."""
     if not low.isalpha() or len(low) < 3:
         return low
+    # imported here: 50 ms, and its dictionary 120 ms more on the first word, spent only by a
+    # process that reads English (a recall of Chinese text never does)
+    import lemminflect
+
     bases = {b for pos in _LEMMA_POS for b in lemminflect.getAllLemmas(low, upos=pos).get(pos, ())}
     if not bases or low in bases:
         return low
