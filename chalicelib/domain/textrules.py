@@ -94,6 +94,12 @@ PLAN_WORDS = re.compile(
 )
 
 
+# A turn out of character in a role-play ("（ooc：下周三我要出差去深圳）", "(ooc: brb,
+# doorbell)", "OOC: next session friday?"): the player speaks of their own life. A chat that
+# has one is played in character otherwise (chalicelib.usecases.extract.offline.in_story).
+OUT_OF_CHARACTER = re.compile(r"^\s*(?:[(（\[【]\s*)?ooc\s*[:：)）\]】]", re.IGNORECASE)
+
+
 # A turn that takes leave ("deal. 去 pack 了 bye", "都12点了 明天还要早班 睡了", "(ooc: brb,
 # doorbell)"): what else it says is mostly the reason for going (chalicelib.usecases.extract.
 # offline: such a turn makes an event only when it tells a life event)

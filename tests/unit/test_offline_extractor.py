@@ -251,6 +251,51 @@ class TestHeadline:
         assert "Jess sold the old drill" in titles[2]
 
 
+class TestRolePlayTime:
+    """In a role-play (a chat with a turn out of character) the story's times are not the
+    calendar: a happening played on Monday is Monday's, however the story dates it
+    (bench/data/companion/README.md, "Role-play time"); the player's own life, out of
+    character, keeps its dates."""
+
+    def test_a_story_time_is_the_day_it_was_played_and_an_ooc_plan_keeps_its_date(self):
+        drafts = extract(
+            message(1, "user", "苏禾", "（ooc：下周三我要出差去深圳 可能没法上线）"),
+            message(3, "user", "苏禾", "*眼眶有点红，故意岔开话题* 说起来，雪团昨晚闯祸了，"
+                                      "把隔壁张大人家的鸡追得满院子跑。"),
+            message(5, "user", "Jess", "*winces* I sold Rusty yesterday. Got eight hundred "
+                                       "credits for her at the Ring 2 market."))
+        trip, fox, sale = sorted(drafts, key=lambda d: d.sources[0].seq_start)
+        assert trip.when.start.date() == (T0 + timedelta(days=9)).date()  # next Wednesday
+        for draft in (fox, sale):
+            assert draft.when.start.date() == T0.date()
+            assert "2026" not in draft.summary  # no calendar date pinned to story words
+
+    def test_the_player_on_the_chat_itself_is_no_event_and_no_part_of_the_story(self):
+        """"(ooc: this is fun!! …)" tells nothing of the player's life; it neither makes an
+        event nor joins the scene before it, and a scene never goes on from a player's
+        plan."""
+        drafts = extract(
+            message(1, "user", "Jess", "*pushes the noodle bowl away* Don't ever feed me krill. "
+                                       "I'm allergic, found that out on a Europa layover."),
+            message(2, "assistant", "Ilse", "*raises an eyebrow* Noted."),
+            message(3, "user", "Jess", "(ooc: this is fun!! sorry if replies get slow, im on my "
+                                       "phone)"),
+            message(5, "user", "Jess", "(ooc: next session friday? I'm flying to Denver "
+                                       "tomorrow for work)"),
+            message(6, "assistant", "Ilse", "(ooc: Safe travels!)"),
+            message(7, "user", "Jess", "*climbs into the cockpit* Vasquez let me fly the sim "
+                                       "for forty hours."))
+        cited = [[s.seq_start for s in d.sources] for d in drafts]
+        assert [1] in cited and [5] in cited and [7] in cited
+        assert not any(3 in seqs for seqs in cited)
+
+    @pytest.mark.parametrize("content", ["*hugs you* I got the job!! I start next Monday.",
+                                         "*抱住你* 我拿到offer了！！下周一入职。"])
+    def test_a_companion_chat_with_actions_and_no_ooc_keeps_the_calendar(self, content):
+        drafts = extract(message(1, "user", "Mel", content))
+        assert (T0 + timedelta(days=7)).date() in {d.when.start.date() for d in drafts}
+
+
 class TestSelfRepair:
     """A time corrected mid-turn is the time meant (issue 36: the 家长会 moved to Friday in
     the same breath, the farewell dinner 'Dec 17 哦不对 是 Dec 16')."""

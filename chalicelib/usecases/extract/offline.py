@@ -184,6 +184,9 @@ class Happening:
     baseline: float | None  # the last turn's cosine to small talk (Salience.baselines)
     timed: bool  # a statement named a time
     participants: list[str] = field(default_factory=list)
+    # told in character in a role-play (`plays_in_character`): its times are the story's,
+    # which still part one happening from the next, but it is dated by the day it was played
+    story: bool = False
 
     @property
     def when(self) -> When:
@@ -195,9 +198,10 @@ class Happening:
         # the time pinned in the summary is the one the happening is dated by: after a
         # repair, the corrected statement keeps its words and loses its time (happenings_of)
         dated = next((s for s in self.statements if s.relative and s.when == first.when), first)
-        summary = brief(date_relative(retold, dated.relative, dated.when))
+        when = message_day(self.messages[0].at) if self.story else first.when
+        summary = brief(retold if self.story else date_relative(retold, dated.relative, dated.when))
         said = " ".join(s.said for s in self.statements)
-        plan = any(s.ahead for s in self.statements)
+        plan = not self.story and any(s.ahead for s in self.statements)
         # a correction that says more than its time leads ("哦不对，是1月2号出发"); "Oh wait
         # no, Friday!" corrects only when: the statement it corrects names the happening
         lead = [s for s in self.statements if s.repairs and _says_more(s)][:1] \
@@ -207,7 +211,7 @@ class Happening:
             or headline(self.statements[1:], self.speaker) or rules.make_title(retold)
             or first.said[:60],
             summary=summary,
-            when=first.when,
+            when=when,
             importance=rules.importance(said, has_time=self.timed),
             participants=self.participants,
             sources=sources_of(self.messages),
@@ -366,6 +370,7 @@ class OfflineExtractor:
         texts = [" ".join(kept[m.seq]) for m in asked]
         verdict = _verdicts(asked, texts, self.judge.assess(texts))
         history = list(ctx.earlier)
+        played = plays_in_character([*ctx.earlier, *messages])
         happenings: list[Happening | EventDraft] = []
         for position, msg in enumerate(turns):
             if tells(msg) and rules.looks_like_instruction(msg.content):
@@ -377,17 +382,19 @@ class OfflineExtractor:
                 # user's 我们 is her family or friends (我们全家一起搬), not the companion
                 with_you = not any(m.speaker == you and m.role == "assistant" for m in history)
                 self.add_turn(happenings, msg, kept[msg.seq], vector, you, speakers,
-                              turns[:position], with_you)
+                              turns[:position], with_you,
+                              story=played and not rules.OUT_OF_CHARACTER.match(msg.content))
             history.append(msg)
         return [h if isinstance(h, EventDraft) else h.draft() for h in happenings]
 
     def add_turn(self, happenings: list, msg: Message, said: list[str], vector: TurnVector,
                  you: str | None, speakers: Sequence[str], before: Sequence[Message],
-                 with_you: bool = True) -> None:
+                 with_you: bool = True, story: bool = False) -> None:
         """The turn's happenings: joined to the teller's last one when it goes on telling
-        it (module docstring, step 3), else new."""
+        it (module docstring, step 3), else new. `story`: a turn in character in a
+        role-play (`plays_in_character`)."""
         groups = happenings_of(msg, said, you, with_you)
-        previous = _continued(happenings, msg, before, vector, groups[0])
+        previous = _continued(happenings, msg, before, vector, groups[0], story)
         others = [s for s in speakers if s != msg.speaker]
         for i, group in enumerate(groups):
             timed = any(s.relative is not None or s.when != message_day(msg.at) for s in group)
@@ -399,12 +406,23 @@ class OfflineExtractor:
                 target = previous
             else:
                 target = Happening(speaker=msg.speaker, messages=[msg], statements=list(group),
-                                   vector=vector[0], baseline=vector[1], timed=timed)
+                                   vector=vector[0], baseline=vector[1], timed=timed,
+                                   story=story)
                 happenings.append(target)
             summary = " ".join(s.retold for s in target.statements)
             target.participants = list(dict.fromkeys(
                 [p for p in [msg.speaker, *mentioned_names(summary, others)]
                  if not is_placeholder(p)]))
+
+
+def plays_in_character(turns: Sequence[Message]) -> bool:
+    """A role-play: some turn steps out of character ("（ooc：下周三我要出差去深圳）"). Its
+    other turns are the story, whose times are the story's ("雪团昨晚闯祸了", "when we
+    docked at Vesta yesterday"): the calendar day of a happening in it is the day it was
+    played, and no date is pinned to its words (`happenings_of`). A companion chat, where the
+    user tells their own life, has no turn out of character: an action between asterisks
+    alone ("*hugs* starting monday!") does not make one a story."""
+    return any(rules.OUT_OF_CHARACTER.match(m.content) for m in turns)
 
 
 def tells(msg: Message) -> bool:
@@ -442,12 +460,16 @@ def _verdicts(asked: Sequence[Message], texts: Sequence[str],
     event; a turn with a signal (`signals`) needs only `SIGNAL_DISCOUNT` of the threshold. A
     turn that takes leave (`LEAVING`) is worth one only when it tells a life event: what else
     it says is why it goes ("不说了明天早班", "去 pack 了 bye"), whatever the judge makes of
-    it (the judge scores those as high as news: companion chats, issue 36)."""
+    it (the judge scores those as high as news: companion chats, issue 36). A turn out of
+    character in a role-play is worth one only with a signal: the player's trip or plan, not
+    their word on the chat itself."""
     out = {}
     for i, msg in enumerate(asked):
         score = judged.scores[i]
         if rules.LEAVING.search(msg.content) and not rules.LIFE_WORDS.search(texts[i]):
             continue  # taking leave: "不说了明天早班", "tmr 早上还有个 9am call. night Sol"
+        if rules.OUT_OF_CHARACTER.match(msg.content) and not signals(msg, texts[i]):
+            continue  # the player on the chat itself: "(ooc: this is fun!! im on my phone)"
         if score >= judged.threshold or (score >= judged.threshold * SIGNAL_DISCOUNT
                                          and signals(msg, texts[i])):
             base = None if judged.baselines is None else float(judged.baselines[i])
@@ -502,11 +524,14 @@ def same_topic(a: np.ndarray, a_base: float | None, b: np.ndarray,
 
 
 def _continued(happenings: Sequence, msg: Message, before: Sequence[Message],
-               vector: TurnVector, first: Sequence[Statement]) -> Happening | None:
-    """The teller's happening this turn goes on telling, if any (module docstring, step 3)."""
+               vector: TurnVector, first: Sequence[Statement],
+               story: bool = False) -> Happening | None:
+    """The teller's happening this turn goes on telling, if any (module docstring, step 3).
+    A turn in character never goes on with one told out of character, nor the reverse: the
+    player's week is not the story's."""
     last = next((h for h in reversed(happenings) if isinstance(h, Happening)
                  and h.speaker == msg.speaker), None)
-    if last is None or len(last.messages) >= MAX_TURNS:
+    if last is None or len(last.messages) >= MAX_TURNS or last.story != story:
         return None
     if msg.at - last.messages[-1].at > MAX_TURN_GAP:
         return None  # told another time: another telling
