@@ -445,3 +445,19 @@ def test_a_meal_beside_a_day_is_that_part_of_the_day(text, window):
     span = parse_time(text, now)
     got = None if span is None else (span.start.isoformat()[:16], span.end.isoformat()[:16])
     assert got == window
+
+
+@pytest.mark.parametrize(("text", "now", "day"), [
+    # no word of the past or the future: this month's day or next month's, whichever is nearer
+    ("found a little flat in York. moving on the 5th", "2026-11-24T20:00:00+00:00", "2026-12-05"),
+    ("5号搬家", "2026-11-24T20:00:00+08:00", "2026-12-05"),
+    ("我30号走", "2026-11-05T20:00:00+08:00", "2026-11-30"),
+    ("on the 10th", "2026-11-24T20:00:00+00:00", "2026-11-10"),
+    # a word of the past keeps this month's; one of the future, the first not before today
+    ("I went there on the 5th", "2026-11-24T20:00:00+00:00", "2026-11-05"),
+    ("我辞职了 干到10号", "2026-10-04T20:00:00+08:00", "2026-10-10"),
+    ("I'm going to Leeds on the 3rd", "2026-11-24T20:00:00+00:00", "2026-12-03"),
+])
+def test_a_day_named_alone_is_the_nearer_of_this_month_and_the_next(text, now, day):
+    span = parse_time(text, datetime.fromisoformat(now))
+    assert span is not None and span.start.date().isoformat() == day

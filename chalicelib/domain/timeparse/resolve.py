@@ -303,11 +303,20 @@ def relative_month(ctx: Ctx, m: int, mod: str) -> Atom | None:
 
 
 def day_of_month(ctx: Ctx, d: int) -> Atom | None:
-    """20号: this month's 20th (next month's in a sentence about the future, if past)."""
+    """20号, "on the 5th": this month's 20th; in a sentence about the future, the first not
+    before today; in one with no word of the past either, this month's or next month's,
+    whichever is nearer ("moving on the 5th" said on November 24 is December 5, this month's
+    5th 19 days gone; "我30号走" said on the 5th is this month's). A word of the past keeps
+    this month's: 了 in Chinese often belongs to another clause ("我辞职了 … 干到10号")."""
     t = ctx.today
-    day = safe_date(t.year, t.month, d)
-    if ctx.future and (day is None or day < t):
-        day = safe_date(*add_months(t.year, t.month, 1), d)
+    this, after = (safe_date(*add_months(t.year, t.month, k), d) for k in (0, 1))
+    if ctx.future:
+        day = this if this is not None and this >= t else after
+    elif ctx.past:
+        day = this
+    else:
+        days = [day for day in (this, after) if day is not None]
+        day = min(days, key=lambda day: (abs((day - t).days), day)) if days else None
     if day is None:
         return None
     return A.days(ctx, day, dom=d)

@@ -89,6 +89,9 @@ class Ctx:
     # Chinese sentence with none (Chinese marks what is done with 了 / 过 / 已经, which
     # PAST_WORDS reads; English marks it by inflection, "we watched", which it does not)
     reads_ahead: bool = False
+    # about the past, as far as words show (PAST_WORDS), or read as past by the caller
+    # (`future=False`): a day named alone ("on the 5th", 5号) is then this month's
+    past: bool = False
 
     @property
     def today(self) -> date:
@@ -125,4 +128,5 @@ def make_ctx(now: datetime, tz: str | tzinfo | None, text: str,
                future=FUTURE_WORDS.search(norm) is not None if future is None else future,
                this_year=THIS_YEAR_WORDS.search(norm) is not None,
                reads_ahead=PAST_WORDS.search(norm) is None
-               and (QUESTION_WORDS.search(norm) is not None or _HAN.search(norm) is not None))
+               and (QUESTION_WORDS.search(norm) is not None or _HAN.search(norm) is not None),
+               past=future is False or PAST_WORDS.search(norm) is not None)
