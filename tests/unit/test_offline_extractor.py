@@ -368,6 +368,19 @@ class TestSelfRepair:
         assert draft.when.start.weekday() == 4  # Friday
 
 
+    def test_a_correction_naming_two_times_means_the_one_nearest_what_it_corrects(self):
+        """"国庆那个 哦不对 30号要值班 1号早上再走": 国庆 moved to the morning of the 1st; the
+        30th is why (阿澈's chat, issue 36). The words that take it back are no title."""
+        at = datetime(2026, 9, 22, 21, 0, tzinfo=CST)
+        [draft] = extract(message(1, "user", "小满", "对了国庆那个 哦不对 30号我要值班 1号早上再走 "
+                                                  "高铁票抢到了", at=at))
+        assert draft.when.start.date().isoformat() == "2026-10-01"
+        assert draft.when.granularity == "part_of_day"
+        assert "不对" not in draft.title
+        [draft] = extract(message(1, "user", "Nora", "Mum arrives on Thursday. Wait no, she "
+                                                    "has work on Wednesday, so Friday."))
+        assert draft.when.start.weekday() == 4  # Friday, the nearer of the two to Thursday
+
 def test_statements_of_two_scripts_are_joined_with_a_space_between_words():
     # a code-switching chat's happening was joined by its first statement's script alone:
     # "异地一年多了. 时差 8 小时 killing me" + "Vivi早上…" read "killing meVivi早上"

@@ -86,8 +86,10 @@ def resolve_when(sentence: str, msg: Message,
     repairs = list(REPAIR.finditer(sentence))
     span = None
     if repairs and (after := sentence[repairs[-1].end():]).strip():
-        told = parse_time(sentence[:repairs[-1].start()], msg.at)
-        frame = _when(told, msg) if told is not None else before
+        # the time it corrects is the one named last before it ("这周开家长会，说是周四下午，
+        # 哦不对": Thursday afternoon, not this week)
+        named = find_times(sentence[:repairs[-1].start()], msg.at)
+        frame = _when(named[-1], msg) if named else before
         span = corrected(after, msg, frame) if frame is not None else parse_time(after, msg.at)
     span = span or parse_time(sentence, msg.at)
     if span is None:
@@ -104,19 +106,26 @@ def _when(span: TimeSpan, msg: Message) -> When:
 def corrected(text: str, msg: Message, told: When) -> TimeSpan | None:
     """The time a correction names, read in the frame of the time it corrects: "next
     Thursday. Oh wait no, Friday!" is the Friday after that Thursday, not the one just past;
-    "周五" correcting 下周四 is next week's. Of its readings from the message's time and, for
-    a corrected time still ahead, from that time, each as past and as ahead, the nearest to
-    the corrected time that is not that time itself (a correction changes it); the
-    message's on a tie ("前天，不对，是昨天": the message's yesterday)."""
+    "周五" correcting 下周四 is next week's. Of its readings — of every time it names, from
+    the message's time and, for a corrected time still ahead, from that time, each as past
+    and as ahead — the nearest to the corrected time that is not that time itself (a
+    correction changes it); the message's on a tie ("前天，不对，是昨天": the message's
+    yesterday), else the last named ("she has work on Wednesday, so Friday": a reason comes
+    before the time it leads to)."""
     # a plan's frame is the plan's time; a time already past is read from the message's
     # ("对了国庆那个 哦不对 30号" on Sep 22: 国庆 read as last year's makes no frame)
     refs = (msg.at, told.start) if told.start > msg.at else (msg.at,)
-    readings = [(_when(span, msg), span) for ref in refs for future in (False, True)
-                if (span := parse_time(text, ref, future=future)) is not None]
-    changed = [(when, span) for when, span in readings if when != told]
+    # every time it names: "哦不对 30号小满要值班 1号早上在走" corrects 国庆 to the morning of
+    # the 1st; the 30th is why
+    readings = [(_when(span, msg), i, span) for ref in refs for future in (False, True)
+                for i, span in enumerate(find_times(text, ref, future=future))]
+    # a reading holding the corrected time is that time named again, not a change ("说是周四
+    # 下午，哦不对，是周五不是周四"); one inside it tells it finer (国庆 → 1号早上)
+    changed = [(when, i, span) for when, i, span in readings
+               if not (when.start <= told.start and told.end <= when.end)]
     if not changed:
-        return readings[0][1] if readings else None
-    return min(changed, key=lambda pair: abs(pair[0].start - told.start))[1]
+        return readings[0][2] if readings else None
+    return min(changed, key=lambda reading: (abs(reading[0].start - told.start), -reading[1]))[2]
 
 
 _YEAR = re.compile(r"\d{4}")
@@ -250,7 +259,9 @@ def headline(statements: Sequence[Statement], teller: str) -> str:
     for statement in statements:
         if _QUOTED.match(statement.retold):
             return rules.make_title(statement.retold)  # the speaker's words, kept as said
-        clauses = [c.strip() for c in _CLAUSE_END().split(statement.retold) if c.strip()]
+        # the words that take something back are no part of what happened ("哦不对", "wait no")
+        clauses = [c for c in (" ".join(REPAIR.sub(" ", c).split())
+                               for c in _CLAUSE_END().split(statement.retold)) if c]
         for i, clause in enumerate(clauses):
             if rules.is_question(clause) or (i == 0 and len(clauses) > 1 and _opener(clause)):
                 continue
