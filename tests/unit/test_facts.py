@@ -122,6 +122,20 @@ def test_the_core_block_is_current_facts_within_its_budget(services):
     assert facts.core_block(services, "s", ["Mia"], 3) == ""
 
 
+def test_a_role_outlived_by_its_workplace_is_not_said_until_a_new_one_is_known(services):
+    """Issue 36: the core layer says nothing rather than something stale. A role told while
+    a job held that has ended, with no workplace known now, is left out (the profile keeps
+    it); told a new workplace, the role is said again."""
+    facts.learn(services, "s", [msg(1, "I started at Acme as a designer.", 0),
+                                msg(2, "I handed in my notice.", 30)])
+    profile = facts.profile(services, "s", "Mia")
+    assert any(f.attribute == "works_as" and f.current for f in profile.facts)
+    assert "designer" not in facts.core_block(services, "s", ["Mia"], 120)
+    facts.learn(services, "s", [msg(3, "I started at Globex last week.", 60)])
+    block = facts.core_block(services, "s", ["Mia"], 120)
+    assert "Globex" in block and "designer" in block
+
+
 def test_statement_is_hashable():
     assert len({Statement("pet", "Miso"), Statement("pet", "Miso")}) == 1
 
