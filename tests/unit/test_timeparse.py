@@ -260,8 +260,10 @@ def test_english_ranges_are_hulls(text: str, expected: tuple[str, str, str]) -> 
     ("Valentine's Day", "2023-02-14", "2023-02-15"),
     ("Halloween", "2022-10-31", "2022-11-01"),
     ("Thanksgiving", "2022-11-24", "2022-11-25"),  # 4th Thursday of November
-    ("Independence Day", "2022-07-04", "2022-07-05"),
-    ("July 4th", "2022-07-04", "2022-07-05"),
+    # named alone two weeks before it: the coming one (no word or tense of the past)
+    ("Independence Day", "2023-07-04", "2023-07-05"),
+    ("July 4th", "2023-07-04", "2023-07-05"),
+    ("We watched the fireworks on Independence Day", "2022-07-04", "2022-07-05"),
     ("next Christmas", "2023-12-25", "2023-12-26"),
     ("Chinese New Year", "2023-01-22", "2023-01-23"),
 ])
@@ -421,7 +423,11 @@ def test_earlier_and_later_this_year_stay_in_this_year():
 @pytest.mark.parametrize("text,expected", [
     # "this year" apart from the day it names: this year's, even before it comes
     ("Thanksgiving at my parents' place in Spokane this year", ("2026-11-26", "2026-11-27", "day")),
-    ("Thanksgiving at my parents' place", ("2025-11-27", "2025-11-28", "day")),  # the latest
+    # eleven days before it, no word or tense of the past: the coming one
+    ("Thanksgiving at my parents' place", ("2026-11-26", "2026-11-27", "day")),
+    ("Thanksgiving at my parents' place was lovely", ("2025-11-27", "2025-11-28", "day")),
+    ("We spent Thanksgiving at my parents' place", ("2025-11-27", "2025-11-28", "day")),
+    ("We celebrated Thanksgiving at my parents' place", ("2025-11-27", "2025-11-28", "day")),
     # plans: the future, though no "will" says so
     ("What are my plans for Thanksgiving?", ("2026-11-26", "2026-11-27", "day")),
     ("What am I doing for Thanksgiving?", ("2026-11-26", "2026-11-27", "day")),

@@ -330,7 +330,8 @@ def day_in_month(ctx: Ctx, ymonth: tuple[int, int], d: int) -> Atom | None:
 # --- holidays and seasons -------------------------------------------------------------------
 
 # A holiday named at most this long before it comes, in a sentence not about the past
-# (Ctx.reads_ahead: a question, or a Chinese sentence, with no word of the past), is that one
+# (Ctx.reads_ahead: a question, or a Chinese sentence, with no word of the past; an English
+# statement with none and no verb in the past tense: Ctx.reads_ahead_in_english), is that one
 # (春节我哪天回宜昌 / 春节回宜昌 on January 25: the coming 春节, not the one ten months ago;
 # 对了国庆那个 on September 22); two months, as a date without a year looks ahead
 # (YEARLESS_LOOKAHEAD) and 年前 reads the coming New Year (zh.around_new_year).
@@ -340,14 +341,16 @@ HOLIDAY_ASKED_AHEAD = timedelta(days=60)
 def holiday(ctx: Ctx, key: str, y: int | None = None, mod: str | None = None,
             period: bool = False) -> Atom | None:
     """A holiday in year y; unnamed year: the latest that has started (future wording: the
-    next not yet over; a question, or a Chinese sentence, with no word of the past, in the
-    weeks before it: the coming one); mod last/this/next as in English. period: the holiday
+    next not yet over; a question, or a sentence, with no word of the past — in English no
+    verb in the past tense either — in the weeks before it: the coming one); mod
+    last/this/next as in English. period: the holiday
     period (国庆假期, the Christmas holidays) rather than the day."""
     def build(year: int) -> Atom | None:
         window = holiday_window(key, year, period)
         return A.days(ctx, window[0], window[1], exact=window[2]) if window else None
 
-    if y is None and mod is None and ctx.reads_ahead and not ctx.this_year:
+    if y is None and mod is None and not ctx.this_year \
+            and (ctx.reads_ahead or ctx.reads_ahead_in_english()):
         coming = next((a for a in (build(ctx.today.year), build(ctx.today.year + 1))
                        if a is not None and a.lo is not None
                        and ctx.now < a.lo <= ctx.now + HOLIDAY_ASKED_AHEAD), None)

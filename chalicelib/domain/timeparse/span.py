@@ -93,6 +93,13 @@ class Ctx:
     # (`future=False`): a day named alone ("on the 5th", 5号) is then this month's
     past: bool = False
 
+    def reads_ahead_in_english(self) -> bool:
+        """An English statement not about the past: no word of the past and no verb in the
+        past tense ("that's thanksgiving lol", "I'm illustrating a christmas range"; not "we
+        watched fireworks"). English marks what is done by inflection, which `past_tense`
+        reads; asked only where a holiday is named, so the dictionary is loaded then."""
+        return not self.past and _HAN.search(self.text) is None and not past_tense(self.text)
+
     @property
     def today(self) -> date:
         return self.now.date()
@@ -105,6 +112,23 @@ class Ctx:
         extra, hour = divmod(hour, 24)
         day = day + timedelta(days=extra)
         return datetime(day.year, day.month, day.day, hour, minute, tzinfo=self.zone)
+
+
+_WORD = re.compile(r"[A-Za-z]{3,}")
+
+
+def past_tense(text: str) -> bool:
+    """Some word of the text is a verb's past tense (lemminflect's dictionary: watched,
+    booked, took; a form that is also another word's base, left or found, counts: the past is
+    the reading that was always taken)."""
+    import lemminflect  # only here: the first holiday named in English loads it
+
+    for word in {w.lower() for w in _WORD.findall(text)}:
+        for base in lemminflect.getAllLemmas(word, upos="VERB").get("VERB", ()):
+            if base != word and word in lemminflect.getAllInflections(
+                    base, upos="VERB").get("VBD", ()):
+                return True
+    return False
 
 
 def resolve_zone(now: datetime, tz: str | tzinfo | None) -> tzinfo:
