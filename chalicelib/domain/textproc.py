@@ -5,9 +5,9 @@ character bigrams (the same idea as Lucene's `cjk` analyzer, so a Chinese query 
 on a word segmenter's dictionary), every other script becomes lower-cased, stemmed words.
 Both indexes receive the *output* of `tokenize` — space-joined — so the keyword contract is
 identical wherever it runs. An English word inflected irregularly ("sold", "bought", "went",
-"children") is stemmed from its base form, which lemminflect's dictionary gives (a stemmer
-cuts suffixes and cannot know that "sold" is "sell"): a question asks "What did Jess sell?"
-of a memory that says "Jess sold Rusty".
+"children") is stemmed from its base form, which lemminflect's dictionary gives
+(chalicelib.domain.english_forms; a stemmer cuts suffixes and cannot know that "sold" is
+"sell"): a question asks "What did Jess sell?" of a memory that says "Jess sold Rusty".
 
 >>> tokenize("奶糖昨天进行了体检")
 ['奶糖', '糖昨', '昨天', '天进', '进行', '行了', '了体', '体检']
@@ -24,6 +24,7 @@ from operator import add
 
 import snowballstemmer
 
+from chalicelib.domain import english_forms
 from chalicelib.domain.lazyre import compiled
 
 # Han, Hiragana/Katakana, Hangul: scripts written without spaces between words.
@@ -79,30 +80,11 @@ def _lowered(word: str) -> str:
     return word.lower().replace("’", "'")
 
 
-# The parts of speech whose irregular forms are read as their base: a verb's tenses and a
-# noun's plural. Not adjectives: "better" is no "good" to a keyword.
-_LEMMA_POS = ("VERB", "NOUN")
-
-
 def base_form(low: str) -> str:
     """The base form of an irregularly inflected English word ("sold" → "sell", "went" → "go",
-    "children" → "child"), else the word. Only where the dictionary is sure: a word that is
-    also a base form itself ("found", "saw", "left", "felt") or has bases of different stems
-    ("lives": live, life) stays as written, and a base the stemmer already reaches from the
-    word ("studied") changes nothing."""
-    if not low.isalpha() or len(low) < 3:
-        return low
-    # imported here: 50 ms, and its dictionary 120 ms more on the first word, spent only by a
-    # process that reads English (a recall of Chinese text never does)
-    import lemminflect
-
-    bases = {b for pos in _LEMMA_POS for b in lemminflect.getAllLemmas(low, upos=pos).get(pos, ())}
-    if not bases or low in bases:
-        return low
-    stems = {_stem(b) for b in bases}
-    if len(stems) != 1 or _stem(low) in stems:
-        return low
-    return next(iter(bases)) if len(bases) == 1 else min(bases)
+    "children" → "child"), else the word (chalicelib.domain.english_forms: lemminflect's
+    dictionary, where it is sure)."""
+    return english_forms.base_forms().get(low, low) if len(low) >= 3 and low.isalpha() else low
 
 
 def _word_token(word: str) -> str:

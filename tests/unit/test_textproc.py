@@ -148,3 +148,15 @@ def test_an_index_written_with_the_written_stem_still_answers(tmp_path):
         {"event:new", "event:old"}
     first, *_ = index.keyword_search("s", "What did Jess sell?", 5)
     assert first.id == "event:new"
+
+
+def test_the_shipped_english_forms_are_what_lemminflect_gives():
+    """english_forms.json is built from lemminflect's dictionary (python -m
+    chalicelib.domain.english_forms): built again, it is the same table."""
+    import json
+
+    from chalicelib.domain import english_forms
+
+    shipped = json.loads(english_forms.FORMS_FILE.read_text(encoding="utf-8"))
+    assert english_forms.build(_stem) == shipped
+    assert shipped["base"]["sold"] == "sell" and "watched" in shipped["past"]

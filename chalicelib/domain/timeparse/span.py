@@ -118,17 +118,13 @@ _WORD = re.compile(r"[A-Za-z]{3,}")
 
 
 def past_tense(text: str) -> bool:
-    """Some word of the text is a verb's past tense (lemminflect's dictionary: watched,
-    booked, took; a form that is also another word's base, left or found, counts: the past is
-    the reading that was always taken)."""
-    import lemminflect  # only here: the first holiday named in English loads it
+    """Some word of the text is a verb's past tense (chalicelib.domain.english_forms:
+    watched, booked, took; a form that is also another word's base, left or found, counts —
+    the past is the reading that was always taken)."""
+    from chalicelib.domain.english_forms import past_forms  # read when a holiday is named
 
-    for word in {w.lower() for w in _WORD.findall(text)}:
-        for base in lemminflect.getAllLemmas(word, upos="VERB").get("VERB", ()):
-            if base != word and word in lemminflect.getAllInflections(
-                    base, upos="VERB").get("VBD", ()):
-                return True
-    return False
+    past = past_forms()
+    return any(word.lower() in past for word in _WORD.findall(text))
 
 
 def resolve_zone(now: datetime, tz: str | tzinfo | None) -> tzinfo:
