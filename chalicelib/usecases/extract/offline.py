@@ -430,7 +430,7 @@ def plays_in_character(turns: Sequence[Message]) -> bool:
     """A role-play: some turn steps out of character ("（ooc：下周三我要出差去深圳）"). Its
     other turns are the story, whose times are the story's ("雪团昨晚闯祸了", "when we
     docked at Vesta yesterday"): the calendar day of a happening in it is the day it was
-    played, and no date is pinned to its words (`happenings_of`). A companion chat, where the
+    played, and no date is pinned to its words (`Happening.draft`). A companion chat, where the
     user tells their own life, has no turn out of character: an action between asterisks
     alone ("*hugs* starting monday!") does not make one a story."""
     return any(rules.OUT_OF_CHARACTER.match(m.content) for m in turns)
