@@ -97,7 +97,7 @@ class Ctx:
         """An English statement not about the past: no word of the past and no verb in the
         past tense ("that's thanksgiving lol", "I'm illustrating a christmas range"; not "we
         watched fireworks"). English marks what is done by inflection, which `past_tense`
-        reads; asked only where a holiday is named, so the dictionary is loaded then."""
+        reads; asked only where a holiday is named, so its table is read only then."""
         return not self.past and _HAN.search(self.text) is None and not past_tense(self.text)
 
     @property
