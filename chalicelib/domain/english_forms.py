@@ -2,7 +2,7 @@
 went → go, children → child) and which words are a verb's past tense (watched, took).
 
 Both come from lemminflect's dictionary (MIT), read once at build time into
-`english_forms.json` (1,153 base forms, 6,587 past-tense forms, ~100 KB) by
+`english_forms.json` (1,153 base forms, 6,588 past-tense forms, ~100 KB) by
 
     python -m chalicelib.domain.english_forms
 

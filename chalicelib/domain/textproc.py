@@ -153,8 +153,8 @@ def search_terms(text: str) -> list[str]:
     terms = query_terms(text)
     for word in {w for _, w in _SPLIT_RE.findall(text) if w}:
         low = _lowered(word)
-        if low.isascii() and low not in _EN_STOP and (written := _stem(low)) != \
-                _word_token(word) and written not in terms:
+        if low.isascii() and low not in _EN_STOP and base_form(low) != low \
+                and (written := _stem(low)) not in terms:
             terms.append(written)
     return terms
 

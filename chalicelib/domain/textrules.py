@@ -96,7 +96,8 @@ PLAN_WORDS = re.compile(
 
 # A turn out of character in a role-play ("（ooc：下周三我要出差去深圳）", "(ooc: brb,
 # doorbell)", "OOC: next session friday?"): the player speaks of their own life. A chat that
-# has one is played in character otherwise (chalicelib.usecases.extract.offline.in_story).
+# has one is played in character otherwise (chalicelib.usecases.extract.offline.
+# plays_in_character).
 OUT_OF_CHARACTER = re.compile(r"^\s*(?:[(（\[【]\s*)?ooc\s*[:：)）\]】]", re.IGNORECASE)
 
 

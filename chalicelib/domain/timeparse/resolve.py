@@ -343,8 +343,8 @@ def holiday(ctx: Ctx, key: str, y: int | None = None, mod: str | None = None,
     """A holiday in year y; unnamed year: the latest that has started (future wording: the
     next not yet over; a question, or a sentence, with no word of the past — in English no
     verb in the past tense either — in the weeks before it: the coming one); mod
-    last/this/next as in English. period: the holiday
-    period (国庆假期, the Christmas holidays) rather than the day."""
+    last/this/next as in English. period: the holiday period (国庆假期, the Christmas
+    holidays) rather than the day."""
     def build(year: int) -> Atom | None:
         window = holiday_window(key, year, period)
         return A.days(ctx, window[0], window[1], exact=window[2]) if window else None

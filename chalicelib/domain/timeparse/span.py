@@ -8,6 +8,8 @@ from datetime import date, datetime, timedelta, tzinfo
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
+from chalicelib.domain import english_forms
+
 Granularity = Literal["minute", "hour", "part_of_day", "day", "week", "month", "year"]
 
 
@@ -121,9 +123,7 @@ def past_tense(text: str) -> bool:
     """Some word of the text is a verb's past tense (chalicelib.domain.english_forms:
     watched, booked, took; a form that is also another word's base, left or found, counts —
     the past is the reading that was always taken)."""
-    from chalicelib.domain.english_forms import past_forms  # read when a holiday is named
-
-    past = past_forms()
+    past = english_forms.past_forms()  # the table is read when a holiday is first named
     return any(word.lower() in past for word in _WORD.findall(text))
 
 
@@ -144,9 +144,10 @@ def make_ctx(now: datetime, tz: str | tzinfo | None, text: str,
     read from the text's own words (FUTURE_WORDS)."""
     zone = resolve_zone(now, tz)
     norm = text.translate(_FULL_WIDTH)
+    said_past = PAST_WORDS.search(norm) is not None
     return Ctx(now=now.astimezone(zone), zone=zone, text=norm,
                future=FUTURE_WORDS.search(norm) is not None if future is None else future,
                this_year=THIS_YEAR_WORDS.search(norm) is not None,
-               reads_ahead=PAST_WORDS.search(norm) is None
+               reads_ahead=not said_past
                and (QUESTION_WORDS.search(norm) is not None or _HAN.search(norm) is not None),
-               past=future is False or PAST_WORDS.search(norm) is not None)
+               past=future is False or said_past)
