@@ -183,6 +183,20 @@ def _third_person_verb(phrase: str, me: str) -> str:
     return " ".join([me, *words[1:]])
 
 
+# What a date leaves hanging when it is cut from the end of a title: "last shift at Fig &
+# Fern was friday" is not titled "… was", "off the strap since thursday" not "… since", "last
+# day 是 Dec 18" not "last day 是", "定在11月1号" not "定在". Function words only: what they
+# led to is the date, which the event keeps as `when`.
+_HANGING = compiled(r"(?:\s+(?:was|were|is|are|be|been|on|at|in|since|until|till|by|from|to|"
+                    r"for|of|the|a|an|this|that|next|last|and|or|so))+\s*$"
+                    r"|\s*(?:是|[定约订改]在|改到|改成|于)\s*$", re.IGNORECASE)
+
+
+def trim_hanging(title: str) -> str:
+    """`title` without the function words left hanging at its end where a date was cut."""
+    return _HANGING().sub("", title).strip()
+
+
 def make_title(summary: str) -> str:
     """The first clause that says something, kept short: a heading, not a sentence. An opening
     clause of one or two words ("Lately", "Last Friday", "Actually") joins the next; a quoted

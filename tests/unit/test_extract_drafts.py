@@ -92,6 +92,11 @@ class TestRepairs:
         ("奶糖昨天（2026-06-1…", "奶糖昨天"),
         ("Python 3.12 release", "Python 3.12 release"),
         ("Mel turned 30", "Mel turned 30"),
+        # the function word the date completed goes with it (issue 36: "last day 是", "定")
+        ("last day 是 Dec 18", "last day"),
+        ("妹妹的婚礼定在12月3日", "妹妹的婚礼"),
+        ("Last shift at Fig & Fern was on Dec 4", "Last shift at Fig & Fern"),
+        ("现在 12月3日", "现在"),
     ])
     def test_titles_lose_their_date_stamps(self, given, expected):
         assert strip_date_stamps(given) == expected

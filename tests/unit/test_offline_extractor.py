@@ -235,6 +235,25 @@ class TestHeadline:
         assert draft.when.granularity == "day"
 
 
+    def test_a_cut_time_leaves_no_word_hanging(self):
+        """Issue 36: titles "last shift at Fig & Fern was", "off the strap since", "定"."""
+        [draft] = extract(message(1, "user", "Nora", "last shift at Fig & Fern was friday. "
+                                                     "Dev made me a card with a latte on it."))
+        assert draft.title == "last shift at Fig & Fern"
+        [draft] = extract(message(1, "user", "林悦", "定在11月1号，周日，搬家公司都约好了。"))
+        assert draft.title == "搬家公司都约好了"  # what it says besides its date
+
+    def test_a_reply_word_gives_way_to_the_statement_that_tells(self):
+        """Issue 36: "drawing" and "希望吧" titled the happenings told after them."""
+        [draft] = extract(message(1, "user", "Nora", "honestly? drawing. I do illustrations "
+                                                     "on the side, mostly little animals."))
+        assert draft.title == "Nora does illustrations on the side"
+        [draft] = extract(message(1, "user", "林悦", "希望吧。八段锦好久没练了，腰又开始酸。"))
+        assert draft.title == "八段锦好久没练了"
+        [draft] = extract(message(1, "user", "Nora", "also!! I have an interview. Papercrane "
+                                                     "Studio in York."))
+        assert draft.title == "Nora has an interview"
+
     def test_role_play_markup_never_joins_two_clauses_in_a_title(self):
         """An action between asterisks and an aside in brackets are clauses of their own
         (issue 36: titles 快步过去扶住他* 还付什么诊金, 来啦）*半月后)."""

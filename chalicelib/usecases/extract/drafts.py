@@ -52,6 +52,7 @@ from chalicelib.domain.models import (
     When,
 )
 from chalicelib.domain.textproc import is_cjk
+from chalicelib.domain.textrules import trim_hanging
 
 CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 
@@ -254,13 +255,13 @@ _DATE_RANGE = rf"(?:{_DATE})(?:\s*(?:~|–|—|-|to|至|到)\s*(?:{_DATE}|{_DAY}
 # compiled on first use (domain.lazyre), as _BETWEEN_CJK: ~0.05 s a recall never needs
 _DATE_STAMP = compiled(
     rf"[（(\[【〔]\s*(?:{_DATE_RANGE})\s*[)）\]】〕]"
-    rf"|(?:\b(?:on|in)\s+|于|在)?(?:{_DATE_RANGE})",
+    # 在 goes with the date, unless a verb took it ("定在12月3日": 定在 is left to trim_hanging)
+    rf"|(?:\b(?:on|in)\s+|于|(?<![定约订改])在)?(?:{_DATE_RANGE})",
     re.IGNORECASE)
 _SEPARATORS = " \t:：-–—|·,，/;；"
 _EMPTY_BRACKETS = re.compile(r"[（(\[【〔]\s*[)）\]】〕]")
 _OPEN_TAIL = re.compile(r"\s*[（(\[【〔][\s\d:：/.\-–—~…]*$")  # "体检（…" once cut
 _BETWEEN_CJK = compiled(rf"(?<=[{CJK_CHARS}]) (?=[{CJK_CHARS}])")
-_DANGLING = re.compile(r"\s+(?:on|in|at|of)$", re.IGNORECASE)
 
 
 def strip_date_stamps(title: str) -> str:
@@ -273,7 +274,7 @@ def strip_date_stamps(title: str) -> str:
         return title
     out = _OPEN_TAIL.sub("", _EMPTY_BRACKETS.sub(" ", out))
     out = _BETWEEN_CJK().sub("", " ".join(out.split()))
-    out = _DANGLING.sub("", out.strip(_SEPARATORS)).strip(_SEPARATORS)
+    out = trim_hanging(out.strip(_SEPARATORS)).strip(_SEPARATORS)
     return re.sub(r"\s+([,，.。!！?？:：;；)）])", r"\1", out)
 
 
@@ -307,7 +308,8 @@ def made_title(summary: str) -> str:
         else:
             clauses = re.split(r"[,;:.!?](?:\s|$)| - | — |[。！？]", line)
         for clause in clauses:
-            clause = trim_fragment(clause.strip()).strip(_SEPARATORS)
+            # a stamp cut from inside the line leaves its clause's function word hanging
+            clause = trim_hanging(trim_fragment(clause.strip()).strip(_SEPARATORS))
             if not has_content(clause):
                 continue
             if is_cjk(clause):

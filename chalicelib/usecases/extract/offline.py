@@ -215,9 +215,11 @@ class Happening:
         # no, Friday!" corrects only when: the statement it corrects names the happening
         lead = [s for s in self.statements if s.repairs and _says_more(s)][:1] \
             or self.statements[:1]
+        rest = [s for s in self.statements if s not in lead]
+        titles = [headline(lead, self.speaker), headline(rest, self.speaker)]
         return EventDraft(
-            title=headline(lead, self.speaker)
-            or headline(self.statements[1:], self.speaker) or rules.make_title(retold)
+            title=next((t for t in titles if _tells(t, self.speaker)), "")
+            or next((t for t in titles if t), "") or rules.make_title(retold)
             or first.said[:60],
             summary=summary,
             when=when,
@@ -267,15 +269,39 @@ def headline(statements: Sequence[Statement], teller: str) -> str:
                 continue
             for time in (statement.relative, statement.taken_back):
                 if time and time in clause:
-                    gap = "" if is_cjk(time) else " "
-                    bare = " ".join(clause.replace(time, gap).split())
-                    clause = bare if content_words(bare, [teller]) >= 2 else clause
-            words = content_words(clause, [teller])
+                    bare = _without(clause, time)
+                    if content_words(bare, [teller]) >= 2 or time == statement.taken_back:
+                        clause = bare
+            words = content_words(_untimed(clause, statement), [teller])
             if teller in clause and words >= 2:
                 return rules.make_title(clause)
             if words > best_words:
                 best, best_words = clause, words
     return rules.make_title(best) if best else ""
+
+
+def _tells(title: str, teller: str) -> bool:
+    """A title that says what happened: two content words, or one beside the teller's name
+    ("Nora has an interview"). The lead statement's "better!", "drawing." or "希望吧。" is a
+    reply's first word, and the statement after it ("off the strap since thursday", "I do
+    illustrations on the side", "八段锦好久没练了") names the happening."""
+    words = content_words(title, [teller])
+    return words >= 2 or (words == 1 and teller in title)
+
+
+def _without(clause: str, time: str) -> str:
+    """`clause` without `time`, and without the function words left hanging where the time
+    ended it ("last shift at Fig & Fern was friday" is "last shift at Fig & Fern")."""
+    bare = " ".join(clause.replace(time, "" if is_cjk(time) else " ").split())
+    return rules.trim_hanging(bare) if clause.rstrip(" 。.!！").endswith(time) else bare
+
+
+def _untimed(clause: str, statement: Statement) -> str:
+    """What a clause says besides the times it names: "定在11月1号" says little, "搬家公司都
+    约好了" more."""
+    for span in find_times(clause, statement.when.start):
+        clause = clause.replace(span.matched, " ")
+    return clause
 
 
 def _opener(clause: str) -> bool:
