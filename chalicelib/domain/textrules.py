@@ -99,6 +99,27 @@ PLAN_WORDS = re.compile(
 # has one is played in character otherwise (chalicelib.usecases.extract.offline.
 # plays_in_character).
 OUT_OF_CHARACTER = re.compile(r"^\s*(?:[(（\[【]\s*)?ooc\s*[:：)）\]】]", re.IGNORECASE)
+_SAID_BY = re.compile(r"^[^:：\n(（]{1,40}[:：]\s*")  # a message card's "Jess: "
+_OPENS, _CLOSES = "(（[【", ")）]】"
+
+
+def wholly_out_of_character(text: str) -> bool:
+    """The text is an aside out of character and nothing else: "(ooc: brb, doorbell)",
+    "Jess: (ooc: next long session thursday?)", "OOC: next session friday?" — not a turn that
+    opens with one and goes on in character ("（ooc：好久不见！）*半月后，云京城南*"). An aside
+    whose bracket never closes (a card cut short) is all aside."""
+    text = _SAID_BY.sub("", text, count=1) if not OUT_OF_CHARACTER.match(text) else text
+    if not OUT_OF_CHARACTER.match(text):
+        return False
+    start = len(text) - len(text.lstrip())
+    if text[start] not in _OPENS:
+        return True  # "OOC: …" runs to the end of the turn
+    depth = 0
+    for i, ch in enumerate(text[start:], start):
+        depth += (ch in _OPENS) - (ch in _CLOSES)  # dates the summary adds nest: "(2026-12-05)"
+        if depth == 0:
+            return not any(c.isalnum() for c in text[i + 1:])
+    return True
 
 
 # A turn that takes leave ("deal. 去 pack 了 bye", "都12点了 明天还要早班 睡了", "(ooc: brb,

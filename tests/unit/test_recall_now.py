@@ -69,3 +69,34 @@ def test_a_hooks_cards_leave_out_the_characters_own_lines_unless_asked_about():
     assert [c.ref for c in user_told([ai, user, event], {"小满"})] == [user.ref, event.ref]
     assert [c.ref for c in user_told([ai, user], {"阿澈"})] == [ai.ref, user.ref]
     assert [c.ref for c in user_told([ai, event], set())] == [ai.ref, event.ref]  # about no one
+
+
+@pytest.mark.parametrize(("text", "aside"), [
+    ("(ooc: brb, doorbell)", True),
+    ("Jess: (ooc: next long session thursday? oh wait no, that's thanksgiving lol)", True),
+    ("(ooc: aaand that's where Jess will stop tonight (2026-12-05~…", True),  # cut short
+    ("OOC: next session friday?", True),
+    ("（ooc：今天先到这里～明天早八 晚安！）", True),
+    ("苏禾: （ooc：好久不见！这周好忙 来啦）*半月后，云京城南，柳叶巷。*", False),
+    ("(ooc: sorry I vanished (2026-12-01)!) *Jess is hunched over a mug*", False),
+    ("Jess sold Rusty", False),
+    ("Nora: cooking (badly) tonight", False),
+])
+def test_an_aside_out_of_character_is_told_from_a_turn_that_goes_on_in_character(text, aside):
+    from chalicelib.domain.textrules import wholly_out_of_character
+
+    assert wholly_out_of_character(text) is aside
+
+
+def test_a_hooks_cards_for_a_named_persona_leave_out_the_players_asides():
+    """"Jess 在火星上是做什么工作的？" got "(ooc: aaand that's where I'll stop tonight…)": the
+    player's aside is not about the persona the question names; asked in the first person
+    ("上周六我说出差到底是哪天走？") it may be the answer, and stays."""
+    from chalicelib.usecases.recall.rerank import in_character
+
+    aside = Card(ref="message:s:76", kind="message", title="", role="user", speaker="Jess",
+                 text="Jess: (ooc: aaand that's where I'll stop tonight, work is crazy)",
+                 score=1.0)
+    story = card("Jess rents a bunk in a capsule stack on Ring 4", 1, 0.8)
+    assert [c.ref for c in in_character([aside, story], {"Jess"})] == [story.ref]
+    assert [c.ref for c in in_character([aside, story], set())] == [aside.ref, story.ref]

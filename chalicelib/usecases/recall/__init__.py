@@ -41,7 +41,7 @@ from chalicelib.usecases.recall.languages import Across, merge_across
 from chalicelib.usecases.recall.profile import facts_answering
 from chalicelib.usecases.recall.query import Intent, asks_for_list, intents
 from chalicelib.usecases.recall.recipes import RecallRecipe, resolve
-from chalicelib.usecases.recall.rerank import rerank, user_told
+from chalicelib.usecases.recall.rerank import in_character, rerank, user_told
 from chalicelib.usecases.recall.timewindow import (
     Anchor,
     find_anchor,
@@ -450,7 +450,8 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
                 gate.by_characters(recipe.units_margin)
             ranked = gate.admit(ranked)
             if threshold.scope == "hook":
-                ranked = user_told(ranked, named)
+                ranked = in_character(user_told(ranked, named),
+                                      named_people(request.query, named))
             gates.append(gate)
         per_intent.append(updates.apply(ranked, intent.past))
     cards = dedupe_evidence(interleave(per_intent))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from chalicelib.domain.models import Card
 from chalicelib.domain.textproc import tokenize
+from chalicelib.domain.textrules import wholly_out_of_character
 from chalicelib.usecases.recall.fusion import Candidate
 from chalicelib.usecases.recall.recipes import RecallRecipe
 
@@ -99,6 +100,17 @@ def user_told(cards: list[Card], named: set[str]) -> list[Card]:
     question names its speaker, or no one ("奶糖的疫苗打完了吗？": an assistant may have done
     it). Applied after the gate, which reads them among the space's words."""
     return [c for c in cards if not ai_line(c, named)] if named else cards
+
+
+def in_character(cards: list[Card], named: set[str]) -> list[Card]:
+    """A hook's cards for a question that names someone (`named`: by name, not "我" or "I")
+    without the player's asides out of character ("(ooc: brb, doorbell)", "（ooc：下周三我要
+    出差去深圳）"): in a role-play the player speaks of their own week there, not of the
+    persona the question names ("Jess 在火星上是做什么工作的？" was answered with "(ooc:
+    aaand that's where I'll stop tonight…)"), and a hook has two slots (issue 36). A
+    question in the first person may ask about the player's week ("上周六我说出差到底是哪天
+    走？"): the asides stay for it, as for a wider recall."""
+    return [c for c in cards if not wholly_out_of_character(c.text)] if named else cards
 
 
 def latest_first(pairs: list[Pair], weight: float) -> list[Pair]:
