@@ -254,6 +254,17 @@ class TestHeadline:
                                                      "Studio in York."))
         assert draft.title == "Nora has an interview"
 
+    def test_an_adverb_before_the_subject_is_retold_not_quoted(self):
+        """Issue 36: "also I started a pottery class" was titled 'Nora: "also I started a
+        pottery class on"' (a subjectless turn is quoted); the words that carry the telling
+        on ("also", "And", 还有) are no part of the title."""
+        [draft] = extract(message(1, "user", "Nora", "also I started a pottery class on "
+                                                     "thursdays. made a bowl"))
+        assert draft.title.startswith("Nora started a pottery class")
+        assert draft.summary.startswith("also Nora started a pottery class")
+        [draft] = extract(message(1, "user", "Nora", "just got back from the vet with Biscuit"))
+        assert draft.title.startswith('Nora: "just got back from the vet')
+
     def test_role_play_markup_never_joins_two_clauses_in_a_title(self):
         """An action between asterisks and an aside in brackets are clauses of their own
         (issue 36: titles 快步过去扶住他* 还付什么诊金, 来啦）*半月后)."""

@@ -274,10 +274,10 @@ def headline(statements: Sequence[Statement], teller: str) -> str:
                         clause = bare
             words = content_words(_untimed(clause, statement), [teller])
             if teller in clause and words >= 2:
-                return rules.make_title(clause)
+                return _unopened(rules.make_title(clause))
             if words > best_words:
                 best, best_words = clause, words
-    return rules.make_title(best) if best else ""
+    return _unopened(rules.make_title(best)) if best else ""
 
 
 def _tells(title: str, teller: str) -> bool:
@@ -302,6 +302,18 @@ def _untimed(clause: str, statement: Statement) -> str:
     for span in find_times(clause, statement.when.start):
         clause = clause.replace(span.matched, " ")
     return clause
+
+
+# The words that carry a telling on from the last ("also I started a pottery class", "And
+# Theo asked me out", "还有林悦在学车"): no part of what happened.
+_CARRY_ON = compiled(r"^(?:(?:also|and|so|plus|anyway|oh|btw|but)\b[,\s]*)+(?=\S)"
+                     r"|^(?:还有|而且|然后|另外)(?=[\u4e00-\u9fff])", re.IGNORECASE)
+
+
+def _unopened(title: str) -> str:
+    """A title without the words that carry the telling on, when something is left."""
+    rest = _CARRY_ON().sub("", title)
+    return rest if rest and rest != title and content_words(rest, []) >= 1 else title
 
 
 def _opener(clause: str) -> bool:
@@ -362,6 +374,14 @@ _SUBJECTLESS = re.compile(
     r"|always|never|definitely|probably|maybe)\b", re.IGNORECASE)
 
 
+# An opening adverb before its subject is no verb: "also I started a pottery class" is
+# retold "also Nora started …", not quoted as subjectless.
+_ADVERB_THEN_SUBJECT = re.compile(
+    r"^(?:(?:just|also|still|always|never|definitely|probably|maybe|really|totally)[,\s]+)+"
+    r"(?:i|i'm|i’m|i've|i’ve|i'd|i’d|i'll|i’ll|we|we're|we’re|we've|we’ve|my|our)\b",
+    re.IGNORECASE)
+
+
 def retell(sentence: str, me: str, you: str | None, with_you: bool = True) -> str:
     """Third person with the speaker named, or the speaker's words quoted when the sentence
     has no subject to name. A speaker with no name of its own ("user", "assistant": roles,
@@ -370,7 +390,7 @@ def retell(sentence: str, me: str, you: str | None, with_you: bool = True) -> st
     if own_name(sentence) == me:  # "我叫阿梅，…" said by 阿梅: the rest is what it tells
         sentence = without_own_name(sentence)
     me, you = _called(me, zh), None if you is None else _called(you, zh)
-    if not zh and _SUBJECTLESS.match(sentence):
+    if not zh and _SUBJECTLESS.match(sentence) and not _ADVERB_THEN_SUBJECT.match(sentence):
         return f'{me}: "{sentence}"'
     return rules.third_person(sentence, me, you, with_you)
 
