@@ -265,6 +265,16 @@ class TestHeadline:
         [draft] = extract(message(1, "user", "Nora", "just got back from the vet with Biscuit"))
         assert draft.title.startswith('Nora: "just got back from the vet')
 
+    def test_what_is_said_titles_before_what_is_acted_out(self):
+        """Issue 36: a role-play's titles 就连打了三个喷嚏, 一边清洗伤口一边答, 看完后愣在原地
+        were its stage directions; what the persona says names the happening."""
+        [draft] = extract(message(1, "user", "苏禾", "*还没等他放下，就连打了三个喷嚏* 阿嚏——！"
+                                                    "快拿开……是桃花香囊吧？我闻不得桃花，一闻就喷嚏不止。"))
+        assert draft.title == "苏禾闻不得桃花"
+        [draft] = extract(message(1, "user", "Jess", "*drags a duffel bag and a cat carrier "
+                                                     "up the Marigold's ramp*"))
+        assert draft.title.startswith("drags a duffel bag")  # only acted: the action titles
+
     def test_role_play_markup_never_joins_two_clauses_in_a_title(self):
         """An action between asterisks and an aside in brackets are clauses of their own
         (issue 36: titles 快步过去扶住他* 还付什么诊金, 来啦）*半月后)."""

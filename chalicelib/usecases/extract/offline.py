@@ -216,7 +216,10 @@ class Happening:
         lead = [s for s in self.statements if s.repairs and _says_more(s)][:1] \
             or self.statements[:1]
         rest = [s for s in self.statements if s not in lead]
-        titles = [headline(lead, self.speaker), headline(rest, self.speaker)]
+        # what the teller says before what they act out between asterisks (a role-play's
+        # "*还没等他放下，就连打了三个喷嚏* … 我闻不得桃花": 苏禾闻不得桃花)
+        titles = [headline(part, self.speaker, acted) for acted in (False, True)
+                  for part in (lead, rest)]
         return EventDraft(
             title=next((t for t in titles if _tells(t, self.speaker)), "")
             or next((t for t in titles if t), "") or rules.make_title(retold)
@@ -249,21 +252,23 @@ def _says_more(statement: Statement) -> bool:
     return content_words(rest, []) >= 1
 
 
-def headline(statements: Sequence[Statement], teller: str) -> str:
+def headline(statements: Sequence[Statement], teller: str, acted: bool | None = None) -> str:
     """A title that names the happening (from the happening's first statement, as told: a
     later one's clause that names the teller is often another remark, 小婷还是小雨最好的饭搭子
     after 昨天跟小婷去苏州一日游了), not the telling's opener ("还有个事", "纠正一下",
     "Anyway"): the first clause that names the teller (the retelling put the name where "I"
     was: who did what) and carries content of its own, else the first clause with the most
     content, an opener (a short first clause with more to come) passed over; the relative
-    time it was dated by left out (the date is `when`). '' when nothing is left."""
+    time it was dated by left out (the date is `when`). '' when nothing is left. `acted`:
+    only the clauses acted out between asterisks (True), or only those said (False)."""
     best, best_words = "", 0
     for statement in statements:
-        if _QUOTED.match(statement.retold):
+        if _QUOTED.match(statement.retold) and not acted:
             return rules.make_title(statement.retold)  # the speaker's words, kept as said
+        text = statement.retold if acted is None else _part(statement.retold, acted)
         # the words that take something back are no part of what happened ("哦不对", "wait no")
         clauses = [c for c in (" ".join(REPAIR.sub(" ", c).split())
-                               for c in _CLAUSE_END().split(statement.retold)) if c]
+                               for c in _CLAUSE_END().split(text)) if c]
         for i, clause in enumerate(clauses):
             if rules.is_question(clause) or (i == 0 and len(clauses) > 1 and _opener(clause)):
                 continue
@@ -278,6 +283,14 @@ def headline(statements: Sequence[Statement], teller: str) -> str:
             if words > best_words:
                 best, best_words = clause, words
     return _unopened(rules.make_title(best)) if best else ""
+
+
+def _part(text: str, acted: bool) -> str:
+    """The text's stretches acted out between asterisks (`acted`), or the rest."""
+    return " ".join(seg for i, seg in enumerate(_ASTERISKS().split(text)) if (i % 2 == 1) is acted)
+
+
+_ASTERISKS = compiled(r"\*+")
 
 
 def _tells(title: str, teller: str) -> bool:
@@ -307,7 +320,7 @@ def _untimed(clause: str, statement: Statement) -> str:
 # The words that carry a telling on from the last ("also I started a pottery class", "And
 # Theo asked me out", "还有林悦在学车"): no part of what happened.
 _CARRY_ON = compiled(r"^(?:(?:also|and|so|plus|anyway|oh|btw|but)\b[,\s]*)+(?=\S)"
-                     r"|^(?:还有|而且|然后|另外)(?=[\u4e00-\u9fff])", re.IGNORECASE)
+                     r"|^(?:还有|而且|然后|另外|可是|但是|不过)(?=[\u4e00-\u9fff])", re.IGNORECASE)
 
 
 def _unopened(title: str) -> str:
