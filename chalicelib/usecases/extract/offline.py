@@ -294,13 +294,10 @@ _ASTERISKS = compiled(r"\*+")
 
 
 def _tells(title: str, teller: str) -> bool:
-    """A title that says more than a reply's first word: in English two content words, or one
-    beside the teller's name ("Nora has an interview"); in Chinese four characters besides the
-    teller's name ("和光精密"). The lead statement's "better!", "drawing." or "希望吧。" is a
+    """A title that says what happened: two content words, or one beside the teller's name
+    ("Nora has an interview"). The lead statement's "better!", "drawing." or "希望吧。" is a
     reply's first word, and the statement after it ("off the strap since thursday", "I do
     illustrations on the side", "八段锦好久没练了") names the happening."""
-    if is_cjk(title):
-        return sum(1 for ch in title.replace(teller, "") if is_cjk(ch)) >= 4
     words = content_words(title, [teller])
     return words >= 2 or (words == 1 and teller in title)
 
