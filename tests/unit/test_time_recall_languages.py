@@ -98,3 +98,21 @@ def test_a_verb_that_only_frames_a_time_question_is_no_keyword():
 ])
 def test_phrases_that_point_back_at_the_time_are_no_keywords(topic, kept):
     assert topic_terms(topic) == kept
+
+
+def test_a_memory_that_does_not_name_the_other_person_asked_about_is_no_hit_by_meaning():
+    """Issue 36: "What did Vivi give Kevin for Christmas?" (never said) was answered with
+    Vivi's Christmas alone ("Christmas 一个人过的 吃了个 KFC"), admitted by its meaning; a
+    memory naming Kevin, or holding the question's words, still is one."""
+    from chalicelib.usecases.recall.timewindow import named_terms
+
+    recipe = RecallRecipe(name="hybrid")
+    terms = ["give", "kevin"]  # Vivi, a speaker, is out of a hook-sized recall's terms
+    names = named_terms("What did Vivi give Kevin for Christmas?", terms)
+    assert names == {"kevin"}
+    near = Candidate("event:e1", parts={"vector": recipe.time_min_similarity + 0.01})
+    alone = card("Christmas 一个人过的 吃了个 KFC 全家桶 很 sad 但很爽")
+    assert is_hit(alone, near, terms, recipe)  # by meaning, with no name to look for
+    assert not is_hit(alone, near, terms, recipe, names=names)
+    assert is_hit(card("Kevin 的圣诞礼物是一块表"), near, terms, recipe, names=names)
+    assert named_terms("圣诞节我送了凯文什么？", ["送", "凯文"]) == frozenset()  # no capitals

@@ -47,6 +47,7 @@ from chalicelib.usecases.recall.timewindow import (
     find_anchor,
     is_hit,
     layer_windows,
+    named_terms,
     window_filter,
     window_label,
 )
@@ -619,6 +620,7 @@ def recall_by_time(services: Services, space: str, request: RecallRequest,
                   "[time recall] hit threshold: no keywords, every memory in the window is a hit")
     layers: list[Layer] = []
     shift = language_shift(services, topic, qvec, recipe) if terms else None
+    others = named_terms(topic, terms) if hook_sized(request, recipe) else frozenset()
     windows = layer_windows(anchor.start, anchor.end, recipe.expand_factor,
                             recipe.max_expansions)
     for index, (start, end) in enumerate(windows):
@@ -627,7 +629,7 @@ def recall_by_time(services: Services, space: str, request: RecallRequest,
         candidates = search_candidates(services, space, topic, qvec, recipe, flt)
         loaded = load_cards(services.store, space, candidates, services.clean)
         hits = [(card, cand) for card, cand in loaded
-                if is_hit(card, cand, terms, recipe, shift)]
+                if is_hit(card, cand, terms, recipe, shift, others)]
         cards = dedupe_evidence(rerank(hits, named, recipe) if recipe.time_rerank
                                 else [card for card, _ in hits])[:limit]
         layers.append(Layer(layer=index, start=start, end=end, candidates=in_window,

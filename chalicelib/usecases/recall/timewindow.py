@@ -11,13 +11,14 @@ has no content words, and then everything in the window is a hit.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from chalicelib.domain.dates import window_label
 from chalicelib.domain.models import Card
+from chalicelib.domain.names import name_like_words
 from chalicelib.domain.textproc import query_terms, tokenize
 from chalicelib.ports import SearchFilter
 from chalicelib.usecases.recall.fusion import Candidate
@@ -117,18 +118,31 @@ def keyword_points(terms: list[str], card: Card) -> int:
     return POINTS_PER_TERM * sum(1 for t in terms if t in tokens)
 
 
+def named_terms(topic: str, terms: Sequence[str]) -> frozenset[str]:
+    """The terms that name someone a hook-sized question is about besides its speakers (they
+    are out of `terms` there: recall_by_time): "What did Vivi give Kevin for Christmas?" →
+    kevin. Names are read from capitals (domain.names.name_like_words): none in Chinese."""
+    return frozenset(t for name in name_like_words(topic) for word in name
+                     for t in query_terms(word) if t in terms)
+
+
 def is_hit(card: Card, cand: Candidate, terms: list[str], recipe: RecallRecipe,
-           shift: dict[str, float] | None = None) -> bool:
+           shift: dict[str, float] | None = None, names: frozenset[str] = frozenset()) -> bool:
     """A window's memory is about the question: it holds the question's words, or its meaning
     is `time_min_similarity` close. `shift`: per language, how much lower a card in that
     language sits for this query than one in the query's own (its small talk's cosine minus
     the query's small talk's, recall.gate) — e5 puts any two languages further apart than
     any pair within one, so a memory told in English is judged by the same lift above its
-    small talk as a Chinese one, not by a cosine no English line reaches for a Chinese query."""
+    small talk as a Chinese one, not by a cosine no English line reaches for a Chinese query.
+    `names`: the terms that name someone the question is about besides its speakers ("What
+    did Vivi give Kevin for Christmas?"): a memory that does not name them is no hit by its
+    meaning alone — Vivi's Christmas alone is not what she gave Kevin."""
     if not terms:
         return True
     if keyword_points(terms, card) >= recipe.min_score:
         return True
+    if names and names.isdisjoint(tokenize(f"{card.title} {card.text}")):
+        return False
     floor = recipe.time_min_similarity
     if shift:
         floor += shift.get(language(f"{card.title} {card.text}"), 0.0)
