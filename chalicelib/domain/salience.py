@@ -62,6 +62,8 @@ _ZH_OPENING = compiled(
 _EN_OPENINGS = [
     # greetings and catching up
     r"(?:hey|hi|hello|yo|howdy|greetings)",
+    # "morning…", "Good evening!" — the time of day as a greeting, not "morning shift"
+    r"(?:good )?(?:morning|afternoon|evening)(?=\s*(?:[,!.?~…:;-]|$))",
     r"(?:it'?s )?(?:good|great|nice|so good|lovely|awesome) (?:to )?(?:see|hear from|hear"
     r"|talk to|talk with|chat with|catch up with|catch up|reconnect with) (?:you|ya)(?: again)?",
     r"(?:long time no (?:see|talk)|how(?:'s| is| are| have)? (?:it going|you doing|you"

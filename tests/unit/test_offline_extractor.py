@@ -38,8 +38,18 @@ class TestSkipping:
             message(4, "user", "Mel", "What do you think?"),
             message(5, "user", "小明", "你觉得呢？"),
             message(6, "user", "Mel", "Hi! Thanks so much!"),
+            message(7, "user", "Vivi", "morning…"),
+            message(8, "user", "Nora", "Good evening!"),
         )
         assert drafts == []
+
+    def test_a_greeting_by_the_time_of_day_is_no_happening_of_its_own(self):
+        """Issue 36: "morning… 昨天 last day at Lumen" made an event titled "morning…"."""
+        [draft] = extract(message(0, "user", "Vivi", "morning… 昨天 last day at Lumen. "
+                                                     "交了电脑和 badge 拍了张照"))
+        assert "morning" not in draft.summary
+        [draft] = extract(message(1, "user", "Mel", "morning run done, 5k in 28 minutes!"))
+        assert draft.summary.startswith("morning run done")  # no greeting there
 
     def test_a_turn_that_takes_leave_makes_an_event_only_for_a_life_event(self):
         # what else a goodbye says is why one goes, dated or not (issue 36, companion chats)
