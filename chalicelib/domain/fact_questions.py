@@ -44,6 +44,40 @@ def attribute_asked(question: str) -> str | None:
     return next((a for a, p in _asked() if p.search(question)), None)
 
 
+# Someone of the person's, named by how they are related ("Nora 的哥哥住在哪里？", "我妈上次
+# 住院是因为什么？", "Where does Jess's brother live?"): the question asks that one's fact, not
+# the person's. Kin and the people around one — a closed class of words, in both languages.
+_SOMEONE_ZH = (r"哥哥|姐姐|弟弟|妹妹|哥|姐|弟|妹|爸爸|妈妈|爸|妈|父亲|母亲|爷爷|奶奶|外公|外婆|姥姥|"
+               r"姥爷|儿子|女儿|孩子|朋友|闺蜜|同事|同学|室友|老板|领导|邻居|表姐|表哥|表妹|表弟|"
+               r"堂哥|堂姐|舅舅|姑姑|阿姨|叔叔|婆婆|公公|岳母|岳父|前任|前男友|前女友|男朋友|女朋友|"
+               r"男友|女友|老公|老婆|对象")
+_SOMEONE_EN = (r"brother|sister|mom|mum|mother|dad|father|parents?|grand(?:ma|pa|mother|father)|"
+               r"sons?|daughters?|kids?|child(?:ren)?|friends?|best friend|colleagues?|"
+               r"co-?workers?|boss|roommates?|flatmates?|neighbou?rs?|cousins?|aunt|uncle|"
+               r"niece|nephew|ex|boyfriend|girlfriend|husband|wife|partner|fianc[ée]e?")
+# the attribute a relation itself is (Vivi's boyfriend is her partner fact)
+_IS_RELATION = {"partner": r"男朋友|女朋友|男友|女友|老公|老婆|对象|boyfriend|girlfriend|husband|"
+                           r"wife|partner|fianc[ée]e?",
+                "child": r"儿子|女儿|孩子|sons?|daughters?|kids?|child(?:ren)?"}
+
+
+def asks_of_someone_else(question: str, attribute: str) -> bool:
+    """The question asks the fact of someone related to the person ("Nora 的哥哥", "我妈",
+    "Jess's brother") — unless the relation is the fact asked ("Who is Vivi's boyfriend?")."""
+    for m in _someone().finditer(question):
+        relation = m.group("who") or m.group("who_en")
+        own = _IS_RELATION.get(attribute)
+        if own is None or not re.fullmatch(own, relation, re.IGNORECASE):
+            return True
+    return False
+
+
+@functools.cache
+def _someone() -> re.Pattern[str]:
+    return re.compile(rf"(?:的|我|你|他|她)(?P<who>{_SOMEONE_ZH})|(?:'s|’s|\b(?:my|your|his|her|"
+                      rf"their|our))\s+(?P<who_en>{_SOMEONE_EN})\b", re.IGNORECASE)
+
+
 @functools.cache
 def _asked() -> list[tuple[str, re.Pattern[str]]]:
     """_ASKED_SOURCES compiled when a question is first read for the fact it asks."""

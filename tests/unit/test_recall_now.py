@@ -100,3 +100,38 @@ def test_a_hooks_cards_for_a_named_persona_leave_out_the_players_asides():
     story = card("Jess rents a bunk in a capsule stack on Ring 4", 1, 0.8)
     assert [c.ref for c in in_character([aside, story], {"Jess"})] == [story.ref]
     assert [c.ref for c in in_character([aside, story], set())] == [aside.ref, story.ref]
+
+
+def test_a_hook_shows_the_turn_that_told_the_fact_asked_first():
+    """Issue 36: "Where does Nora live now?" — the profile knew lives_in York from "hello from
+    York!!", which holds neither "live" nor a word the gate reads, and the hook showed the
+    Leeds/London talk. The cards citing the fact's turns come first, gate or not."""
+    from chalicelib.domain.models import Source
+    from chalicelib.ports import Hit
+    from chalicelib.usecases.recall import told_first
+
+    def said(seq: int, text: str) -> Card:
+        return Card(ref=f"message:s:{seq}", kind="message", title="", text=text, score=1.0,
+                    sources=[Source(session="s", seq_start=seq, seq_end=seq)])
+
+    york, leeds, moving = said(87, "Nora: hello from York!!"), \
+        said(23, "Nora: he wants to move to London, I'd rather die. Leeds is home"), \
+        said(73, "Nora: mum's coming to help on moving day")
+    ranked, admitted = [leeds, moving, york], [leeds, moving]
+    told = [Hit("message:s:87", 1.0)]
+    assert [c.ref for c in told_first(ranked, admitted, told)] == [york.ref, leeds.ref,
+                                                                   moving.ref]
+    assert told_first(ranked, admitted, []) == admitted
+
+
+@pytest.mark.parametrize(("question", "attribute", "else_"), [
+    ("Nora 的哥哥住在哪里？", "lives_in", True), ("我男朋友在哪上班", "works_at", True),
+    ("Where does my sister work?", "works_at", True),
+    ("Who was Vivi's boyfriend, and why did they break up?", "partner", False),
+    ("Where does Nora live now?", "lives_in", False), ("我们家现在住在哪个城市？", "lives_in", False),
+])
+def test_a_question_about_someone_of_the_persons_asks_their_fact(question, attribute, else_):
+    """"Nora 的哥哥住在哪里？" (never said) must not be answered with where Nora lives."""
+    from chalicelib.domain.fact_questions import asks_of_someone_else
+
+    assert asks_of_someone_else(question, attribute) is else_

@@ -22,8 +22,9 @@ from chalicelib.domain.errors import BadRequest
 from chalicelib.domain.models import Card, Layer, RecallRequest, RecallResponse
 from chalicelib.domain.names import name_like_words, named_people, near_known, speaks_of_self
 from chalicelib.domain.records import Entity
+from chalicelib.domain.refs import MessageRef, parse_ref
 from chalicelib.domain.textproc import is_cjk, query_terms
-from chalicelib.ports import Freshness, SearchFilter, Services
+from chalicelib.ports import Freshness, Hit, SearchFilter, Services
 from chalicelib.usecases.people import space_people
 from chalicelib.usecases.recall.answers import answers_to, inherit, load_hits, with_answers
 from chalicelib.usecases.recall.cards import load_cards
@@ -151,6 +152,22 @@ def fuse_lists(ranked: Ranked, recipe: RecallRecipe,
     if recipe.fusion == "score":
         return score_fusion(ranked, floors)
     return reciprocal_rank_fusion(ranked, k=recipe.rrf_k)
+
+
+def told_first(ranked: Sequence[Card], admitted: list[Card], told: Sequence[Hit]) -> list[Card]:
+    """A hook's cards for a question asking a person's lasting fact ("Where does Nora live
+    now?", 苏禾现在住在哪儿？): the cards citing the turns that told its value (`told`: the
+    `facts` list, recall.profile.facts_answering) first, whatever the gate made of them — the
+    store's facts know which turn answers; meaning and keywords rank every turn that says
+    live or 住 alike, and "hello from York!!" holds neither ("live", 住). Then the rest the
+    gate admitted."""
+    if not told:
+        return admitted
+    turns = {(ref.session, ref.seq) for hit in told
+             if isinstance(ref := parse_ref(hit.id), MessageRef)}
+    answering = [c for c in ranked if evidence_keys(c) & turns]
+    refs = {c.ref for c in answering}
+    return answering + [c for c in admitted if c.ref not in refs]
 
 
 def evidence_keys(card: Card) -> set[tuple[str, int]]:
@@ -421,6 +438,7 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
     listed = []
     for intent in asked:
         listing = bool(recipe.list_pool) and asks_for_list(intent.text)
+        told: list[Hit] = []  # the turns that told the lasting fact asked, if any
         if listing:  # the person's own turns: no links to other speakers' turns
             listed.append(intent.text)
             lists, floors = search_list(services, space, intent, recipe, named)
@@ -449,10 +467,11 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
             if threshold.scope == "hook":
                 gate.space_holds(services.keywords, space, recipe.space_weight)
                 gate.by_characters(recipe.units_margin)
-            ranked = gate.admit(ranked)
+            admitted = gate.admit(ranked)
             if threshold.scope == "hook":
-                ranked = in_character(user_told(ranked, named),
-                                      named_people(request.query, named))
+                admitted = in_character(user_told(told_first(ranked, admitted, told), named),
+                                        named_people(request.query, named))
+            ranked = admitted
             gates.append(gate)
         per_intent.append(updates.apply(ranked, intent.past))
     cards = dedupe_evidence(interleave(per_intent))

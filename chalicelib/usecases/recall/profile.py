@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from chalicelib.domain.fact_questions import attribute_asked
+from chalicelib.domain.fact_questions import asks_of_someone_else, attribute_asked
 from chalicelib.domain.records import Fact
 from chalicelib.ports import Hit, Services
 
@@ -21,8 +21,8 @@ def facts_answering(services: Services, space: str, question: str, people: Itera
     the closed ones for a question about the past), the latest told first."""
     people = set(people)
     attribute = attribute_asked(question) if people else None
-    if attribute is None:
-        return []
+    if attribute is None or asks_of_someone_else(question, attribute):
+        return []  # "Nora 的哥哥住在哪里？" asks her brother's home, not hers
     facts = [f for f in services.store.list_records(Fact, space)
              if f.person in people and f.attribute == attribute
              and (f.valid_to is not None) == past]
