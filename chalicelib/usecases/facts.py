@@ -29,6 +29,7 @@ from chalicelib.domain.containment import clean_line
 from chalicelib.domain.errors import BadRequest, Conflict, NotFound
 from chalicelib.domain.fact_context import Turn, read_turns
 from chalicelib.domain.fact_plans import arrived, places_planned
+from chalicelib.domain.fact_roles import outlived
 from chalicelib.domain.facts import ATTRIBUTES, LABELS, NAMING, SINGLE, Statement, same_value
 from chalicelib.domain.models import Message, RecallRequest
 from chalicelib.domain.names import is_placeholder
@@ -470,23 +471,6 @@ def core_block(services: Services, space: str, people: Iterable[str], budget_tok
         if parts:
             lines.append(f"- {clean_line(person)}: " + "; ".join(parts))
     return "\n".join(lines) if len(lines) > 1 else ""
-
-
-def outlived(fact: Fact, known: Sequence[Fact]) -> bool:
-    """A role told while a workplace held that has since ended ("在皓齿口腔当前台" … "辞职了";
-    "the 6am open at the café" … left Fig & Fern), with no workplace known now: it may have
-    ended with the job, so the core layer says nothing of it rather than something stale,
-    until the role or a new workplace is told. With a new workplace known the role is said
-    (a nurse who changes hospitals is still a nurse: the story sets hold six such). The
-    profile keeps the role current either way; whether it went on only a later turn, or a
-    model, can tell."""
-    if fact.attribute != "works_as":
-        return False
-    told = fact.valid_from or fact.learned_at
-    places = [w for w in known if w.person == fact.person and w.attribute == "works_at"]
-    held = [w for w in places if (w.valid_from is None or w.valid_from <= told)
-            and (w.valid_to is None or w.valid_to > told)]
-    return bool(held) and all(w.valid_to is not None for w in places)
 
 
 def _sayable(fact: Fact, hidden: frozenset[str]) -> bool:

@@ -12,6 +12,7 @@ import pytest
 
 from chalicelib.domain.fact_questions import attribute_asked
 from chalicelib.domain.models import RecallRequest
+from chalicelib.domain.records import Fact
 from chalicelib.ports import Hit
 from chalicelib.usecases.extract import extract_session
 from chalicelib.usecases.recall import recall, recipes
@@ -109,3 +110,20 @@ def test_a_question_about_no_fact_is_not_touched(e5_services):
     a = recall(services, SPACE, RecallRequest(query=query, recipe=WITH.name, max_cards=5))
     b = recall(services, SPACE, RecallRequest(query=query, recipe=WITHOUT.name, max_cards=5))
     assert [c.ref for c in a.cards] == [c.ref for c in b.cards]
+
+
+def test_a_role_outlived_by_its_job_answers_the_past_not_now(services):
+    """Issue 36: a role told while a job held that has ended, with no workplace known now, is
+    the job that was (domain.fact_roles.outlived): "what did I do before" finds it, "what do
+    I do now" does not — as the core layer leaves it out."""
+    def fact(attribute, value, start, end=None, seq=1):
+        return Fact(scope=SPACE, key=f"Mia|{attribute}|{value}", person="Mia",
+                    attribute=attribute, value=value, valid_from=T0 + timedelta(days=start),
+                    valid_to=None if end is None else T0 + timedelta(days=end),
+                    learned_at=T0 + timedelta(days=start), sources=[f"message:s1:{seq}"])
+
+    services.store.put_record(fact("works_at", "Fig & Fern", 0, 30, seq=1))
+    services.store.put_record(fact("works_as", "barista", 0, seq=2))
+    now = facts_answering(services, SPACE, "What do I do for work now?", {"Mia"}, False)
+    before = facts_answering(services, SPACE, "What did I do for work before?", {"Mia"}, True)
+    assert now == [] and before == [Hit("message:s1:2", 1.0)]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from chalicelib.domain.fact_questions import asks_of_someone_else, attribute_asked
+from chalicelib.domain.fact_roles import outlived
 from chalicelib.domain.records import Fact
 from chalicelib.ports import Hit, Services
 
@@ -23,9 +24,10 @@ def facts_answering(services: Services, space: str, question: str, people: Itera
     attribute = attribute_asked(question) if people else None
     if attribute is None or asks_of_someone_else(question, attribute):
         return []  # "Nora 的哥哥住在哪里？" asks her brother's home, not hers
-    facts = [f for f in services.store.list_records(Fact, space)
-             if f.person in people and f.attribute == attribute
-             and (f.valid_to is not None) == past]
+    known = services.store.list_records(Fact, space)
+    # a role outlived by its job (domain.fact_roles) is the job that was, not one now
+    facts = [f for f in known if f.person in people and f.attribute == attribute
+             and (f.valid_to is not None or outlived(f, known)) == past]
     facts.sort(key=lambda f: f.learned_at, reverse=True)
     refs = dict.fromkeys(ref for f in facts for ref in reversed(f.sources))
     return [Hit(ref, 1.0) for ref in refs]
