@@ -39,6 +39,13 @@ _ASKED_SOURCES = (
 )
 
 
+# The attributes whose questions above ask for the value itself ("where does she live",
+# 在哪上班, 在学什么): a question that merely names a pet, a girlfriend or an allergy ("Did
+# they grow up with a pet dog?", "the beach with his girlfriend", "based on her allergies")
+# matches the others too, so only these put the fact's telling first (recall.told_first).
+ASKS_THE_VALUE = frozenset({"lives_in", "works_at", "works_as", "studies", "learning"})
+
+
 def attribute_asked(question: str) -> str | None:
     """The fact attribute a question asks for, or None."""
     return next((a for a, p in _asked() if p.search(question)), None)

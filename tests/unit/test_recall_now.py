@@ -135,3 +135,18 @@ def test_a_question_about_someone_of_the_persons_asks_their_fact(question, attri
     from chalicelib.domain.fact_questions import asks_of_someone_else
 
     assert asks_of_someone_else(question, attribute) is else_
+
+
+@pytest.mark.parametrize(("question", "first"), [
+    ("Where does Nora live now?", True), ("我以前在哪上班？干了几年？", True),
+    ("Nora 在学什么语言？", True),
+    # naming a pet, a girlfriend or an allergy is no asking for it (LoCoMo 44: the hook lost
+    # four answers to the turn that told Andrew's dog or girlfriend)
+    ("Did Audrey and Andrew grow up with a pet dog?", False),
+    ("When is Andrew planning to go to the beach with his girlfriend?", False),
+    ("What underlying condition might Joanna have based on her allergies?", False),
+])
+def test_only_a_question_asking_for_the_value_puts_its_telling_first(question, first):
+    from chalicelib.domain.fact_questions import ASKS_THE_VALUE, attribute_asked
+
+    assert (attribute_asked(question) in ASKS_THE_VALUE) is first

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from chalicelib.domain.errors import BadRequest
+from chalicelib.domain.fact_questions import ASKS_THE_VALUE, attribute_asked
 from chalicelib.domain.models import Card, Layer, RecallRequest, RecallResponse
 from chalicelib.domain.names import name_like_words, named_people, near_known, speaks_of_self
 from chalicelib.domain.records import Entity
@@ -438,7 +439,7 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
     listed = []
     for intent in asked:
         listing = bool(recipe.list_pool) and asks_for_list(intent.text)
-        told: list[Hit] = []  # the turns that told the lasting fact asked, if any
+        told: list[Hit] = []  # the turns that told the value asked (ASKS_THE_VALUE), if any
         if listing:  # the person's own turns: no links to other speakers' turns
             listed.append(intent.text)
             lists, floors = search_list(services, space, intent, recipe, named)
@@ -446,9 +447,11 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
             lists, floors = search_lists(services, space, intent.keywords, intent.vector,
                                          recipe, SearchFilter(), intent.across), {}
             lists = with_answers(services, space, lists, recipe.answers, recipe.question_keeps)
-            if recipe.facts_weight and (told := facts_answering(services, space, intent.text,
-                                                                named, intent.past)):
-                lists["facts"] = (told, recipe.facts_weight)
+            if recipe.facts_weight and (answering := facts_answering(
+                    services, space, intent.text, named, intent.past)):
+                lists["facts"] = (answering, recipe.facts_weight)
+                if attribute_asked(intent.text) in ASKS_THE_VALUE:
+                    told = answering
         candidates = fuse_lists(lists, recipe, floors)
         if recipe.graph_seeds and not listing:
             candidates = through_links(services, links, lists, candidates, intent.keywords,
