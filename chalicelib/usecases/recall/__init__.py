@@ -447,10 +447,11 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
             lists, floors = search_lists(services, space, intent.keywords, intent.vector,
                                          recipe, SearchFilter(), intent.across), {}
             lists = with_answers(services, space, lists, recipe.answers, recipe.question_keeps)
-            if recipe.facts_weight and (answering := facts_answering(
-                    services, space, intent.text, named, intent.past)):
+            asked_for = attribute_asked(intent.text) if recipe.facts_weight and named else None
+            if asked_for and (answering := facts_answering(
+                    services, space, intent.text, named, intent.past, asked_for)):
                 lists["facts"] = (answering, recipe.facts_weight)
-                if attribute_asked(intent.text) in ASKS_THE_VALUE:
+                if asked_for in ASKS_THE_VALUE:
                     told = answering
         candidates = fuse_lists(lists, recipe, floors)
         if recipe.graph_seeds and not listing:

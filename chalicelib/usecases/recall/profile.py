@@ -17,12 +17,13 @@ from chalicelib.ports import Hit, Services
 
 
 def facts_answering(services: Services, space: str, question: str, people: Iterable[str],
-                    past: bool) -> list[Hit]:
+                    past: bool, attribute: str | None = None) -> list[Hit]:
     """The message refs of the facts the question asks for about `people` (current ones, or
-    the closed ones for a question about the past), the latest told first."""
+    the closed ones for a question about the past), the latest told first. `attribute`: the
+    one it asks for, when the caller has read it (`attribute_asked`)."""
     people = set(people)
-    attribute = attribute_asked(question) if people else None
-    if attribute is None or asks_of_someone_else(question, attribute):
+    attribute = attribute or (attribute_asked(question) if people else None)
+    if not people or attribute is None or asks_of_someone_else(question, attribute):
         return []  # "Nora 的哥哥住在哪里？" asks her brother's home, not hers
     known = services.store.list_records(Fact, space)
     # a role outlived by its job (domain.fact_roles) is the job that was, not one now
