@@ -11,7 +11,9 @@ from __future__ import annotations
 import functools
 import re
 
-_WHO = r"(?:I|you|he|she|we|they|[A-Z][\w'-]*)"
+# who is asked about: a pronoun, a name in capitals, or a name in Han characters (an English
+# question about a Chinese chat: "Which city does 小满 live in?")
+_WHO = r"(?:I|you|he|she|we|they|[A-Z][\w'-]*|[\u4e00-\u9fff]{1,4})"
 # (attribute, pattern), the first that matches wins: the narrower questions first
 _ASKED_SOURCES = (
     ("allergic_to", r"\ballerg|过敏"),

@@ -41,6 +41,8 @@ def test_recipes(monkeypatch):
     ("换工作之前我是做什么的？", "works_as"), ("What am I allergic to?", "allergic_to"),
     ("我对什么过敏？", "allergic_to"), ("我现在开的什么车？", "owns"),
     ("Who is Maya's boyfriend?", "partner"),
+    # a name in Han characters in an English question about a Chinese chat (issue 36)
+    ("Where does 婷婷 work now?", "works_at"), ("Which city does 小满 live in?", "lives_in"),
 ])
 def test_the_attribute_a_question_asks_for(question, attribute):
     assert attribute_asked(question) == attribute
