@@ -606,6 +606,10 @@ _ZH = _table(0, (
     ("works_at", True, r"(?:^|[，,\s])(?P<value>(?![我你他她])[\u4e00-\u9fffA-Za-z]{2,6}?)(?:倒闭了|关门了|黄了)"),
 ))
 _ZH_HEDGE = compiled(r"想|打算|准备|可能|也许|如果|要是|希望|会不会|能不能|计划|考虑|梦想|以后|将来|[吗？?]")
+# Ahead: "要搬去深圳" (must / will move: 要 before what it does, not 需要, 重要, 主要, 要求) and a
+# time to come (下个月搬去深圳) tell a value not held yet (a plan: domain.fact_plans). An ending
+# told so is still the ending ("我要换工作了": the job is over in that sitting).
+_ZH_AHEAD = compiled(r"(?<![需重主只不])要(?![求是])|下个?月|下周|下星期|明年|明天|后天|月底|年底")
 _ZH_CLAUSE = compiled(r"[^。！？；\n]+[。！？；]?")
 # Somebody else as the subject of what follows ("我姐姐搬到上海了", "你住在哪", "他养了只猫")
 _ZH_OTHERS = compiled(r"(?:我(?:弟|哥|姐|妹|爸|妈|舅|叔|姨)|男朋友|女朋友|老公|老婆|对象|儿子|女儿|姐姐|妹妹|哥哥|弟弟|妈妈|爸爸|父母|爸妈|朋友|同事|室友|闺蜜|同学|老板|邻居|"
@@ -643,7 +647,8 @@ def _zh(text: str) -> list[Statement]:
                          if i >= 0]
                 own = _without_value(clause, m, begin, min(stops) if stops else len(clause))
                 own = _SETTLED().sub("", own)
-                if rule.mode != "given" and _ZH_HEDGE().search(own):
+                if rule.mode != "given" and (_ZH_HEDGE().search(own)
+                                             or (not rule.ends and _ZH_AHEAD().search(own))):
                     continue  # a plan, a wish, a question: in the statement's own part
                 part = clause[begin:m.start() + 1]
                 if _ZH_OTHERS().search(part) and "我" not in part[-2:]:

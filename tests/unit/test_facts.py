@@ -136,6 +136,18 @@ def test_a_role_outlived_by_its_workplace_is_not_said_until_a_new_one_is_known(s
     assert "Globex" in block and "designer" in block
 
 
+@pytest.mark.parametrize(("text", "held"), [
+    ("心动 but 要搬去深圳.", []), ("下个月搬去深圳", []),  # a move ahead: a plan, no home yet
+    ("上个月搬去深圳了", [("lives_in", "深圳")]), ("我搬到杭州了", [("lives_in", "杭州")]),
+    ("重要的是我住在杭州", [("lives_in", "杭州")]),  # 重要 is no 要
+])
+def test_a_chinese_move_ahead_is_no_home_yet(text, held):
+    """Issue 36: Vivi's "心动 but 要搬去深圳" (she had to move, if she took the job) made 深圳
+    her home a month before she went; an ending told ahead still ends ("我要换工作了")."""
+    assert [(s.attribute, s.value) for s in statements(text)] == held
+    assert any(s.ends for s in statements("阿橙！我要换工作了"))
+
+
 def test_statement_is_hashable():
     assert len({Statement("pet", "Miso"), Statement("pet", "Miso")}) == 1
 
