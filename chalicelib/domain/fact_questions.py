@@ -64,21 +64,12 @@ _SOMEONE_EN = (r"brother|sister|mom|mum|mother|dad|father|parents?|grand(?:ma|pa
                r"sons?|daughters?|kids?|child(?:ren)?|friends?|best friend|colleagues?|"
                r"co-?workers?|boss|roommates?|flatmates?|neighbou?rs?|cousins?|aunt|uncle|"
                r"niece|nephew|ex|boyfriend|girlfriend|husband|wife|partner|fianc[ée]e?")
-# the attribute a relation itself is (Vivi's boyfriend is her partner fact)
-_IS_RELATION = {"partner": r"男朋友|女朋友|男友|女友|老公|老婆|对象|boyfriend|girlfriend|husband|"
-                           r"wife|partner|fianc[ée]e?",
-                "child": r"儿子|女儿|孩子|sons?|daughters?|kids?|child(?:ren)?"}
-
-
 def asks_of_someone_else(question: str, attribute: str) -> bool:
     """The question asks the fact of someone related to the person ("Nora 的哥哥", "我妈",
-    "Jess's brother") — unless the relation is the fact asked ("Who is Vivi's boyfriend?")."""
-    for m in _someone().finditer(question):
-        relation = m.group("who") or m.group("who_en")
-        own = _IS_RELATION.get(attribute)
-        if own is None or not re.fullmatch(own, relation, re.IGNORECASE):
-            return True
-    return False
+    "Jess's brother") — unless the relation is the fact asked ("Who is Vivi's boyfriend?": the
+    word itself asks for the partner, `attribute_asked`)."""
+    return any(attribute_asked(m.group("who") or m.group("who_en")) != attribute
+               for m in _someone().finditer(question))
 
 
 @functools.cache

@@ -216,14 +216,8 @@ class Happening:
         lead = [s for s in self.statements if s.repairs and _says_more(s)][:1] \
             or self.statements[:1]
         rest = [s for s in self.statements if s not in lead]
-        # what the teller says before what they act out between asterisks (a role-play's
-        # "*还没等他放下，就连打了三个喷嚏* … 我闻不得桃花": 苏禾闻不得桃花)
-        titles = [headline(part, self.speaker, acted) for acted in (False, True)
-                  for part in (lead, rest)]
         return EventDraft(
-            title=next((t for t in titles if _tells(t, self.speaker)), "")
-            or next((t for t in titles if t), "") or rules.make_title(retold)
-            or first.said[:60],
+            title=self.title(lead, rest) or rules.make_title(retold) or first.said[:60],
             summary=summary,
             when=when,
             importance=rules.importance(said, has_time=self.timed),
@@ -232,6 +226,20 @@ class Happening:
             tags=["plan"] if plan else [],
             plan=plan,
         )
+
+    def title(self, lead: Sequence[Statement], rest: Sequence[Statement]) -> str:
+        """The first title that tells (`_tells`): what the teller says before what they act
+        out between asterisks (a role-play's "*还没等他放下，就连打了三个喷嚏* … 我闻不得桃花":
+        苏禾闻不得桃花), the lead statement before the rest; else the first there is. Read in
+        that order and no further than needed: each reads the times of its clauses."""
+        fallback = ""
+        for acted in (False, True):
+            for part in (lead, rest):
+                title = headline(part, self.speaker, acted)
+                if _tells(title, self.speaker):
+                    return title
+                fallback = fallback or title
+        return fallback
 
 
 # Where a clause ends: punctuation, or in Chinese typed on a phone a space between two
@@ -246,10 +254,7 @@ _QUOTED = re.compile(r'^[^:"]{1,40}: "')
 
 def _says_more(statement: Statement) -> bool:
     """The statement says something besides its times and the words that correct it."""
-    rest = REPAIR.sub(" ", statement.said)
-    for span in find_times(rest, statement.when.start):
-        rest = rest.replace(span.matched, " ")
-    return content_words(rest, []) >= 1
+    return content_words(_untimed(REPAIR.sub(" ", statement.said), statement), []) >= 1
 
 
 def headline(statements: Sequence[Statement], teller: str, acted: bool | None = None) -> str:

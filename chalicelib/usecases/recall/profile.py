@@ -22,8 +22,10 @@ def facts_answering(services: Services, space: str, question: str, people: Itera
     the closed ones for a question about the past), the latest told first. `attribute`: the
     one it asks for, when the caller has read it (`attribute_asked`)."""
     people = set(people)
-    attribute = attribute or (attribute_asked(question) if people else None)
-    if not people or attribute is None or asks_of_someone_else(question, attribute):
+    if not people:
+        return []
+    attribute = attribute or attribute_asked(question)
+    if attribute is None or asks_of_someone_else(question, attribute):
         return []  # "Nora 的哥哥住在哪里？" asks her brother's home, not hers
     known = services.store.list_records(Fact, space)
     # a role outlived by its job (domain.fact_roles) is the job that was, not one now

@@ -113,8 +113,8 @@ def layer_windows(start: datetime, end: datetime, factor: float,
     return windows
 
 
-def keyword_points(terms: list[str], card: Card) -> int:
-    tokens = set(tokenize(f"{card.title} {card.text}"))
+def keyword_points(terms: list[str], tokens: set[str]) -> int:
+    """The points a card's `tokens` (its title and text, tokenized) score for `terms`."""
     return POINTS_PER_TERM * sum(1 for t in terms if t in tokens)
 
 
@@ -139,9 +139,10 @@ def is_hit(card: Card, cand: Candidate, terms: list[str], recipe: RecallRecipe,
     meaning alone — Vivi's Christmas alone is not what she gave Kevin."""
     if not terms:
         return True
-    if keyword_points(terms, card) >= recipe.min_score:
+    tokens = set(tokenize(f"{card.title} {card.text}"))
+    if keyword_points(terms, tokens) >= recipe.min_score:
         return True
-    if names and names.isdisjoint(tokenize(f"{card.title} {card.text}")):
+    if names and names.isdisjoint(tokens):
         return False
     floor = recipe.time_min_similarity
     if shift:
