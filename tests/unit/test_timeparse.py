@@ -467,3 +467,30 @@ def test_a_meal_beside_a_day_is_that_part_of_the_day(text, window):
 def test_a_day_named_alone_is_the_nearer_of_this_month_and_the_next(text, now, day):
     span = parse_time(text, datetime.fromisoformat(now))
     assert span is not None and span.start.date().isoformat() == day
+
+
+@pytest.mark.parametrize(("text", "day"), [
+    # a question about what already happened means the latest that has come
+    ("What did I do on the 14th?", "2026-11-14"),
+    ("What happened on the 20th?", "2026-11-20"),  # the past in the verb
+    ("14号我干嘛了", "2026-11-14"),
+    ("你20号那天干嘛了？", "2026-11-20"),
+    ("What did I tell you on Dec 20?", "2025-12-20"),
+    ("1月5号我说了什么", "2026-01-05"),
+    ("What did I do in January?", "2026-01-01"),
+    ("一月份我去哪了", "2026-01-01"),
+    ("What did I do on the 3rd?", "2026-12-03"),  # come already: this month's
+    # not about the past, or not one question: as before
+    ("14号要干嘛", "2026-12-14"),
+    ("What am I doing on the 14th?", "2026-12-14"),
+    ("20号那天你干嘛？", "2026-12-20"),
+    ("1月5号是什么日子", "2027-01-05"),
+    ("一月份我要去哪", "2027-01-01"),
+    ("Did you sleep? I'm flying out on the 20th.", "2026-12-20"),
+    ("Is it strapped up? You need that wrist for December.", "2026-12-01"),
+    ("我辞职了 干到10号", "2026-12-10"),  # a statement: this month's
+])
+def test_a_question_about_the_past_means_a_day_that_has_come(text, day):
+    now = datetime.fromisoformat("2026-12-07T15:00:00+08:00")  # a Monday
+    span = parse_time(text, now)
+    assert span is not None and span.start.date().isoformat() == day

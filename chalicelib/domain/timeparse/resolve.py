@@ -258,7 +258,10 @@ def pick_year(ctx: Ctx, build: Build, started_only: bool) -> Atom | None:
     elif ctx.future:
         chosen = next((a for a in found if a.hi is not None and a.hi > ctx.now), None)
     else:
-        limit = ctx.now if started_only else ctx.now + YEARLESS_LOOKAHEAD
+        # a question about the past means one that has come ("What did I tell you on Dec
+        # 20?" asked on December 7: last year's)
+        ahead = not started_only and not ctx.asks_about_the_past()
+        limit = ctx.now + YEARLESS_LOOKAHEAD if ahead else ctx.now
         for a in found:
             if a.lo is not None and a.lo <= limit:
                 chosen = a
@@ -307,11 +310,16 @@ def day_of_month(ctx: Ctx, d: int) -> Atom | None:
     before today; in one with no word of the past either, this month's or next month's,
     whichever is nearer ("moving on the 5th" said on November 24 is December 5, this month's
     5th 19 days gone; "我30号走" said on the 5th is this month's). A word of the past keeps
-    this month's: 了 in Chinese often belongs to another clause ("我辞职了 … 干到10号")."""
+    this month's: 了 in Chinese often belongs to another clause ("我辞职了 … 干到10号"). A
+    question about the past means the latest that has come ("What happened on the 14th?"
+    asked on the 7th: last month's; Ctx.asks_about_the_past)."""
     t = ctx.today
     this, after = (safe_date(*add_months(t.year, t.month, k), d) for k in (0, 1))
     if ctx.future:
         day = this if this is not None and this >= t else after
+    elif ctx.asks_about_the_past():  # the latest that has come ("14号我干嘛了" on the 7th)
+        day = this if this is not None and this <= t \
+            else safe_date(*add_months(t.year, t.month, -1), d)
     elif ctx.past:
         day = this
     else:

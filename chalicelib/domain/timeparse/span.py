@@ -94,6 +94,18 @@ class Ctx:
     # about the past, as far as words show (PAST_WORDS), or read as past by the caller
     # (`future=False`): a day named alone ("on the 5th", 5号) is then this month's
     past: bool = False
+    # the text is one question (QUESTION_WORDS, no sentence before or after it: in "Is it
+    # strapped up? You need that wrist for December." the month is not what is asked)
+    question: bool = False
+
+    def asks_about_the_past(self) -> bool:
+        """A question about what already happened ("14号我干嘛了", "What happened on the
+        20th?", "What did I tell you on Dec 20?"): a day it names that has not come yet is
+        not the one it means. A word of the past (PAST_WORDS), or in English a verb in the
+        past tense (`past_tense`: read only when such a day is named)."""
+        if not self.question or self.future:
+            return False
+        return self.past or (_HAN.search(self.text) is None and past_tense(self.text))
 
     def reads_ahead_in_english(self) -> bool:
         """An English statement not about the past: no word of the past and no verb in the
@@ -127,6 +139,14 @@ def past_tense(text: str) -> bool:
     return any(word.lower() in past for word in _WORD.findall(text))
 
 
+_SENTENCE_END = re.compile(r"[。！？!?；;\n]+|\.(?:\s|$)")
+
+
+def one_sentence(text: str) -> bool:
+    """No sentence ends before the text's last words."""
+    return len([p for p in _SENTENCE_END.split(text) if p.strip()]) <= 1
+
+
 def resolve_zone(now: datetime, tz: str | tzinfo | None) -> tzinfo:
     if not isinstance(now, datetime):
         raise TypeError("now must be a datetime")
@@ -150,4 +170,5 @@ def make_ctx(now: datetime, tz: str | tzinfo | None, text: str,
                this_year=THIS_YEAR_WORDS.search(norm) is not None,
                reads_ahead=not said_past
                and (QUESTION_WORDS.search(norm) is not None or _HAN.search(norm) is not None),
-               past=future is False or said_past)
+               past=future is False or said_past,
+               question=QUESTION_WORDS.search(norm) is not None and one_sentence(norm))
