@@ -494,3 +494,26 @@ def test_a_question_about_the_past_means_a_day_that_has_come(text, day):
     now = datetime.fromisoformat("2026-12-07T15:00:00+08:00")  # a Monday
     span = parse_time(text, now)
     assert span is not None and span.start.date().isoformat() == day
+
+
+@pytest.mark.parametrize(("text", "window"), [
+    ("大上周", ("2026-11-23", "2026-11-30")),  # 大上 = 上上, the week before last
+    ("大上周三", ("2026-11-25", "2026-11-26")),
+    ("大上个月", ("2026-10-01", "2026-11-01")),
+    ("大下周", ("2026-12-21", "2026-12-28")),
+    ("the last day of November", ("2026-11-30", "2026-12-01")),
+    ("the first day of December", ("2026-12-01", "2026-12-02")),
+    ("the last day of the month", ("2026-12-31", "2027-01-01")),
+    ("11月最后一天", ("2026-11-30", "2026-12-01")),
+    ("上个月的第一天", ("2026-11-01", "2026-11-02")),
+    ("11月的时候", ("2026-11-01", "2026-12-01")),
+])
+def test_the_week_before_last_and_a_months_first_and_last_day(text, window):
+    now = datetime.fromisoformat("2026-12-07T15:00:00+08:00")
+    span = parse_time(text, now)
+    assert span is not None and (span.start.date().isoformat(), span.end.date().isoformat()) == window
+
+
+def test_a_last_day_of_no_month_names_no_time():
+    now = datetime.fromisoformat("2026-12-07T15:00:00+08:00")
+    assert parse_time("my last day of school", now) is None

@@ -347,15 +347,16 @@ NTH = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourt
 
 
 @RULES.add(r"\b(?:the\s+)?(?P<n>first|1st|second|2nd|third|3rd|fourth|4th|last|final)\s+"
-           r"(?P<u>week|weekend|(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday))"
+           r"(?P<u>week|weekend|day|(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|"
+           r"sunday))"
            # "of" always ("your last week of packing" is a final week, no date); "in" only
            # before a month ("the second Sunday in May"; "last weekend in York" is a date)
            r"\s+(?:of|in(?=\s+(?:the\s+month|this|last|next|that|\d|(?:jan|feb|mar|apr|may|"
-           r"jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)))\b", IC, needs="week weekend monday tuesday wednesday thursday friday "
-                                       "saturday sunday")
+           r"jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)))\b", IC, needs="week weekend day monday tuesday wednesday thursday "
+                                       "friday saturday sunday")
 def nth_in_month(ctx: Ctx, m: re.Match[str]) -> Atom | None:
-    """the first week of June (days 1-7) / the last weekend of May / the second Sunday in May:
-    applied to the month that follows."""
+    """the first week of June (days 1-7) / the last weekend of May / the second Sunday in May /
+    the last day of November: applied to the month that follows."""
     n = NTH[m["n"].lower()]
     if m["wd"]:
         day = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",

@@ -457,10 +457,13 @@ def relation_weeks(ctx: Ctx, n: int, direction: int, first: date, last: date,
 
 def nth_in_month(ctx: Ctx, op: str, y: int, m: int) -> Atom | None:
     """week:N (days 7N-6 .. 7N; week:-1 the last 7 days), weekend:N (the N-th Saturday and the
-    Sunday after it), weekday:D:N (the N-th weekday D) of month m of year y."""
+    Sunday after it), weekday:D:N (the N-th weekday D), day:N (day:-1 the last) of month m
+    of year y."""
     kind, *args = op.split(":")
     n = int(args[-1])
     last = days_in_month(y, m)
+    if kind == "day":
+        return A.days(ctx, date(y, m, n if n > 0 else last + 1 + n)) if n <= last else None
     if kind == "week":
         first = date(y, m, 1 + 7 * (n - 1)) if n > 0 else date(y, m, last - 6)
         return A.days(ctx, first, first + timedelta(days=7), "week")

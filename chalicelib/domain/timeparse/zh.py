@@ -26,7 +26,7 @@ DAY_WORDS = {"大前天": -3, "前天": -2, "昨天": -1, "昨日": -1, "昨儿"
              "前儿": -2}
 YEAR_WORDS = {"大前年": -3, "前年": -2, "去年": -1, "今年": 0, "本年": 0, "明年": 1, "后年": 2,
               "大后年": 3}
-WEEK_PREFIX = {"上上": -2, "上": -1, "这": 0, "本": 0, "下": 1, "下下": 2}
+WEEK_PREFIX = {"上上": -2, "大上": -2, "上": -1, "这": 0, "本": 0, "下": 1, "下下": 2, "大下": 2}
 WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 # Parts of the day: hours [h0, h1) on the day named (h1 past 24 runs into the next day).
 PODS = {"凌晨": (0, 6), "清晨": (5, 8), "早上": (6, 10), "早晨": (6, 10), "一早": (6, 10),
@@ -39,7 +39,7 @@ SHORT_PODS = {"今早": (0, "早上"), "今晨": (0, "早上"), "今晚": (0, "�
 PARTS = {"初": "begin", "中": "mid", "底": "end", "末": "end", "上旬": "early", "中旬": "mid",
          "下旬": "late", "上半年": "h1", "下半年": "h2", "年初": "begin", "年中": "mid",
          "年底": "end", "年末": "end", "月初": "begin", "月中": "mid", "月底": "end",
-         "月末": "end"}
+         "月末": "end", "最后一天": "day:-1", "第一天": "day:1"}
 SEASONS = {"春": "spring", "夏": "summer", "秋": "autumn", "冬": "winter"}
 HOLIDAYS = {
     "元旦": "new_year", "春节": "spring_festival", "大年初一": "spring_festival",
@@ -73,6 +73,8 @@ MONTH = r"(?P<m>1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九]|(?<![�
 DAY = r"(?P<d>[12]\d|3[01]|0?[1-9]|[一二]?十[一二三四五六七八九]?|三十一?|[一二三四五六七八九])"
 YEAR = r"(?P<y>(?:19|20)\d\d|[一二][〇零○一二三四五六七八九]{3})"
 PART_SUFFIX = r"(?P<part>上旬|中旬|下旬|初|底|末)?"
+# a month's also its first and last day (11月最后一天, 这个月的第一天)
+MONTH_PART_SUFFIX = r"(?:的?(?P<part>上旬|中旬|下旬|初|底|末|最后一天|第一天))?"
 NO_DAY_AFTER = r"(?![楼线房床门车位机球台桌码字院厅馆口子游届期])"
 HABIT = re.compile(r"(?:每|那天|那日|当天|当日|第二天|第二日|次日|隔天|翌日|头天)"
                    r"[^，。,.!?！？；;\s]{0,4}$")
@@ -414,7 +416,7 @@ def shift(ctx: Ctx, m: re.Match[str]) -> Atom | None:
 
 # --- weeks and weekdays ------------------------------------------------------------------------
 
-@RULES.add(rf"(?<![每{NUMERAL_CHARS}\d])(?:(?P<pre>上上|上|这|本|下下|下)(?:个|一)?)?"
+@RULES.add(rf"(?<![每{NUMERAL_CHARS}\d])(?:(?P<pre>上上|大上|上|这|本|下下|大下|下)(?:个|一)?)?"
            r"(?P<w>周|星期|礼拜)(?:(?P<d>[一二三四五六日天末])|(?P<wp>初))?", needs="周期拜")
 def week_rule(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     """上周 / 上周二 / 这周五 / 周二 / 周末 / 上周末."""
@@ -436,16 +438,17 @@ def week_rule(ctx: Ctx, m: re.Match[str]) -> Atom | None:
 
 # --- months, days of the month, years ------------------------------------------------------------
 
-@RULES.add(r"(?<!每)(?P<pre>上上个|上个|上|这个|这|本|下下个|下个|下)月(?![饼亮光球台])" + PART_SUFFIX, needs="月")
+@RULES.add(r"(?<!每)(?P<pre>上上个|大上个|上个|上|这个|这|本|下下个|大下个|下个|下)月(?![饼亮光球台])"
+           + MONTH_PART_SUFFIX, needs="月")
 def month_word(ctx: Ctx, m: re.Match[str]) -> Atom | None:
-    offsets = {"上上个": -2, "上个": -1, "上": -1, "这个": 0, "这": 0, "本": 0, "下下个": 2,
-               "下个": 1, "下": 1}
+    offsets = {"上上个": -2, "大上个": -2, "上个": -1, "上": -1, "这个": 0, "这": 0, "本": 0,
+               "下下个": 2, "大下个": 2, "下个": 1, "下": 1}
     return _with_part(ctx, R.month_offset(ctx, offsets[m["pre"]]), m["part"])
 
 
 @RULES.add(rf"(?<![\d{NUMERAL_CHARS}第.\-/])(?:{YEAR}\s?年\s?)?{MONTH}\s?月份?"
            rf"(?:\s?{DAY}\s?(?P<ds>日|号|號){NO_DAY_AFTER}|(?P<bd>[12]\d|3[01]|0?[1-9])"
-           r"(?![\d个人次天年岁%.:点]))?" + PART_SUFFIX, needs="月")
+           r"(?![\d个人次天年岁%.:点]))?" + MONTH_PART_SUFFIX, needs="月")
 def month_date(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     """2026年10月20日 / 10月3号 / 8月15 / 十月三号 / 8月 / 8月份 / 8月底 / 2025年3月."""
     year = zh_to_int(m["y"]) if m["y"] else None
