@@ -11,6 +11,8 @@ from __future__ import annotations
 import functools
 import re
 
+from chalicelib.domain.kin import KIN_EN, KIN_ZH, KIN_ZH_SHORT
+
 # who is asked about: a pronoun, a name in capitals, or a name in Han characters (an English
 # question about a Chinese chat: "Which city does 小满 live in?")
 _WHO = r"(?:I|you|he|she|we|they|[A-Z][\w'-]*|[\u4e00-\u9fff]{1,4})"
@@ -55,15 +57,7 @@ def attribute_asked(question: str) -> str | None:
 
 # Someone of the person's, named by how they are related ("Nora 的哥哥住在哪里？", "我妈上次
 # 住院是因为什么？", "Where does Jess's brother live?"): the question asks that one's fact, not
-# the person's. Kin and the people around one — a closed class of words, in both languages.
-_SOMEONE_ZH = (r"哥哥|姐姐|弟弟|妹妹|哥|姐|弟|妹|爸爸|妈妈|爸|妈|父亲|母亲|爷爷|奶奶|外公|外婆|姥姥|"
-               r"姥爷|儿子|女儿|孩子|朋友|闺蜜|同事|同学|室友|老板|领导|邻居|表姐|表哥|表妹|表弟|"
-               r"堂哥|堂姐|舅舅|姑姑|阿姨|叔叔|婆婆|公公|岳母|岳父|前任|前男友|前女友|男朋友|女朋友|"
-               r"男友|女友|老公|老婆|对象")
-_SOMEONE_EN = (r"brother|sister|mom|mum|mother|dad|father|parents?|grand(?:ma|pa|mother|father)|"
-               r"sons?|daughters?|kids?|child(?:ren)?|friends?|best friend|colleagues?|"
-               r"co-?workers?|boss|roommates?|flatmates?|neighbou?rs?|cousins?|aunt|uncle|"
-               r"niece|nephew|ex|boyfriend|girlfriend|husband|wife|partner|fianc[ée]e?")
+# the person's. Kin and the people around one: domain.kin.
 def asks_of_someone_else(question: str, attribute: str) -> bool:
     """The question asks the fact of someone related to the person ("Nora 的哥哥", "我妈",
     "Jess's brother") — unless the relation is the fact asked ("Who is Vivi's boyfriend?": the
@@ -74,8 +68,8 @@ def asks_of_someone_else(question: str, attribute: str) -> bool:
 
 @functools.cache
 def _someone() -> re.Pattern[str]:
-    return re.compile(rf"(?:的|我|你|他|她)(?P<who>{_SOMEONE_ZH})|(?:'s|’s|\b(?:my|your|his|her|"
-                      rf"their|our))\s+(?P<who_en>{_SOMEONE_EN})\b", re.IGNORECASE)
+    return re.compile(rf"(?:的|我|你|他|她)(?P<who>{KIN_ZH}|{KIN_ZH_SHORT})|(?:'s|’s|\b(?:my|your|"
+                      rf"his|her|their|our))\s+(?P<who_en>{KIN_EN})\b", re.IGNORECASE)
 
 
 @functools.cache

@@ -23,8 +23,10 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 
+from chalicelib.domain.kin import KIN_ZH, KIN_ZH_SHORT
 from chalicelib.domain.lazyre import compiled
 
 ATTRIBUTES = ("lives_in", "works_at", "works_as", "studies", "pet", "partner", "child",
@@ -612,8 +614,12 @@ _ZH_HEDGE = compiled(r"想|打算|准备|可能|也许|如果|要是|希望|会�
 _ZH_AHEAD = compiled(r"(?<![需重主只不])要(?![求是])|下个?月|下周|下星期|明年|明天|后天|月底|年底")
 _ZH_CLAUSE = compiled(r"[^。！？；\n]+[。！？；]?")
 # Somebody else as the subject of what follows ("我姐姐搬到上海了", "你住在哪", "他养了只猫")
-_ZH_OTHERS = compiled(r"(?:我(?:弟|哥|姐|妹|爸|妈|舅|叔|姨)|男朋友|女朋友|老公|老婆|对象|儿子|女儿|姐姐|妹妹|哥哥|弟弟|妈妈|爸爸|父母|爸妈|朋友|同事|室友|闺蜜|同学|老板|邻居|"
-                      r"你们?|他们?|她们?|它|大家|别人)")
+# — as the subject, not as the one the speaker does it with or to (跟领导提了离职, 带女儿搬到杭州)
+_ZH_OTHERS = compiled(rf"(?<![跟和与同给向对找陪带替帮被])(?:我(?:{KIN_ZH_SHORT})|{KIN_ZH}|你们?|他们?|"
+                      r"她们?|它|大家|别人)")
+# A statement denied (我没在学日语) or no longer so (我不在腾讯上班了, 我已经不住在广州了): the
+# negation just before what the rule read
+_ZH_NEGATED = compiled(r"(?:不|没有?|别)再?$")
 
 
 # Chinese chat often marks its pauses with a space, not a comma ("阿杰加班 就奶盖陪我"); an
@@ -658,6 +664,11 @@ def _zh(text: str) -> list[Statement]:
                         clause[:begin]):
                     continue  # 我大学室友，现在在陆家嘴做审计: the roommate's, still
                 statement = _statement(rule, m)
+                if statement and not rule.ends and rule.mode != "given" and _ZH_NEGATED().search(
+                        clause, max(0, m.start() - 3), m.start()):
+                    if "了" not in clause[m.end() - 1:]:
+                        continue  # 我没在学日语: denied
+                    statement = replace(statement, ends=True)  # 我不住在广州了: no longer
                 if statement:
                     out.append(statement)
     return _dedupe(out)
@@ -710,7 +721,8 @@ def _statement(rule: Rule, m: re.Match[str]) -> Statement | None:
     groups = m.groupdict()
     kind = _tidy(groups.get("kind") or "")
     if attribute in ("pet", "child"):
-        value = _tidy(groups.get("name") or groups.get("value") or "") or kind
+        value = _tidy(groups.get("name") or groups.get("value") or "")
+        value = _before_a_time(value) or kind  # 我的猫昨天走了: the cat; 我家豆豆昨天走了: 豆豆
     elif groups.get("field"):
         value = _FIELD_JOB[groups["field"].lower()]
     else:
@@ -748,6 +760,20 @@ def _statement(rule: Rule, m: re.Match[str]) -> Statement | None:
     if attribute == "allergic_to" and not ends and re.search(r"[不没]|已经", value):
         return None  # 我对花生不过敏了: the ending's rule reads it
     return Statement(attribute, value, ends, kind, weak=rule.mode == "weak")
+
+
+# any moment will do: whether a word names a time does not depend on when it is said
+_SOME_DAY = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def _before_a_time(value: str) -> str:
+    """A Chinese name less the time expression that ends it (豆豆昨天 → 豆豆, 昨天 → "")."""
+    if not HAN.search(value):
+        return value
+    from chalicelib.domain.timeparse import find_times  # lazily: read only for a name
+
+    ends = [s.offset for s in find_times(value, _SOME_DAY) if s.offset + len(s.matched) == len(value)]
+    return value[:ends[0]].strip() if ends else value
 
 
 def _tidy(value: str) -> str:

@@ -52,6 +52,14 @@ T0 = datetime(2026, 1, 5, 20, tzinfo=UTC)
     ("我对花生不过敏了。", [("allergic_to", "花生", True)]),
     ("现在正式毕业啦", [("studies", "*", True)]),
     ("女儿，九月二十号出生的，小名叫朵朵。", [("child", "朵朵", False)]),
+    # negated: no longer so with 了, denied without (issue 36: were read as held)
+    ("我不住在广州了", [("lives_in", "广州", True)]),
+    ("我已经不在腾讯上班了", [("works_at", "腾讯", True)]),
+    # a pet's name is no time ("我的猫昨天走了" was pet 昨天)
+    ("我的猫昨天走了", [("pet", "猫", True)]),
+    ("我家豆豆昨天走了", [("pet", "豆豆", True)]),
+    # the one the speaker does it with is no subject
+    ("我上周跟领导提了离职，月底最后一天。", [("works_at", "*", True)]),
 ])
 def test_what_a_turn_states_about_its_speaker(text, expected):
     assert [(s.attribute, s.value, s.ends) for s in statements(text)] == expected
@@ -63,6 +71,8 @@ def test_what_a_turn_states_about_its_speaker(text, expected):
     # a degree, not a death (冻死了: "freezing"); a time, not a firm; a test, not a workplace
     "刚跑完最后一单 冻死了", "烦死了 又下雨", "上周她走了", "我到上海啦！入职快三周了",
     "在医院做了过敏检测", "i work at home mostly",
+    # denied, or somebody else's: kin and exes (domain.kin)
+    "我没住在广州", "我没在学日语", "我前任住在武汉", "我前男友搬到深圳了", "我婆婆住在乡下",
 ])
 def test_plans_questions_and_other_people_state_nothing(text):
     assert statements(text) == []
