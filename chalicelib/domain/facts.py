@@ -598,7 +598,8 @@ _ZH = _table(0, (
     ("learning", True, r"放弃(?:了)?(?:学)?(?P<value>(?!了)[\u4e00-\u9fffA-Za-z]{2,4}?)了"),
     ("dislikes", False, r"最讨厌的(?:东西|事|就)?(?:就)?是(?P<value>[\u4e00-\u9fff]{1,6}?)(?=[，,。！!\s]|$)"),
     ("likes", False, r"最喜欢的(?:东西|事|就)?(?:就)?是(?P<value>[\u4e00-\u9fff]{1,6}?)(?=[，,。！!\s]|$)"),
-    ("partner", False, r"(?:^|[，,\s]|我)(?:跟|和)(?P<value>(?![我你他她])[\u4e00-\u9fffA-Za-z]{2,3}?)在一起了"),
+    ("partner", False, r"(?:^|[，,\s]|我)(?:跟|和)(?P<value>(?![我你他她])[\u4e00-\u9fffA-Za-z]{2,3}?)"
+                       r"(?:在一起|订婚|结婚|领证)了"),
     ("likes", True, r"退坑(?:了)?(?P<value>[\u4e00-\u9fffA-Za-z0-9]{1,6}?)(?:了|$|[，,。！!\s])"),
     ("likes", True, r"(?:^|[，,\s])(?P<value>(?![我你他她])[\u4e00-\u9fff]{1,4}?)(?:我)?(?:是)?(?:正式|已经|彻底|再也)?"
                     r"(?:不打了|不玩了|不去了|戒了)"),
@@ -620,6 +621,8 @@ _ZH_OTHERS = compiled(rf"(?<![跟和与同给向对找陪带替帮被])(?:我(?:
 # A statement denied (我没在学日语) or no longer so (我不在腾讯上班了, 我已经不住在广州了): the
 # negation just before what the rule read
 _ZH_NEGATED = compiled(r"(?:不|没有?|别)再?$")
+# …or told as what was (我以前住在巴黎, 原来在恒远上班): no fact now, as "I used to live in Paris"
+_ZH_FORMERLY = compiled(r"以前|之前|原来|曾经|从前|小时候|那时候|那会儿|当年")
 
 
 # Chinese chat often marks its pauses with a space, not a comma ("阿杰加班 就奶盖陪我"); an
@@ -663,6 +666,9 @@ def _zh(text: str) -> list[Statement]:
                         r"我(?!(?:的)?(?:大学|高中)?(?:室友|同事|朋友|同学|闺蜜|姐|妹|哥|弟|爸|妈))",
                         clause[:begin]):
                     continue  # 我大学室友，现在在陆家嘴做审计: the roommate's, still
+                if not rule.ends and rule.mode != "given" and _ZH_FORMERLY().search(
+                        clause, begin, m.start()):
+                    continue
                 statement = _statement(rule, m)
                 if statement and not rule.ends and rule.mode != "given" and _ZH_NEGATED().search(
                         clause, max(0, m.start() - 3), m.start()):
