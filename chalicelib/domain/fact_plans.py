@@ -57,6 +57,7 @@ _CLAUSE_ZH = compiled(r"[^，,。！？；\s]+")
 _PERSON_EN = compiled(r"\b(?:I|me|we|us|he|him|she|her|they|them)\b|(?<![.!?]\s)(?<!^)(?<!^\s)"
                       r"\b(?-i:[A-Z][a-z]+)\b(?!\s+(?-i:[A-Z]))(?!\s*[,!])", re.IGNORECASE)
 _SPEAKER_EN = frozenset({"i", "me", "we", "us"})
+_ME_EN = compiled(r"\b(?:I|I'm|I've|me|my|we|we're|we've|us|our)\b", re.IGNORECASE)
 
 
 def places_planned(text: str) -> list[str]:
@@ -86,14 +87,18 @@ def _own_zh(clause: str) -> bool:
     return bool(_ME_ZH().search(clause)) or not _OTHERS_ZH().search(clause)
 
 
-def arrived(text: str, place: str) -> bool:
+def arrived(text: str, place: str, said_by_me: bool = False) -> bool:
     """Whether a turn names `place` as where the speaker is now: in a clause that is no
-    plan, question, negation or trip, and not about someone else."""
+    plan, question, negation or trip, and not about someone else. `said_by_me`: the clause
+    names the speaker too (我在深圳一周了, "we're settled in York"), not only the place ("苏州的
+    天气真好")."""
     zh = bool(HAN.search(place))
     named = re.compile(re.escape(place) if zh else rf"\b{re.escape(place)}\b", re.IGNORECASE)
     not_yet, own = (_NOT_YET_ZH, _own_zh) if zh else (_NOT_YET_EN, _own_en)
+    me = _ME_ZH if zh else _ME_EN
     for clause in _CLAUSE().findall(text):
         m = named.search(clause)
-        if m and not not_yet().search(clause) and own(clause[:m.start()]):
+        if m and not not_yet().search(clause) and own(clause[:m.start()]) and (
+                not said_by_me or me().search(clause)):
             return True
     return False

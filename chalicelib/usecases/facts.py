@@ -30,7 +30,15 @@ from chalicelib.domain.errors import BadRequest, Conflict, NotFound
 from chalicelib.domain.fact_context import Turn, read_turns
 from chalicelib.domain.fact_plans import arrived, places_planned
 from chalicelib.domain.fact_roles import outlived
-from chalicelib.domain.facts import ATTRIBUTES, LABELS, NAMING, SINGLE, Statement, same_value
+from chalicelib.domain.facts import (
+    ATTRIBUTES,
+    HERE,
+    LABELS,
+    NAMING,
+    SINGLE,
+    Statement,
+    same_value,
+)
 from chalicelib.domain.models import Message, RecallRequest
 from chalicelib.domain.names import is_placeholder
 from chalicelib.domain.records import CoreDelivery, Entity, Fact, Person, Plan
@@ -83,7 +91,8 @@ def learn(services: Services, space: str, messages: Sequence[Message],
         if person is None:
             continue
         ref = message_ref(msg.session, msg.seq)
-        by_rules = [*by_rules, *_moved_as_planned(plans, person, msg.at, text)]
+        by_rules = [*by_rules, *_moved_as_planned(plans, person, msg.at, text),
+                    *_at_home(facts.values(), person, text)]
         said = under_model(told[msg.seq], by_rules) if msg.seq in told else by_rules
         for statement in said:
             for fact in apply(facts, space, person, statement, msg.at, ref, now):
@@ -105,6 +114,16 @@ def _moved_as_planned(plans: dict[str, Plan], person: str, at: datetime, text: s
     return [Statement("lives_in", p.place) for p in plans.values()
             if p.person == person and at - p.said_at >= PLAN_RIPENS and arrived(text, p.place)
             ][:1]
+
+
+def _at_home(facts: Iterable[Fact], person: str, text: str) -> list[Statement]:
+    """The current home told again from there by the user ("我们已经在苏州安顿下来啦", "我在深圳
+    一周了", after "找好了，在苏州园区" or "base 深圳" told it ahead of the move): in passing, so it
+    only adds the turn to the fact's sources — the latest of which recall shows first for
+    "where do I live now?" (recall.told_first) — and changes nothing else."""
+    return [Statement("lives_in", f.value, weak=True) for f in facts
+            if f.person == person and f.attribute == "lives_in" and f.valid_to is None
+            and f.value != HERE and arrived(text, f.value, said_by_me=True)][:1]
 
 
 def _note_plans(plans: dict[str, Plan], space: str, person: str, at: datetime, ref: str,

@@ -279,3 +279,23 @@ def test_a_things_name_ends_where_going_on_with_it_starts(text, value):
 ])
 def test_what_chat_leaves_out_or_puts_around_a_value(text, expected):
     assert [(s.attribute, s.value, s.ends) for s in statements(text)] == expected
+
+
+def test_the_home_told_again_from_there_joins_its_sources(services):
+    """A home read from a turn ahead of the move ("找好了，在苏州园区") and told again from
+    there weeks later ("我们已经在苏州安顿下来啦"): the later turn is a source too, the latest
+    (recall shows it first for "where do I live now?"), and nothing else changes."""
+    facts.learn(services, "s", [msg(1, "我住在苏州。", 0)])
+    facts.learn(services, "s", [msg(2, "我们已经在苏州安顿下来啦！", 10),
+                                msg(3, "今天好累，早点睡", 11)])
+    homes = [f for f in facts.profile(services, "s", "Mia").facts if f.attribute == "lives_in"]
+    assert [(f.value, f.current) for f in homes] == [("苏州", True)]
+    assert homes[0].sources[-1] == "message:s10:2" and "message:s0:1" in homes[0].sources
+
+
+def test_a_place_named_from_elsewhere_is_no_home_told_again(services):
+    facts.learn(services, "s", [msg(1, "I live in Leeds.", 0)])
+    facts.learn(services, "s", [msg(2, "Might move back to Leeds someday?", 10),
+                                msg(3, "I'm in York for the weekend.", 11)])
+    homes = [f for f in facts.profile(services, "s", "Mia").facts if f.attribute == "lives_in"]
+    assert [(f.value, f.current, f.sources) for f in homes] == [("Leeds", True, ["message:s0:1"])]
