@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 
 from chalicelib.domain.facts import HAN, NOT_A_NAME, ZH_CITIES
+from chalicelib.domain.kin import KIN_ZH, KIN_ZH_SHORT
 from chalicelib.domain.lazyre import compiled
 
 # A word of moving home, in a turn that also names where to (the place may be in another
@@ -48,8 +49,8 @@ _NOT_YET_EN = compiled(r"\b(?:might|may|maybe|perhaps|would|could|should|want|wa
                        re.IGNORECASE)
 _NOT_YET_ZH = compiled(r"想|打算|准备|可能|也许|如果|要是|希望|会不会|能不能|计划|考虑|以后|将来|"
                        r"还没|没有|不|别|等|之前|旅游|旅行|出差|玩|[吗？?]")
-_OTHERS_ZH = compiled(r"(?:我(?:的)?(?:弟|哥|姐|妹|爸|妈)|老公|老婆|男朋友|女朋友|朋友|同事|他|她|他们|她们)")
-_ME_ZH = compiled(r"我(?!(?:的)?(?:弟|哥|姐|妹|爸|妈|老公|老婆|男朋友|女朋友|朋友|同事))")
+_OTHERS_ZH = compiled(rf"(?:我(?:的)?(?:{KIN_ZH_SHORT})|{KIN_ZH}|他|她|他们|她们)")
+_ME_ZH = compiled(rf"我(?!(?:的)?(?:{KIN_ZH}|{KIN_ZH_SHORT}))")
 _CLAUSE = compiled(r"[^.!?;。！？；\n]+")
 _CLAUSE_ZH = compiled(r"[^，,。！？；\s]+")
 # who a clause's verb is of: a pronoun, or a name ("Ben's coming home", "He moved to Rome")

@@ -360,3 +360,14 @@ def test_a_planned_place_named_for_someone_else_a_trip_or_the_same_talk_moves_no
         [msg(0, "我住在南京", 0), msg(1, "我哥搬到上海了", 0.1)],
         [msg(2, "我哥在上海挺好的", 300, session="s2")]])
     assert zh == {"南京": None}
+
+
+def test_a_move_of_someone_close_is_no_plan_of_the_speakers():
+    """The people around one are domain.kin's: 闺蜜, 儿子, 女儿 move, not the speaker."""
+    from chalicelib.domain.fact_plans import arrived, places_planned
+
+    assert places_planned("我闺蜜小鹿搬去成都了，上周走的。突然觉得上海好空") == []
+    assert not arrived("我儿子李明在深圳做外贸 一年回来两三次", "深圳")
+    assert not arrived("女儿小雯在上海，生了个外孙，叫我们过去帮忙带。", "上海")
+    assert places_planned("我们全家下个月搬去苏州") == ["苏州"]
+    assert arrived("我们已经在苏州安顿下来啦！", "苏州", said_by_me=True)
