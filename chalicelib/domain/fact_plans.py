@@ -58,7 +58,10 @@ _CLAUSE_ZH = compiled(r"[^，,。！？；\s]+")
 _PERSON_EN = compiled(r"\b(?:I|me|we|us|he|him|she|her|they|them)\b|(?<![.!?]\s)(?<!^)(?<!^\s)"
                       r"\b(?-i:[A-Z][a-z]+)\b(?!\s+(?-i:[A-Z]))(?!\s*[,!])", re.IGNORECASE)
 _SPEAKER_EN = frozenset({"i", "me", "we", "us"})
-_ME_EN = compiled(r"\b(?:I|I'm|I've|me|my|we|we're|we've|us|our)\b", re.IGNORECASE)
+# the speaker, then at most two words of when or how, then where they are: the place follows
+_I_AM_ZH = compiled(r"我们?[\u4e00-\u9fff]{0,3}?(?:在|到了|住在?|回到)$")
+_I_AM_EN = compiled(r"\b(?:I|we)(?:'m|'re|\s+am|\s+are|'ve\s+been|\s+have\s+been)\s+(?:\w+\s+){0,2}?"
+                    r"(?:in|at)\s+$", re.IGNORECASE)
 
 
 def places_planned(text: str) -> list[str]:
@@ -90,16 +93,16 @@ def _own_zh(clause: str) -> bool:
 
 def arrived(text: str, place: str, said_by_me: bool = False) -> bool:
     """Whether a turn names `place` as where the speaker is now: in a clause that is no
-    plan, question, negation or trip, and not about someone else. `said_by_me`: the clause
-    names the speaker too (我在深圳一周了, "we're settled in York"), not only the place ("苏州的
-    天气真好")."""
+    plan, question, negation or trip, and not about someone else. `said_by_me`: the speaker
+    says they are there, the place right after "I am in" / 我在 (我们已经在苏州安顿下来啦,
+    "we're all settled in York"), not only the place (苏州的天气真好, 陶艺课在徐汇那边)."""
     zh = bool(HAN.search(place))
     named = re.compile(re.escape(place) if zh else rf"\b{re.escape(place)}\b", re.IGNORECASE)
     not_yet, own = (_NOT_YET_ZH, _own_zh) if zh else (_NOT_YET_EN, _own_en)
-    me = _ME_ZH if zh else _ME_EN
+    there = _I_AM_ZH if zh else _I_AM_EN
     for clause in _CLAUSE().findall(text):
         m = named.search(clause)
         if m and not not_yet().search(clause) and own(clause[:m.start()]) and (
-                not said_by_me or me().search(clause)):
+                not said_by_me or there().search(clause, 0, m.start())):
             return True
     return False

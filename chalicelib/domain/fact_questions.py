@@ -20,8 +20,9 @@ _WHO = r"(?:I|you|he|she|we|they|[A-Z][\w'-]*|[\u4e00-\u9fff]{1,4})"
 _ASKED_SOURCES = (
     ("allergic_to", r"\ballerg|过敏"),
     ("works_as", r"\bwhat (?:do|does|did) " + _WHO + r" do (?:for (?:work|a living)|now)\b|"
-                 r"\bwhat(?:'s| is| was) (?:my|your|his|her|their|[A-Z][\w'-]*'s) (?:job|role|"
-                 r"position|occupation|profession)\b|\bwhat (?:job|work) (?:do|does|did)\b|"
+                 r"\bwhat(?:'s| is| was) (?:my|your|his|her|their|[A-Z][\w'-]*'s) (?:(?:old|"
+                 r"previous|former|first|last|current|new|present|day) )?(?:job|role|position|"
+                 r"occupation|profession)\b|\bwhat (?:job|work) (?:do|does|did)\b|"
                  r"做什么工作|干什么工作|什么职业|什么职位|做什么的|干什么的|干啥的|做啥的|是做什么"),
     ("works_at", r"\bwhere (?:do|does|did) " + _WHO + r" work\b|\b(?:which|what) (?:company|firm|"
                  r"employer)\b|\bwork (?:for|at) (?:which|what)\b|\bwho (?:do|does) " + _WHO +

@@ -43,6 +43,9 @@ def test_recipes(monkeypatch):
     ("Who is Maya's boyfriend?", "partner"),
     # a name in Han characters in an English question about a Chinese chat (issue 36)
     ("Where does 婷婷 work now?", "works_at"), ("Which city does 小满 live in?", "lives_in"),
+    # the job named with a word of which one
+    ("What was Nora's old job?", "works_as"), ("What's her current role?", "works_as"),
+    ("What is your day job?", "works_as"),
 ])
 def test_the_attribute_a_question_asks_for(question, attribute):
     assert attribute_asked(question) == attribute
