@@ -51,6 +51,13 @@ _NEW_ONLY = re.compile(
 # last event (usecases.graph.updates, rule 4).
 REPAIR = re.compile(r"哦?不对|说错了|\b(?:wait,? no|no,? wait|oh wait)\b", re.IGNORECASE)
 _OPENING_REPAIR = re.compile(r"^\W{0,3}(?:" + REPAIR.pattern + ")", re.IGNORECASE)
+# …or opening with the plan it corrects, named as a topic in a few words before the repair
+# ("对了国庆那个 哦不对 30号我要值班 1号早上在走", "about the dinner - wait no, it's Friday"): a
+# topic says nothing of its own (a demonstrative closes it, "about" opens it); a lead that says
+# something ("三日后是谷雨…不对，五日后才是谷雨") is corrected within the turn
+_LED_REPAIR = re.compile(r"^\W{0,3}(?P<lead>[^。！？!?.;；\n]{0,12}?(?:那个|这个|那件事|那事|的事)|"
+                         r"(?:about|re:?|as for)\s[^.!?;\n]{1,30}?)[\s，,、:：—–-]*(?:"
+                         + REPAIR.pattern + ")", re.IGNORECASE)
 # "from X to" names an old thing only beside a change ("moved from Munich to Berlin"), not
 # in "from 9 to 5": it is no marker of its own.
 _NOT_MARKERS = frozenset({_OLD_AFTER_SOURCES[6]})
@@ -80,6 +87,8 @@ def change_of(text: str) -> Change | None:
     found += [(m.start(), m.group(0)) for m in _NEW_ONLY.finditer(text)]
     if (opening := _OPENING_REPAIR.match(text)) is not None:
         found.append((0, opening.group(0).strip(" \t，,")))
+    elif (led := _LED_REPAIR.match(text)) is not None:
+        found.append((led.end("lead"), text[led.end("lead"):led.end()].strip(" \t，,、:：—–-")))
     if not found:
         return None
     words = min(found)[1]
@@ -90,6 +99,13 @@ def change_of(text: str) -> Change | None:
 def opens_with_repair(text: str) -> bool:
     """"哦不对，是1月2号出发", "wait no, it's Friday": the text corrects what came before it."""
     return _OPENING_REPAIR.match(text) is not None
+
+
+def repair_lead(text: str) -> str:
+    """What a text names before the repair that opens it ("对了国庆那个 哦不对 …" → 对了国庆那个),
+    or ''."""
+    led = None if _OPENING_REPAIR.match(text) else _LED_REPAIR.match(text)
+    return led.group("lead").strip() if led else ""
 
 
 def _marker_words(m: re.Match[str]) -> str:

@@ -62,3 +62,29 @@ def test_a_moved_plan_updates_the_plan_sharing_its_words(services):
 def test_a_repair_of_nothing_earlier_links_nothing(services):
     _, updates = chat(services, [("user", "Sam", "Wait no, I meant the blue one.")])
     assert updates == []
+
+
+def test_a_repair_led_by_the_plan_it_names_updates_that_plan(services):
+    """"对了国庆那个 哦不对 …": the topic before the repair names the plan corrected, told
+    turns before (other events of the teller between), on the same holiday; a recall by that
+    time shows the plan and then its correction."""
+    events, updates = chat(services, [
+        ("user", "小满", "不是 乐山的 国庆回去 30号下班直接走 票还没抢"),
+        ("assistant", "阿澈", "记得提前抢票哦"),
+        ("user", "小满", "健身房有个男生叫阿凯 今天加我微信了"),
+        ("assistant", "阿澈", "哦～有情况！"),
+        ("user", "小满", "对了国庆那个 哦不对 30号我要值班 1号早上在走 高铁票抢到了 7点40的")])
+    [rel] = updates
+    assert "值班" in events[rel.src].summary and "下班直接走" in events[rel.dst].summary
+    out = recall(services, "s", RecallRequest(query="国庆回乐山 我最后定的是哪天走", now=AT,
+                                              max_cards=2))
+    assert [c.ref for c in out.cards] == [f"event:{rel.dst}", f"event:{rel.src}"]
+    assert any("updated later by" in line or "后来被" in line for line in out.trace)
+
+
+def test_a_lead_that_says_something_is_corrected_within_its_turn(services):
+    _, updates = chat(services, [
+        ("user", "苏禾", "三日后的傍晚，我去陆家退了婚。"),
+        ("assistant", "沈砚", "退得好。"),
+        ("user", "苏禾", "认真想了想 三日后是谷雨…不对，五日后才是谷雨。那天一早我们上后山。")])
+    assert updates == []

@@ -12,7 +12,9 @@ Which earlier event, in order (domain.changes finds the words):
 3. else the latest earlier event that shares a named thing with it and whose summary is at
    least `SIMILAR` alike (passage cosine): the same fact, said again as changed;
 4. else a plan moved (`rescheduled`): the teller's event told just before, when the new one
-   opens with a repair (哦不对，是1月2号出发), or their latest plan sharing a word with it.
+   opens with a repair (哦不对，是1月2号出发); the teller's latest event naming the topic the
+   repair follows (对了国庆那个 哦不对 …: domain.changes.repair_lead), on its day or another;
+   or their latest plan sharing a word with it.
 People never count as shared things: the speakers are in every event.
 
 The old fact is what names the old thing (rules 1 and 2; rule 3: the whole event). The note
@@ -35,6 +37,7 @@ from chalicelib.domain.changes import (
     change_of,
     names_in,
     opens_with_repair,
+    repair_lead,
     update_note,
 )
 from chalicelib.domain.models import Event
@@ -116,17 +119,26 @@ def rescheduled(new: Event, change: Change, latest: Sequence[Event]) -> list[Rep
     if opens_with_repair(new.summary):
         last = mine[0]
         return [(last, ())] if last.when.start != new.when.start else []
+    if lead := repair_lead(new.summary):
+        # the plan the lead names, told before (times count here: 国庆 is what it names),
+        # whether or not the correction moved its day
+        named = {t for t in query_terms(lead) if t.casefold() not in people_of(new)}
+        return next(([(e, ())] for e in mine if named & set(query_terms(e.summary))), [])
     if change.old or not moves_to_a_time(new.summary, change.words, new.when.start):
         # a change naming what it replaced is rule 1's (取消了…, "instead of …"), and one
         # followed by no time moved no plan ("dropped off the cakes", "changed the game")
         return []
-    people = {p.casefold() for p in new.participants}
+    people = people_of(new)
     words = _words(new.summary, people)
     for event in mine:
         if "plan" in event.tags and event.when.start != new.when.start \
                 and words & _words(event.summary, people):
             return [(event, ())]
     return []
+
+
+def people_of(event: Event) -> set[str]:
+    return {p.casefold() for p in event.participants}
 
 
 def moves_to_a_time(text: str, marker: str, at: datetime) -> bool:

@@ -646,6 +646,7 @@ def recall_by_time(services: Services, space: str, request: RecallRequest,
     others = named_terms(topic, terms) if hook_sized(request, recipe) else frozenset()
     windows = layer_windows(anchor.start, anchor.end, recipe.expand_factor,
                             recipe.max_expansions)
+    updates = Updates(services, space)
     for index, (start, end) in enumerate(windows):
         flt = window_filter(SearchFilter(), start, end)
         in_window = services.keywords.count(space, flt)
@@ -655,6 +656,7 @@ def recall_by_time(services: Services, space: str, request: RecallRequest,
                 if is_hit(card, cand, terms, recipe, shift, others)]
         cards = dedupe_evidence(rerank(hits, named, recipe) if recipe.time_rerank
                                 else [card for card, _ in hits])[:limit]
+        cards = updates.with_updaters(cards)[:limit]
         layers.append(Layer(layer=index, start=start, end=end, candidates=in_window,
                             hits=len(cards)))
         similar = [c.parts["vector"] for _, c in loaded if "vector" in c.parts]
@@ -665,6 +667,8 @@ def recall_by_time(services: Services, space: str, request: RecallRequest,
                   f"[time recall] layer {index} {window_label(start, end)}: "
                   f"{in_window} candidates, {len(cards)} hits{en_best}")
         if cards:
+            for zh, en in updates.trace(cards):
+                trace.add(zh, en)
             cards = with_threads(services, space, cards, Links(services, space, recipe),
                                  recipe.thread_materials)
             verdict = "hit" if index == 0 else "expanded"

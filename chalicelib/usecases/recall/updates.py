@@ -17,7 +17,8 @@ Only events with an explicit `updates` relation whose both ends are active are t
 merge pass's updates supersede the old event themselves (it is out of recall already), and an
 event the updater of which was rolled back is a plain memory again. The cards brought in by a
 relation skip the admission gate: the relation ties them to a card that passed it. A recall
-by a named time keeps old facts: it asks what was told then.
+by a named time keeps old facts — it asks what was told then — and shows the event that
+updated each right after it (`with_updaters`).
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ class LeftOut:
     update: Update
     past: bool  # brought in before its updater, for a query about the past
     after: bool = False  # kept, after its updater (it says more than the old fact)
+    followed: bool = False  # kept, its updater shown after it (a recall by a named time)
 
 
 @dataclass
@@ -140,6 +142,24 @@ class Updates:
             out += [*self._cards([u.old for u in missing], card), card]
         return out
 
+    def with_updaters(self, cards: Sequence[Card]) -> list[Card]:
+        """A recall by a named time keeps the old facts it finds — it asks what was told then
+        — and shows after each the event that updated it, unless that is a card already
+        ("国庆回乐山 我最后定的是哪天走": the plan told first, then its correction)."""
+        if not cards or not self.load().by_old:
+            return list(cards)
+        shown = {c.ref for c in cards}
+        out: list[Card] = []
+        for card in cards:
+            out.append(card)
+            update = self.by_old.get(card.ref)
+            if update is None or (newest := self.newest(update)) in shown:
+                continue
+            shown.add(newest)
+            self.log.append(LeftOut(card.ref, update, past=False, followed=True))
+            out += self._cards([newest], card)
+        return out
+
     def _cards(self, refs: Sequence[str], beside: Card) -> list[Card]:
         """Cards for the events a relation brings in, scored as the card they stand beside."""
         cands = [Candidate(ref, beside.score, {"via_update": 1.0}) for ref in refs]
@@ -170,11 +190,15 @@ class Updates:
                 lines.append((f"[记忆检索] 问的是从前：带上已被 {u.new} 更新的 {u.old}（{u.words}）",
                               f"[recall] asks about the past: {u.old}, updated by {u.new} "
                               f"({u.words}), brought in"))
+            elif item.followed and item.ref in refs:
+                lines.append((f"[时间回忆] {item.ref} 后来被 {u.new} 更新（{u.words}），一并给出",
+                              f"[time recall] {item.ref} was updated later by {u.new} "
+                              f"({u.words}): shown after it"))
             elif item.after and item.ref in refs:
                 lines.append((f"[记忆检索] {item.ref} 已被 {u.new} 更新（{u.words}），排在其后",
                               f"[recall] {item.ref} is updated by {u.new} ({u.words}): "
                               "shown after it"))
-            elif not item.past and not item.after:
+            elif not item.past and not item.after and not item.followed:
                 lines.append((f"[记忆检索] 略去已被更新的 {item.ref}：被 {u.new} 取代（{u.words}）",
                               f"[recall] left out {item.ref} as superseded by {u.new} "
                               f"({u.words})"))
