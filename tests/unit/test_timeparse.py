@@ -517,3 +517,24 @@ def test_the_week_before_last_and_a_months_first_and_last_day(text, window):
 def test_a_last_day_of_no_month_names_no_time():
     now = datetime.fromisoformat("2026-12-07T15:00:00+08:00")
     assert parse_time("my last day of school", now) is None
+
+
+@pytest.mark.parametrize(("text", "window"), [
+    # code-switching chat: an English time word in a Chinese sentence, chat shorthand
+    ("上个 weekend 我去了哪", ("2026-12-05", "2026-12-07")),
+    ("这个 weekend", ("2026-12-12", "2026-12-14")),
+    ("weekend 的时候去爬山了", ("2026-12-05", "2026-12-07")),
+    ("tmr 早上还有个 call", ("2026-12-08", "2026-12-08")),
+    ("gotta look at it tmrw", ("2026-12-08", "2026-12-09")),
+    ("2027 年初", ("2027-01-01", "2027-03-01")),
+    ("2027 年", ("2027-01-01", "2028-01-01")),
+])
+def test_mixed_language_and_chat_shorthand_times(text, window):
+    now = datetime.fromisoformat("2026-12-07T15:00:00+08:00")
+    span = parse_time(text, now)
+    assert span is not None and (span.start.date().isoformat(), span.end.date().isoformat()) == window
+
+
+def test_a_weekend_wished_names_no_date():
+    now = datetime.fromisoformat("2026-12-07T15:00:00+08:00")
+    assert parse_time("have a nice weekend", now) is None

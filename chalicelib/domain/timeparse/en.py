@@ -48,10 +48,13 @@ def offset(word: str | None) -> int:
 # --- days ----------------------------------------------------------------------------------
 
 @RULES.add(r"\b(?:(?P<two>(?:the\s+)?day\s+(?:before|after)\s+)|(?P<ereyesterday>ereyesterday))?"
-           r"(?P<w>today|yesterday|tomorrow)\b", IC, needs="today yesterday tomorrow")
+           r"(?P<w>today|yesterday|tomorrow|tmrw?|tmw)\b", IC,
+           needs="today yesterday tomorrow tmr tmrw tmw")
 def day_word(ctx: Ctx, m: re.Match[str]) -> Atom | None:
-    """today / yesterday / tomorrow / (the) day before yesterday / (the) day after tomorrow."""
-    n = {"today": 0, "yesterday": -1, "tomorrow": 1}[m["w"].lower()]
+    """today / yesterday / tomorrow (chat's tmr, tmrw) / (the) day before yesterday / (the) day
+    after tomorrow."""
+    word = m["w"].lower()
+    n = {"today": 0, "yesterday": -1}.get(word, 1)
     if m["two"]:
         if n == 0 or ("before" in m["two"].lower()) != (n < 0):
             return None

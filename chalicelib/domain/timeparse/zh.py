@@ -436,6 +436,16 @@ def week_rule(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     return R.weekday_in_week(ctx, WEEKDAYS[wday], WEEK_PREFIX[pre])
 
 
+@RULES.add(r"(?:(?P<pre>上上|大上|上|这|本|下下|大下|下)个?\s?|(?<![A-Za-z]))[Ww]eekend(?P<han>"
+           r"(?=\s?[\u4e00-\u9fff]))?", needs="weekend")
+def weekend_mixed(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """上个 weekend / 这个 weekend / weekend 的时候: the English word in a Chinese sentence, as
+    周末 (alone, only with Chinese right after it: "have a nice weekend" names no date)."""
+    if m["pre"]:
+        return R.weekend_offset(ctx, WEEK_PREFIX[m["pre"]])
+    return R.bare_weekend(ctx) if m["han"] is not None else None
+
+
 # --- months, days of the month, years ------------------------------------------------------------
 
 @RULES.add(r"(?<!每)(?P<pre>上上个|大上个|上个|上|这个|这|本|下下个|大下个|下个|下)月(?![饼亮光球台])"
@@ -486,7 +496,8 @@ def day_of_month(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     return replace(atom, kind=A.DOM, standalone=m["ds"] != "日")
 
 
-@RULES.add(rf"(?<![\d第]){YEAR}年(?!代|纪|级|前|后|多|来|内|里)(?P<part>初|底|末|上半年|下半年)?", needs="年")
+@RULES.add(rf"(?<![\d第]){YEAR}\s?年(?!代|纪|级|前|后|多|来|内|里)(?P<part>初|底|末|上半年|下半年)?",
+           needs="年")
 def year_number(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     year = zh_to_int(m["y"])
     if year is None or not 1900 <= year <= 2100:
