@@ -166,6 +166,11 @@ _EN = _table(re.IGNORECASE | re.M, (
     ("works_at", True, r"\bI\s+(?:(?:just|finally)\s+)?(?P<any>handed in my notice|resigned|quit my job|"
                        r"left my job|got laid off|was laid off|lost my job|got let go|was let go|got fired|was fired|"
                        r"got made redundant|was made redundant)"),
+    # no longer so (or never so: either way the value named does not hold now)
+    ("lives_in", True, rf"\b{_I}\s*(?:(?:do\s+not|don't|no\s+longer)\s+live|(?:am|'m|are|'re)?\s*"
+                       rf"(?:not|no\s+longer)\s+(?:living|based))\s+in\s+{_V}"),
+    ("works_at", True, rf"\b(?:I|I'm)\s*(?:(?:do\s+not|don't|no\s+longer)\s+work|(?:am|'m)?\s*(?:not|no\s+"
+                       rf"longer)\s+working)\s+(?:at|for)\s+{_V}"),
     ("works_as", False, rf"\bI\s+(?:now\s+)?work\s+as\s+an?\s+(?P<value>[\w -]{{2,40}}?){_END}"),
     ("works_as", False, rf"\b(?:as|became)\s+an?\s+(?P<value>(?:[\w-]+\s+)?{_JOB})\b"),
     ("works_as", False, r"\bmy (?:new )?job is (?:being )?an?\s+(?P<value>[\w -]{2,30}?)(?=[.,;!?]|$)"),
@@ -340,7 +345,7 @@ _NOT_ANYMORE = compiled(r"\bI\s+(?:don't|do not|no longer)\s+(?:even\s+|really\s
 # What makes a clause no statement of fact: a plan, a wish, a question, a condition.
 _EN_HEDGE = compiled(r"\b(?:might|(?-i:may)|maybe|perhaps|would|could|should|want to|wanna|wants?|wanted|"
                      r"wish|hope to|thinking (?:of|about)|plan(?:ning)? to|going to|gonna|"
-                     r"if|whether|someday|one day|will)\b|\?", re.IGNORECASE)
+                     r"if|whether|someday|one day|will|not sure|unsure)\b|\?", re.IGNORECASE)
 _CLAUSE = compiled(r"[^.!?;\n]+[.!?;]?")
 # "Sold it on Gumtree": "it" is the last thing one owns the turn named before
 _SOLD_IT = compiled(r"\b(?:sold|got rid of)\s+it\b", re.IGNORECASE)

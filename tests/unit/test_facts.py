@@ -61,6 +61,11 @@ T0 = datetime(2026, 1, 5, 20, tzinfo=UTC)
     # the one the speaker does it with is no subject
     ("我上周跟领导提了离职，月底最后一天。", [("works_at", "*", True)]),
     ("我和小林订婚了", [("partner", "小林", False)]),
+    # no longer so in English too (said nothing before)
+    ("I don't work at Google anymore.", [("works_at", "Google", True)]),
+    ("I'm not living in Leeds anymore.", [("lives_in", "Leeds", True)]),
+    ("I'm not based in Oslo, I'm based in Bergen", [("lives_in", "Bergen", False),
+                                                    ("lives_in", "Oslo", True)]),
 ])
 def test_what_a_turn_states_about_its_speaker(text, expected):
     assert [(s.attribute, s.value, s.ends) for s in statements(text)] == expected
@@ -75,7 +80,7 @@ def test_what_a_turn_states_about_its_speaker(text, expected):
     # denied, or somebody else's: kin and exes (domain.kin)
     "我没住在广州", "我没在学日语", "我前任住在武汉", "我前男友搬到深圳了", "我婆婆住在乡下",
     # what was, not what is ("I used to live in Paris" says nothing either)
-    "我以前住在巴黎", "小时候住在乐山", "I used to live in Paris.",
+    "我以前住在巴黎", "小时候住在乐山", "I used to live in Paris.", "I'm not sure I live in Leeds",
 ])
 def test_plans_questions_and_other_people_state_nothing(text):
     assert statements(text) == []
