@@ -211,8 +211,9 @@ _EN = _table(re.IGNORECASE | re.M, (
     ("pet", True, rf"\b(?P<name>{_NAME})\s+(?:passed away|died|was put to sleep)\b"),
     ("partner", False, rf"\bmy (?:new\s+)?{_KIN_PARTNER}(?:'s name is|\s+is\s+|,?\s+)"
                        rf"(?P<value>{_NAME})\b", "given"),
-    ("partner", False, rf"\bI\s+(?:got married to|married|am dating|'m dating|started dating)\s+"
-                       rf"(?P<value>{_NAME})\b"),
+    ("partner", False, rf"\bI(?:\s+(?:got married to|married|am dating|started dating|am going out with|"
+                       rf"am in a relationship with)|'m\s+(?:dating|going out with|in a relationship with))"
+                       rf"\s+(?P<value>{_NAME})\b"),
     ("partner", True, rf"\b(?P<value>{_NAME})\s+and I\s+(?:have\s+|'ve\s+)?(?:broke up|broken up|split up|divorced|separated)"),
     ("partner", True, rf"\bI\s+(?:broke up with|split up with|divorced)\s+(?P<value>{_NAME})"),
     ("child", False, rf"\b(?:my|our) {_KIN_CHILD}(?:'s name is|\s+is\s+|,?\s+)(?P<value>{_NAME})\b", "given"),

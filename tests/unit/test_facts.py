@@ -66,6 +66,8 @@ T0 = datetime(2026, 1, 5, 20, tzinfo=UTC)
     ("I'm not living in Leeds anymore.", [("lives_in", "Leeds", True)]),
     ("I'm not based in Oslo, I'm based in Bergen", [("lives_in", "Bergen", False),
                                                     ("lives_in", "Oslo", True)]),
+    ("I'm dating Sam.", [("partner", "Sam", False)]),  # "I'm" read no partner
+    ("I'm in a relationship with Sam", [("partner", "Sam", False)]),
 ])
 def test_what_a_turn_states_about_its_speaker(text, expected):
     assert [(s.attribute, s.value, s.ends) for s in statements(text)] == expected
