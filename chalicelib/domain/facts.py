@@ -172,6 +172,8 @@ _EN = _table(re.IGNORECASE | re.M, (
     ("works_at", True, rf"\b(?:I|I'm)\s*(?:(?:do\s+not|don't|no\s+longer)\s+work|(?:am|'m)?\s*(?:not|no\s+"
                        rf"longer)\s+working)\s+(?:at|for)\s+{_V}"),
     ("works_as", False, rf"\bI\s+(?:now\s+)?work\s+as\s+an?\s+(?P<value>[\w -]{{2,40}}?){_END}"),
+    ("works_as", False, rf"\b(?:I|I've|I'm)\s+(?:(?:just|finally|been|got|was|am|'m)\s+)*promoted\s+to\s+"
+                        rf"(?:an?\s+|the\s+)?(?P<value>(?:[\w-]+\s+){{0,2}}?{_JOB}){_END}"),
     ("works_as", False, rf"\b(?:as|became)\s+an?\s+(?P<value>(?:[\w-]+\s+)?{_JOB})\b"),
     ("works_as", False, r"\bmy (?:new )?job is (?:being )?an?\s+(?P<value>[\w -]{2,30}?)(?=[.,;!?]|$)"),
     ("works_as", False, rf"\bI(?:'m| am|'ve been| have been)\s+(?:officially\s+|now\s+|still\s+|\w+ly\s+)?an?\s+"
@@ -442,7 +444,8 @@ _ZH = _table(0, (
     ("lives_in", False, rf"我(?:现在)?在{_ZV}(?:读|上)(?:大[一二三四]|研[一二三]|研究生|高中|大学|博士)"),
     ("works_at", False, rf"(?:现在|目前)?(?<![现实存正所好])在(?!线|家|面|找|准备|考虑|想|学|读|看|等|忙|写|打|搞)(?!一家|一个|某)"
                         rf"{_ZV}(?:上班|工作|实习|做(?!了?[\u4e00-\u9fff]{{0,4}}?(?:检查|检测|手术|体检|治疗|B超|CT|理疗|按摩|美甲|头发)|了?(?:个|一次))|当|干了)"),
-    ("works_at", False, rf"{_ZT}(?:入职了?|加入了?|进了){_ZV}{_ZEND}"),
+    ("works_at", False, rf"{_ZT}(?:入职了?|加入了?|进了|跳槽(?:到|去)了?){_ZV}{_ZEND}"),
+    ("works_as", False, rf"升(?:职)?(?:为|成|到)了?(?:一名|一个|个|名)?(?P<value>[\u4e00-\u9fff]{{0,6}}?{_ZJOB})"),
     ("works_at", False, rf"{_ZV}(?:录用|录取|聘用)了?我"),
     ("works_at", True, rf"{_ZT}(?:就)?(?:从{_ZV})?(?:辞职|离职)了"),
     ("works_at", True, r"(?:已经|刚)?(?P<any>换(?:了(?:个|份)?)?工作|辞职|离职|被裁)"),

@@ -68,6 +68,10 @@ T0 = datetime(2026, 1, 5, 20, tzinfo=UTC)
                                                     ("lives_in", "Oslo", True)]),
     ("I'm dating Sam.", [("partner", "Sam", False)]),  # "I'm" read no partner
     ("I'm in a relationship with Sam", [("partner", "Sam", False)]),
+    # a new role or employer told by the move itself
+    ("I got promoted to engineering manager!", [("works_as", "engineering manager", False)]),
+    ("我升职为产品经理了", [("works_as", "产品经理", False)]),
+    ("我跳槽到了北医三院", [("works_at", "北医三院", False)]),
 ])
 def test_what_a_turn_states_about_its_speaker(text, expected):
     assert [(s.attribute, s.value, s.ends) for s in statements(text)] == expected
