@@ -340,3 +340,29 @@ def test_time_range_shortcut_agrees_with_the_aware_comparison(moment, offset_min
     except ValueError:
         accepted = False
     assert accepted == (MIN_TIME <= value < MAX_TIME)
+
+
+# ---------------------------------------------------------------- a day asked about
+
+PAST_QUESTIONS = ["{d}号我干嘛了", "你{d}号那天干嘛了？", "What did I do on the {nth}?",
+                  "What happened on the {nth}?"]
+AHEAD = ["{d}号打算干嘛", "What am I doing on the {nth}?"]
+
+
+def _nth(d: int) -> str:
+    return f"{d}{'th' if 10 <= d % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(d % 10, 'th')}"
+
+
+@settings(FAST, max_examples=300)
+@given(now=aware_datetimes(1950, 2150), d=st.integers(1, 28),
+       form=st.sampled_from(PAST_QUESTIONS + AHEAD))
+def test_a_day_asked_about_lies_on_the_side_the_question_asks(now, d, form):
+    """A question about the past names a day that has come (last month's when this month's
+    is still ahead); one about what is ahead, a day not gone."""
+    span = parse_time(form.format(d=d, nth=_nth(d)), now)
+    assert span is not None and span.start.day == d
+    if form in PAST_QUESTIONS:
+        assert span.start.date() <= now.date()
+        assert (now.date() - span.start.date()).days < 32
+    else:
+        assert span.start.date() >= now.date()
