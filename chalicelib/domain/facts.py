@@ -781,6 +781,24 @@ def _statement(rule: Rule, m: re.Match[str]) -> Statement | None:
 _SOME_DAY = datetime(2026, 1, 1, tzinfo=UTC)
 
 
+def said_as_plan(text: str, value: str) -> bool:
+    """Every clause of `text` that names `value` is a plan, a wish or a question (the hedges
+    the rules read: 想, 打算, "want to", "?"…): a reader's value from it is not held yet
+    ("我想给他做个蛋糕" is no liking of cake, "打算去游泳试试" no swimming). False when the text
+    does not name the value as written: nothing to judge by."""
+    if not value or value == "*":
+        return False
+    folded = value.casefold()
+    if HAN.search(text):
+        clauses = [c for c in _ZH_CLAUSE().findall(_ZH_SPACE().sub("，", text))
+                   for c in re.split(r"[，,]", c) if folded in c.casefold()]
+        hedge = [_ZH_HEDGE(), _ZH_AHEAD()]
+    else:
+        clauses = [c for c in _CLAUSE().findall(text) if folded in c.casefold()]
+        hedge = [_EN_HEDGE()]
+    return bool(clauses) and all(any(h.search(c) for h in hedge) for c in clauses)
+
+
 def _before_a_time(value: str) -> str:
     """A Chinese name less the time expression that ends it (豆豆昨天 → 豆豆, 昨天 → "")."""
     if not HAN.search(value):

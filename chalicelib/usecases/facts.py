@@ -37,6 +37,7 @@ from chalicelib.domain.facts import (
     NAMING,
     SINGLE,
     Statement,
+    said_as_plan,
     same_value,
 )
 from chalicelib.domain.models import Message, RecallRequest
@@ -93,7 +94,8 @@ def learn(services: Services, space: str, messages: Sequence[Message],
         ref = message_ref(msg.session, msg.seq)
         by_rules = [*by_rules, *_moved_as_planned(plans, person, msg.at, text),
                     *_at_home(facts.values(), person, text)]
-        said = under_model(told[msg.seq], by_rules) if msg.seq in told else by_rules
+        said = under_model(as_held(told[msg.seq], text), by_rules) if msg.seq in told \
+            else by_rules
         for statement in said:
             for fact in apply(facts, space, person, statement, msg.at, ref, now):
                 facts[fact.key] = changed[fact.key] = fact
@@ -153,6 +155,13 @@ def _save_plans(services: Services, space: str, before: dict[str, Plan],
     for key, plan in after.items():
         if before.get(key) != plan:
             services.store.put_record(plan)
+
+
+def as_held(model: Sequence[Statement], text: str) -> list[Statement]:
+    """A reader's statements of a turn less the values the turn tells only as a plan, a wish
+    or a question (domain.facts.said_as_plan: the rules' hedges, a precise floor under a
+    small model that reads "我想给他做个蛋糕" as liking cake). Endings stand."""
+    return [s for s in model if s.ends or not said_as_plan(text, s.value)]
 
 
 def under_model(model: Sequence[Statement], rules: Sequence[Statement]) -> list[Statement]:

@@ -310,3 +310,16 @@ def test_a_place_named_from_elsewhere_is_no_home_told_again(services):
                                 msg(3, "I'm in York for the weekend.", 11)])
     homes = [f for f in facts.profile(services, "s", "Mia").facts if f.attribute == "lives_in"]
     assert [(f.value, f.current, f.sources) for f in homes] == [("Leeds", True, ["message:s0:1"])]
+
+
+def test_a_value_a_model_read_from_a_plan_or_a_question_is_not_held(services):
+    """The rules' hedges are a floor under a model: "我想给他做个蛋糕" read as likes=蛋糕 and
+    "What if I learned the harmonica?" as learning=harmonica are plans and questions; an
+    ending stands, and a value also said plainly in the turn stands."""
+    facts.learn(services, "s", [msg(1, "对了他周五生日 我想给他做个蛋糕", 0),
+                                msg(2, "What if I learned the harmonica? I love jazz.", 1)], T0,
+                {1: [Statement("likes", "蛋糕")],
+                 2: [Statement("learning", "harmonica"), Statement("likes", "jazz")]})
+    held = {(f.attribute, f.value) for f in services.store.list_records(Fact, "s")
+            if f.valid_to is None}
+    assert held == {("likes", "jazz")}
