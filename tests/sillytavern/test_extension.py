@@ -105,13 +105,26 @@ def install(st: SillyTavern, url: str) -> None:
 
 
 def open_panel(page) -> None:
-    """Extensions drawer open, Annals' section unfolded."""
-    if not page.locator(".annals-panel").is_visible():
+    """Extensions drawer open, Annals' section unfolded. On a loaded machine a click can land
+    while SillyTavern's drawer is still sliding in and be lost: wait for the panel, and click
+    the section's toggle again (at most three times) while its content stays hidden."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout  # optional: lazily
+
+    panel = page.locator(".annals-panel")
+    if not panel.is_visible():
         page.locator("#extensions-settings-button .drawer-toggle").click()
+    panel.wait_for(state="visible")
     content = page.locator(".annals-panel .inline-drawer-content")
-    if not content.is_visible():
+    for attempt in range(3):
+        if content.is_visible():
+            return
         page.locator(".annals-panel .inline-drawer-toggle").click()
-    content.wait_for(state="visible")
+        try:
+            content.wait_for(state="visible", timeout=10_000)
+            return
+        except PlaywrightTimeout:
+            if attempt == 2:
+                raise
 
 
 def seed_earlier_chat(annals: httpx.Client) -> None:
