@@ -147,7 +147,8 @@ def _answer(attribute: str, text: str) -> str | None:
     return phrase.lower() if 1 <= len(phrase.split()) <= 3 else None
 
 
-_ZH_JOB_PHRASE = compiled(rf"^(?P<value>[\u4e00-\u9fff]{{0,6}}{_ZJOB})$")
+# the job alone, less the verb it may come with (做成本会计 → 成本会计)
+_ZH_JOB_PHRASE = compiled(rf"^(?:做|当|干)?(?P<value>[\u4e00-\u9fff]{{0,6}}{_ZJOB})$")
 
 
 _EN_JOB_PHRASE = compiled(rf"^(?:(?:yes|yeah|ya|yep|still|just|a|an|freelance|self-employed|"

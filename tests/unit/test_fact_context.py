@@ -371,3 +371,10 @@ def test_a_move_of_someone_close_is_no_plan_of_the_speakers():
     assert not arrived("女儿小雯在上海，生了个外孙，叫我们过去帮忙带。", "上海")
     assert places_planned("我们全家下个月搬去苏州") == ["苏州"]
     assert arrived("我们已经在苏州安顿下来啦！", "苏州", said_by_me=True)
+
+
+def test_a_job_named_alone_is_the_job_not_the_verb_with_it():
+    """"做成本会计" told of work is the job 成本会计 (the profile showed 做成本会计)."""
+    assert said(("assistant", "太好了，朵朵上学方便多了。你工作那边有消息吗？"),
+                ("user", "有个日企叫和光精密，约了下周二视频面试，做成本会计。"))[1] == [
+        ("works_as", "成本会计", False)]
