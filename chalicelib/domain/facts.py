@@ -211,6 +211,9 @@ _EN = _table(re.IGNORECASE | re.M, (
     ("pet", True, rf"\b(?P<name>{_NAME}),?\s+(?:my|our) (?:\w+\s+)?(?P<kind>{_PET}),?\s+"
                   r"(?:passed away|died|is gone)"),
     ("pet", True, rf"\b(?P<name>{_NAME})\s+(?:passed away|died|was put to sleep)\b"),
+    # taken in by others: a foster gone to its home ("Pip got adopted!", Pickle was rehomed)
+    ("pet", True, rf"\b(?P<name>{_NAME})\s+(?:got|was|has been|'s been|is being)\s+(?:adopted|"
+                  rf"rehomed|re-homed)\b"),
     ("partner", False, rf"\bmy (?:new\s+)?{_KIN_PARTNER}(?:'s name is|\s+is\s+|,?\s+)"
                        rf"(?P<value>{_NAME})\b", "given"),
     ("partner", False, rf"\bI(?:\s+(?:got married to|married|am dating|started dating|am going out with|"
@@ -592,6 +595,8 @@ _ZH = _table(0, (
     ("learning", True, r"(?:^|[，,\s])(?P<value>(?!我|你|他|她|就|也|都)[\u4e00-\u9fffA-Za-z]{2,5}?)(?:我)?"
                        r"(?:肯定|已经|也|就|是)?(?:不学了|放弃了|没再学|学不下去了)"),
     ("likes", True, r"(?P<any>(?:现在|已经|是|真)?(?:真的?)?不(?:再)?喜欢了|(?:一点)?兴趣都没(?:有)?了)"),
+    ("pet", True, r"(?:^|[，,\s])(?P<name>(?![我你他她它])[\u4e00-\u9fffA-Za-z]{1,4}?)被(?:人|一家人)?"
+                  r"(?:领养|收养|领走|接走)了"),
     ("pet", True, r"(?:^|[，,\s])(?:把)?(?P<name>(?![我你他她它])[\u4e00-\u9fffA-Za-z]{1,4}?)(?:送给|送人|送走|给了)"
                   r"[^，。！!]{0,8}?了"),
     ("owns", True, r"(?:^|[，,\s])(?P<value>(?:二手|旧|老)?(?:电动车|小电驴|摩托车?|自行车|单车|车|电脑|相机|吉他|钢琴|"

@@ -72,6 +72,9 @@ T0 = datetime(2026, 1, 5, 20, tzinfo=UTC)
     ("I got promoted to engineering manager!", [("works_as", "engineering manager", False)]),
     ("我升职为产品经理了", [("works_as", "产品经理", False)]),
     ("我跳槽到了北医三院", [("works_at", "北医三院", False)]),
+    # a foster taken in by others is no pet of the speaker's now
+    ("Pip got adopted! a family in Ilkley.", [("pet", "Pip", True)]),
+    ("豆豆被一家人领走了", [("pet", "豆豆", True)]),
 ])
 def test_what_a_turn_states_about_its_speaker(text, expected):
     assert [(s.attribute, s.value, s.ends) for s in statements(text)] == expected
