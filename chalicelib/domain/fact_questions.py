@@ -56,6 +56,21 @@ def attribute_asked(question: str) -> str | None:
     return next((a for a, p in _asked() if p.search(question)), None)
 
 
+_CLAUSE_BREAK = re.compile(r"[，,;；？?。！!]|\band\b")
+
+
+def asking_clause(question: str, attribute: str) -> str:
+    """The clause of the question that asks the attribute ("Which city does 小满 live in" of
+    "Which city does 小满 live in, and where is she from originally?"): a word of the past in
+    another clause asks something else. The whole question when no pattern of it matches."""
+    m = next((p.search(question) for a, p in _asked() if a == attribute), None)
+    if m is None:
+        return question
+    starts = [b.end() for b in _CLAUSE_BREAK.finditer(question, 0, m.start())]
+    end = _CLAUSE_BREAK.search(question, m.end())
+    return question[starts[-1] if starts else 0:end.start() if end else len(question)]
+
+
 # Someone of the person's, named by how they are related ("Nora 的哥哥住在哪里？", "我妈上次
 # 住院是因为什么？", "Where does Jess's brother live?"): the question asks that one's fact, not
 # the person's. Kin and the people around one: domain.kin.

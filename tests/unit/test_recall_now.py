@@ -150,3 +150,18 @@ def test_only_a_question_asking_for_the_value_puts_its_telling_first(question, f
     from chalicelib.domain.fact_questions import ASKS_THE_VALUE, attribute_asked
 
     assert (attribute_asked(question) in ASKS_THE_VALUE) is first
+
+
+@pytest.mark.parametrize(("question", "attribute", "past"), [
+    # a word of the past in another clause asks something else: the home now
+    ("Which city does 小满 live in, and where is she from originally?", "lives_in", False),
+    ("Where did Vivi live before moving to Shenzhen?", "lives_in", True),
+    ("苏禾去云京之前住在哪，开的什么铺子？", "lives_in", True),
+    ("What was Nora's old job?", "works_as", True),
+    ("我现在在哪家公司上班，做什么？", "works_at", False),
+])
+def test_the_clause_asking_the_fact_says_past_or_now(question, attribute, past):
+    from chalicelib.domain.fact_questions import asking_clause
+    from chalicelib.usecases.recall.query import asks_about_past
+
+    assert asks_about_past(asking_clause(question, attribute)) is past

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from chalicelib.domain.errors import BadRequest
-from chalicelib.domain.fact_questions import ASKS_THE_VALUE, attribute_asked
+from chalicelib.domain.fact_questions import ASKS_THE_VALUE, asking_clause, attribute_asked
 from chalicelib.domain.models import Card, Layer, RecallRequest, RecallResponse
 from chalicelib.domain.names import name_like_words, named_people, near_known, speaks_of_self
 from chalicelib.domain.records import Entity
@@ -41,7 +41,7 @@ from chalicelib.usecases.recall.gate import Gate, language, small_talk_cosines
 from chalicelib.usecases.recall.graph import Links, add_scores, expand, with_threads
 from chalicelib.usecases.recall.languages import Across, merge_across
 from chalicelib.usecases.recall.profile import facts_answering
-from chalicelib.usecases.recall.query import Intent, asks_for_list, intents
+from chalicelib.usecases.recall.query import Intent, asks_about_past, asks_for_list, intents
 from chalicelib.usecases.recall.recipes import RecallRecipe, resolve
 from chalicelib.usecases.recall.rerank import in_character, rerank, user_told
 from chalicelib.usecases.recall.timewindow import (
@@ -448,8 +448,11 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
                                          recipe, SearchFilter(), intent.across), {}
             lists = with_answers(services, space, lists, recipe.answers, recipe.question_keeps)
             asked_for = attribute_asked(intent.text) if recipe.facts_weight and named else None
+            # past or now as the clause asking the fact says ("Which city does 小满 live in,
+            # and where is she from originally?" asks where she lives now)
+            past = asked_for is not None and asks_about_past(asking_clause(intent.text, asked_for))
             if asked_for and (answering := facts_answering(
-                    services, space, intent.text, named, intent.past, asked_for)):
+                    services, space, intent.text, named, past, asked_for)):
                 lists["facts"] = (answering, recipe.facts_weight)
                 if asked_for in ASKS_THE_VALUE:
                     told = answering
