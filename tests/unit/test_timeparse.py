@@ -526,3 +526,24 @@ def test_more_of_the_calendar_and_of_chat(text, window):
 @pytest.mark.parametrize("text", ["my last day of school", "have a nice weekend"])
 def test_a_last_day_of_no_month_or_a_weekend_wished_names_no_time(text):
     assert parse_time(text, datetime.fromisoformat("2026-12-07T15:00:00+08:00")) is None
+
+
+@pytest.mark.parametrize(("text", "day"), [
+    # 要 before what one will do looks ahead (said on Monday 2026-12-07)
+    ("周五要交报告", "2026-12-11"), ("我周三要出差", "2026-12-09"), ("周六要加班吗", "2026-12-12"),
+    ("周五不要忘了", "2026-12-11"),
+    # not 重要, 想要, 要是, 要死
+    ("周五重要的会", "2026-12-04"), ("周五她想要一个答案", "2026-12-04"),
+    ("周五累得要死", "2026-12-04"),
+    # 年后 said in the weeks after the New Year is this one's (2026-02-17); 五一广场 is a place
+    ("年后要开工", "2026-02-18"),
+])
+def test_a_word_of_will_looks_ahead(text, day):
+    now = datetime.fromisoformat("2026-12-07T15:00:00+08:00") if text != "年后要开工" \
+        else datetime.fromisoformat("2026-02-19T22:00:00+08:00")
+    span = parse_time(text, now)
+    assert span is not None and span.start.date().isoformat() == day
+
+
+def test_a_place_named_after_a_holiday_is_no_day():
+    assert parse_time("在五一广场附近的一个巷子里", datetime.fromisoformat("2026-06-12T22:00:00+08:00")) is None

@@ -309,7 +309,9 @@ def test_a_duration_alone_names_no_time(text):
     ("10.3那天我们去了西湖", ("2026-10-03", "2026-10-04", "day", True)),
     ("9/20晚上吃了火锅", ("2026-09-20 18:00", "2026-09-21")),
     ("10.12号入职", ("2026-10-12", "2026-10-13", "day", True)),
-    ("8.15之前要交", ("2026-08-15", "2026-08-16", "day", True)),
+    ("8.15之前交的", ("2026-08-15", "2026-08-16", "day", True)),
+    # 要 (must, will) looks ahead: said in October, the coming 8.15
+    ("8.15之前要交", ("2027-08-15", "2027-08-16", "day", True)),
 ])
 def test_month_and_day_in_figures_before_a_date_word(text, expected):
     check(text, expected)

@@ -553,6 +553,8 @@ PERIOD_KEYS = {"寒假": "winter_holiday", "暑假": "summer_holiday"}
 
 
 @RULES.add(rf"(?:{HOLIDAY_RE}|(?<![\d{NUMERAL_CHARS}])(?:十一|五一|六一)(?![\d{NUMERAL_CHARS}个号日月点次岁楼])"
+           # a place named after the day is no day (五一广场, 五一大道, 六一公园)
+           r"(?!广场|大道|公园|小区|中学|小学)"
            r"|过年(?!好))(?P<suffix>节)?(?P<period>小长假|长假|假期|黄金周|期间|放假期间|放假|那几天"
            r"|那几日|七天(?![前后内里])|假(?![装如设的])|的时候|时候|时(?![间候期代刻光]))?"
            r"(?:(?P<around>前后)|(?P<side>(?:之前|以前|前|之后|以后|后)(?![天年来一二两三四五六七八九十几\d])))?",
@@ -617,9 +619,15 @@ def around_new_year(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     if coming is not None and coming.lo is not None and coming.lo.date() >= ctx.today \
             and (coming.lo.date() - ctx.today).days <= 60:
         atom = coming
+    side = _before if m["side"] == "前" else _after
+    if ctx.future and m["side"] == "后":  # 年后要开工 two days after: this one's weeks after
+        last = R.holiday(replace(ctx, future=False), "spring_festival")
+        after = side(last) if last is not None else None
+        if after is not None and after.hi is not None and after.hi > ctx.now:
+            atom = last
     if atom is None:
         return None
-    return R.keeping_year(atom, _before if m["side"] == "前" else _after)
+    return R.keeping_year(atom, side)
 
 
 def _around(atom: Atom) -> Atom | None:
