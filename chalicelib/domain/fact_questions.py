@@ -53,22 +53,29 @@ ASKS_THE_VALUE = frozenset({"lives_in", "works_at", "works_as", "studies", "lear
 
 def attribute_asked(question: str) -> str | None:
     """The fact attribute a question asks for, or None."""
-    return next((a for a, p in _asked() if p.search(question)), None)
+    found = _first_asked(question)
+    return found[0] if found else None
+
+
+def fact_asked(question: str) -> tuple[str, str] | None:
+    """The fact attribute a question asks for and the clause that asks it ("Which city does
+    小满 live in" of "Which city does 小满 live in, and where is she from originally?": a word
+    of the past in another clause asks something else), or None."""
+    found = _first_asked(question)
+    if found is None:
+        return None
+    attribute, m = found
+    starts = [b.end() for b in _CLAUSE_BREAK.finditer(question, 0, m.start())]
+    end = _CLAUSE_BREAK.search(question, m.end())
+    return attribute, question[starts[-1] if starts else 0:end.start() if end else len(question)]
 
 
 _CLAUSE_BREAK = re.compile(r"[，,;；？?。！!]|\band\b")
 
 
-def asking_clause(question: str, attribute: str) -> str:
-    """The clause of the question that asks the attribute ("Which city does 小满 live in" of
-    "Which city does 小满 live in, and where is she from originally?"): a word of the past in
-    another clause asks something else. The whole question when no pattern of it matches."""
-    m = next((p.search(question) for a, p in _asked() if a == attribute), None)
-    if m is None:
-        return question
-    starts = [b.end() for b in _CLAUSE_BREAK.finditer(question, 0, m.start())]
-    end = _CLAUSE_BREAK.search(question, m.end())
-    return question[starts[-1] if starts else 0:end.start() if end else len(question)]
+def _first_asked(question: str) -> tuple[str, re.Match[str]] | None:
+    """The first attribute whose pattern the question matches, with the match."""
+    return next(((a, m) for a, p in _asked() if (m := p.search(question))), None)
 
 
 # Someone of the person's, named by how they are related ("Nora 的哥哥住在哪里？", "我妈上次

@@ -662,8 +662,9 @@ def _zh(text: str) -> list[Statement]:
     """A clause's statements, subject dropped or not (Chinese often drops 我); a match whose
     part of the clause (since the last comma) names somebody else first is not the speaker's."""
     out: list[Statement] = []
-    for clause in _ZH_CLAUSE().findall(_ZH_SPACE().sub("，", text)):
+    for clause in _zh_clauses(text):
         for rule in _ZH():
+            plain = not rule.ends and rule.mode != "given"  # a value said, not its ending
             for m in rule.pattern.finditer(clause):
                 begin = max(clause.rfind("，", 0, m.start()), clause.rfind(",", 0, m.start()), 0)
                 stops = [i for i in (clause.find("，", m.end()), clause.find(",", m.end()))
@@ -680,11 +681,10 @@ def _zh(text: str) -> list[Statement]:
                         r"我(?!(?:的)?(?:大学|高中)?(?:室友|同事|朋友|同学|闺蜜|姐|妹|哥|弟|爸|妈))",
                         clause[:begin]):
                     continue  # 我大学室友，现在在陆家嘴做审计: the roommate's, still
-                if not rule.ends and rule.mode != "given" and _ZH_FORMERLY().search(
-                        clause, begin, m.start()):
+                if plain and _ZH_FORMERLY().search(clause, begin, m.start()):
                     continue
                 statement = _statement(rule, m)
-                if statement and not rule.ends and rule.mode != "given" and _ZH_NEGATED().search(
+                if statement and plain and _ZH_NEGATED().search(
                         clause, max(0, m.start() - 3), m.start()):
                     if "了" not in clause[m.end() - 1:]:
                         continue  # 我没在学日语: denied
@@ -692,6 +692,11 @@ def _zh(text: str) -> list[Statement]:
                 if statement:
                     out.append(statement)
     return _dedupe(out)
+
+
+def _zh_clauses(text: str) -> list[str]:
+    """A Chinese text's sentences, the pauses typed as spaces or emoji made commas."""
+    return _ZH_CLAUSE().findall(_ZH_SPACE().sub("，", text))
 
 
 # ------------------------------------------------------------------ values
@@ -795,7 +800,7 @@ def said_as_plan(text: str, value: str) -> bool:
         return False
     folded = value.casefold()
     if HAN.search(text):
-        clauses = [c for c in _ZH_CLAUSE().findall(_ZH_SPACE().sub("，", text))
+        clauses = [c for c in _zh_clauses(text)
                    for c in re.split(r"[，,]", c) if folded in c.casefold()]
         hedge = [_ZH_HEDGE(), _ZH_AHEAD()]
     else:

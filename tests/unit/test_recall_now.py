@@ -161,7 +161,8 @@ def test_only_a_question_asking_for_the_value_puts_its_telling_first(question, f
     ("我现在在哪家公司上班，做什么？", "works_at", False),
 ])
 def test_the_clause_asking_the_fact_says_past_or_now(question, attribute, past):
-    from chalicelib.domain.fact_questions import asking_clause
+    from chalicelib.domain.fact_questions import fact_asked
     from chalicelib.usecases.recall.query import asks_about_past
 
-    assert asks_about_past(asking_clause(question, attribute)) is past
+    asked, clause = fact_asked(question)
+    assert asked == attribute and asks_about_past(clause) is past

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from chalicelib.domain.errors import BadRequest
-from chalicelib.domain.fact_questions import ASKS_THE_VALUE, asking_clause, attribute_asked
+from chalicelib.domain.fact_questions import ASKS_THE_VALUE, fact_asked
 from chalicelib.domain.models import Card, Layer, RecallRequest, RecallResponse
 from chalicelib.domain.names import name_like_words, named_people, near_known, speaks_of_self
 from chalicelib.domain.records import Entity
@@ -447,14 +447,14 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
             lists, floors = search_lists(services, space, intent.keywords, intent.vector,
                                          recipe, SearchFilter(), intent.across), {}
             lists = with_answers(services, space, lists, recipe.answers, recipe.question_keeps)
-            asked_for = attribute_asked(intent.text) if recipe.facts_weight and named else None
+            asked_for = fact_asked(intent.text) if recipe.facts_weight and named else None
             # past or now as the clause asking the fact says ("Which city does 小满 live in,
             # and where is she from originally?" asks where she lives now)
-            past = asked_for is not None and asks_about_past(asking_clause(intent.text, asked_for))
             if asked_for and (answering := facts_answering(
-                    services, space, intent.text, named, past, asked_for)):
+                    services, space, intent.text, named, asks_about_past(asked_for[1]),
+                    asked_for[0])):
                 lists["facts"] = (answering, recipe.facts_weight)
-                if asked_for in ASKS_THE_VALUE:
+                if asked_for[0] in ASKS_THE_VALUE:
                     told = answering
         candidates = fuse_lists(lists, recipe, floors)
         if recipe.graph_seeds and not listing:
@@ -649,7 +649,8 @@ def recall_by_time(services: Services, space: str, request: RecallRequest,
     others = named_terms(topic, terms) if hook_sized(request, recipe) else frozenset()
     windows = layer_windows(anchor.start, anchor.end, recipe.expand_factor,
                             recipe.max_expansions)
-    updates = Updates(services, space)
+    links = Links(services, space, recipe)  # the relations read once: updates and threads
+    updates = Updates(services, space, links.relation_records)
     for index, (start, end) in enumerate(windows):
         flt = window_filter(SearchFilter(), start, end)
         in_window = services.keywords.count(space, flt)
@@ -672,8 +673,7 @@ def recall_by_time(services: Services, space: str, request: RecallRequest,
         if cards:
             for zh, en in updates.trace(cards):
                 trace.add(zh, en)
-            cards = with_threads(services, space, cards, Links(services, space, recipe),
-                                 recipe.thread_materials)
+            cards = with_threads(services, space, cards, links, recipe.thread_materials)
             verdict = "hit" if index == 0 else "expanded"
             trace.add(f"[时间回忆] 结论：{'命中' if index == 0 else f'扩大 {index} 次后命中'}",
                       f"[time recall] verdict: {verdict}"
