@@ -28,7 +28,7 @@ from chalicelib.domain.textproc import is_cjk, query_terms
 from chalicelib.ports import Freshness, Hit, SearchFilter, Services
 from chalicelib.usecases.people import space_people
 from chalicelib.usecases.recall.answers import answers_to, inherit, load_hits, with_answers
-from chalicelib.usecases.recall.cards import load_cards
+from chalicelib.usecases.recall.cards import found_sources_first, load_cards
 from chalicelib.usecases.recall.context import estimate_tokens, render
 from chalicelib.usecases.recall.cooldown import cooled_refs
 from chalicelib.usecases.recall.fusion import (
@@ -480,7 +480,7 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
                                         named_people(request.query, named))
             ranked = admitted
             gates.append(gate)
-        per_intent.append(updates.apply(ranked, intent.past))
+        per_intent.append(updates.apply(found_sources_first(ranked, candidates), intent.past))
     cards = dedupe_evidence(interleave(per_intent))
     cards = [c for c in cards if not request.in_context or not request.in_context.holds(c)]
     cards = cards[:limit]

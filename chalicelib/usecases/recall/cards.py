@@ -88,3 +88,31 @@ def load_cards(store: Store, space: str, candidates: Sequence[Candidate],
         except (ValueError, OverflowError):  # stored before times were range-checked
             continue
     return pairs
+
+
+def found_sources_first(cards: Sequence[Card], candidates: Sequence[Candidate]) -> list[Card]:
+    """Each card's sources with the messages this recall found for the query itself first
+    (in the order it ranked them), the others after in conversation order. An event cites
+    every turn it was told in ("一只橘猫…" and "去年十二月领养的" two turns apart); which of
+    them answers depends on the question, and a reader — or a client that shows a card's
+    first source — should meet that one first. Nothing is dropped or added."""
+    found: dict[tuple[str, int], int] = {}
+    for rank, cand in enumerate(candidates):
+        if isinstance(ref := parse_ref(cand.ref), MessageRef):
+            found.setdefault((ref.session, ref.seq), rank)
+    if not found:
+        return list(cards)
+    return [_sources_ordered(card, found) for card in cards]
+
+
+def _sources_ordered(card: Card, found: dict[tuple[str, int], int]) -> Card:
+    if len(card.sources) < 2:
+        return card
+    miss = max(found.values()) + 1  # after every turn found
+
+    def first_found(source: Source) -> int:
+        return min((found.get((source.session, seq), miss)
+                    for seq in range(source.seq_start, source.seq_end + 1)), default=miss)
+
+    ordered = sorted(card.sources, key=first_found)  # stable: ties keep conversation order
+    return card if ordered == card.sources else card.model_copy(update={"sources": ordered})
