@@ -161,6 +161,18 @@ def test_chinese_holidays(text: str, start: str, end: str) -> None:
     assert window(text)[:2] == (start, end)
 
 
+@pytest.mark.parametrize(("text", "start"), [
+    # solar terms move by a day with the leap-year cycle (the almanac's dates)
+    ("冬至", "2026-12-22"), ("去年冬至", "2025-12-21"), ("前年冬至", "2024-12-21"),
+    ("夏至", "2026-06-21"), ("立春", "2026-02-04"), ("去年立春", "2025-02-03"),
+    ("立秋那天", "2026-08-07"), ("立冬", "2026-11-07"), ("立夏", "2026-05-05"),
+    ("2023年立秋", "2023-08-08"), ("2021年冬至", "2021-12-21"), ("2022年清明", "2022-04-05"),
+])
+def test_solar_terms(text: str, start: str) -> None:
+    first, end = window(text)[:2]
+    assert first == start and date.fromisoformat(end) - date.fromisoformat(first) == timedelta(1)
+
+
 def test_holiday_in_a_plan_is_the_next_one() -> None:
     assert window("圣诞节我们打算去滑雪")[:2] == ("2026-12-25", "2026-12-26")
 

@@ -60,13 +60,26 @@ def nth(month: int, weekday: int, n: int) -> Callable[[int], Window]:
     return window
 
 
-def qingming(year: int) -> Window:
-    """清明 (a solar term): Apr 4 or 5 in 2000-2099 by the usual formula
-    day = floor(Y * 0.2422 + 4.81) - floor(Y / 4), Y = year % 100; Apr 5 outside that range."""
-    if 2000 <= year <= 2099:
+def solar_term(month: int, c: float, usual: int,
+               off_by_one: dict[int, int] | None = None) -> Callable[[int], Window]:
+    """A solar term (清明, 冬至 …) by the usual formula for 2000-2099:
+    day = floor(Y × 0.2422 + C) − floor(L / 4), Y = year % 100, L = Y (Y − 1 for a term in
+    January or February); `off_by_one`: the years the formula misses, with the correction;
+    `usual`, the day, outside those years. The terms move by a day with the leap-year cycle;
+    no well-kept library computes them without an astronomy package (`lunardate` holds the
+    lunar calendar only), and a formula checked against the almanac is a few lines."""
+    def window(year: int) -> Window:
+        if not 2000 <= year <= 2099:
+            return one_day(date(year, month, usual))
         y = year % 100
-        return one_day(date(year, 4, int(y * 0.2422 + 4.81) - y // 4))
-    return one_day(date(year, 4, 5))
+        leap = (y - 1 if month <= 2 else y) // 4
+        day = int(y * 0.2422 + c) - leap + (off_by_one or {}).get(year, 0)
+        return one_day(date(year, month, day))
+
+    return window
+
+
+qingming = solar_term(4, 4.81, 5)  # 清明: Apr 4 or 5
 
 
 def easter(year: int) -> Window:
@@ -95,6 +108,12 @@ HOLIDAYS: dict[str, Callable[[int], Window]] = {
     "valentine": fixed(2, 14),
     "womens_day": fixed(3, 8),
     "qingming": qingming,
+    "lichun": solar_term(2, 3.87, 4),  # 立春
+    "lixia": solar_term(5, 5.52, 5),  # 立夏
+    "xiazhi": solar_term(6, 21.37, 21),  # 夏至
+    "liqiu": solar_term(8, 7.5, 7),  # 立秋
+    "lidong": solar_term(11, 7.438, 7),  # 立冬
+    "dongzhi": solar_term(12, 21.94, 22, {2021: -1}),  # 冬至
     "labour_day": fixed(5, 1),
     "childrens_day": fixed(6, 1),
     "teachers_day": fixed(9, 10),

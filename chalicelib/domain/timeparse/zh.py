@@ -45,6 +45,8 @@ HOLIDAYS = {
     "元旦": "new_year", "春节": "spring_festival", "大年初一": "spring_festival",
     "农历新年": "spring_festival", "除夕": "new_year_eve_lunar", "大年三十": "new_year_eve_lunar",
     "年三十": "new_year_eve_lunar", "元宵节": "lantern", "清明节": "qingming", "清明": "qingming",
+    "立春": "lichun", "立夏": "lixia", "夏至": "xiazhi", "立秋": "liqiu", "立冬": "lidong",
+    "冬至": "dongzhi",
     "劳动节": "labour_day", "五一劳动节": "labour_day", "五一": "labour_day",
     "端午节": "dragon_boat", "端午": "dragon_boat", "七夕节": "qixi", "七夕": "qixi",
     "中秋节": "mid_autumn", "中秋": "mid_autumn", "国庆节": "national_day",
