@@ -167,6 +167,7 @@ def test_chinese_holidays(text: str, start: str, end: str) -> None:
     ("夏至", "2026-06-21"), ("立春", "2026-02-04"), ("去年立春", "2025-02-03"),
     ("立秋那天", "2026-08-07"), ("立冬", "2026-11-07"), ("立夏", "2026-05-05"),
     ("2023年立秋", "2023-08-08"), ("2021年冬至", "2021-12-21"), ("2022年清明", "2022-04-05"),
+    ("Dongzhi festival", "2026-12-22"),
 ])
 def test_solar_terms(text: str, start: str) -> None:
     first, end = window(text)[:2]

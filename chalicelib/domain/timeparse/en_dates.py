@@ -83,6 +83,9 @@ HOLIDAYS = (
     (r"dragon\s+boat\s+festival", "dragon_boat", False),
     (r"lantern\s+festival", "lantern", False),
     (r"qingming(?:\s+festival)?|tomb[-\s]sweeping\s+day", "qingming", False),
+    # the Chinese almanac's day (Beijing time); the solstice itself falls a day earlier west
+    # of Asia some years, so "the winter solstice" is left alone
+    (r"dongzhi(?:\s+festival)?", "dongzhi", False),
     (r"(?:china['’]?s\s+)?national\s+day", "national_day", False),
     (r"golden\s+week", "national_day", True),
     (r"boxing\s+day", "boxing_day", False),
@@ -96,7 +99,7 @@ HOLIDAYS = (
 )
 HOLIDAY_WORDS = ("christmas xmas new valentine halloween thanksgiving independence fourth july "
                  "easter mother father memorial labor labour chinese lunar spring autumn moon "
-                 "dragon lantern qingming tomb national golden good boxing patrick black king mlk "
+                 "dragon lantern qingming tomb dongzhi national golden good boxing patrick black king mlk "
                  "president veteran summer winter may")
 HOLIDAY_RE = "|".join(f"(?P<h{i}>{pattern})" for i, (pattern, _, _) in enumerate(HOLIDAYS))
 MODIFIER = r"(?P<mod>last|this|next|this past|this coming)"
