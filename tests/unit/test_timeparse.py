@@ -536,6 +536,49 @@ def test_more_of_the_calendar_and_of_chat(text, window):
     assert span is not None and (span.start.date().isoformat(), span.end.date().isoformat()) == window
 
 
+MONDAY_DEC_7 = datetime.fromisoformat("2026-12-07T15:00:00+08:00")
+
+
+@pytest.mark.parametrize(("text", "matched", "window"), [
+    # English as typed on a phone: shorthand and misspellings of the time words (chat_en)
+    ("omg last nite was wild", "last nite", ("2026-12-06", "2026-12-07")),
+    ("2day was long", "2day", ("2026-12-07", "2026-12-08")),
+    ("see u tommorow!", "tommorow", ("2026-12-08", "2026-12-09")),
+    ("i told u yday", "yday", ("2026-12-06", "2026-12-07")),
+    ("dinner tonite?", "tonite", ("2026-12-07", "2026-12-08")),
+    ("going for a swim this arvo", "this arvo", ("2026-12-07", "2026-12-07")),
+    ("passed it last wk actually", "last wk", ("2026-11-30", "2026-12-07")),
+    ("road test is in 3 wks", "in 3 wks", ("2026-12-28", "2026-12-29")),
+    ("came here 6 yrs ago", "6 yrs ago", ("2020-01-01", "2021-01-01")),
+    ("moved out 3 mos ago", "3 mos ago", ("2026-09-01", "2026-10-01")),
+    ("we went on sat", "sat", ("2026-12-05", "2026-12-06")),
+    ("NYE plans?", "NYE", ("2026-12-31", "2027-01-01")),
+    ("coupla days ago", "coupla days ago", ("2026-12-04", "2026-12-06")),
+    ("saw her the other night", "the other night", ("2026-12-01", "2026-12-06")),
+    ("starts mid-jan", "mid-jan", ("2027-01-11", "2027-01-21")),
+    ("the first week of jan", "the first week of jan", ("2027-01-01", "2027-01-08")),
+    ("我 2day 好累", "2day", ("2026-12-07", "2026-12-08")),
+])
+def test_phone_english(text, matched, window):
+    """The span is what the person typed, its window the word's."""
+    span = parse_time(text, MONDAY_DEC_7)
+    assert span is not None and span.matched == matched
+    assert text[span.offset:span.offset + len(span.matched)] == matched
+    assert (span.start.date().isoformat(), span.end.date().isoformat()) == window
+
+
+@pytest.mark.parametrize("text", ["I sat down and cried", "a friend of Jan's", "since Jan left",
+                                  "I sat on the sun lounger", "the eve of the wedding"])
+def test_words_that_look_like_shorthand_are_no_time(text):
+    assert parse_time(text, MONDAY_DEC_7) is None
+
+
+def test_offsets_after_a_written_out_word_are_the_typed_ones():
+    spans = find_times("tonite and then on December 11th", MONDAY_DEC_7)
+    assert [s.matched for s in spans] == ["tonite", "December 11th"]
+    assert spans[1].offset == len("tonite and then on ")
+
+
 @pytest.mark.parametrize("text", ["my last day of school", "have a nice weekend"])
 def test_a_last_day_of_no_month_or_a_weekend_wished_names_no_time(text):
     assert parse_time(text, datetime.fromisoformat("2026-12-07T15:00:00+08:00")) is None

@@ -13,6 +13,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 
+from chalicelib.domain.timeparse.chat_en import written_out
 from chalicelib.domain.timeparse.finder import find_atoms
 from chalicelib.domain.timeparse.span import TimeSpan, make_ctx
 
@@ -27,14 +28,15 @@ def find_times(text: str, now: datetime, tz: str | tzinfo | None = None,
     None: read from its own words."""
     if not text:
         return []
-    ctx = make_ctx(now, tz, text, future)
+    chat = written_out(text)  # "2day", "last nite", "2 wks ago" as the words (chat_en)
+    ctx = make_ctx(now, tz, chat.text if chat else text, future)
     spans: list[TimeSpan] = []
     for atom in find_atoms(ctx):
         if atom.lo is None or atom.hi is None or not in_range(atom.lo, atom.hi):
             continue
+        start, end = chat.typed(atom.start, atom.end) if chat else (atom.start, atom.end)
         spans.append(TimeSpan(start=atom.lo, end=absolute_end(atom.lo, atom.hi),
-                              granularity=atom.gran,
-                              matched=text[atom.start:atom.end], offset=atom.start,
+                              granularity=atom.gran, matched=text[start:end], offset=start,
                               exact=atom.exact))
     return spans
 

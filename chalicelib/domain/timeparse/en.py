@@ -27,7 +27,7 @@ PODS = {"morning": (6, 12), "afternoon": (12, 18), "evening": (18, 24), "night":
 UNIT_DAYS = {"day": 1, "week": 7, "fortnight": 14, "month": 30, "year": 365}
 VAGUE_COUNTS = {"a couple of": (2, 3), "a couple": (2, 3), "couple of": (2, 3),
                 "a few": FEW, "few": FEW, "several": FEW, "some": FEW}
-COUNT = rf"(?P<n>a couple of|a couple|a few|several|some|half an?|{EN_NUM})"
+COUNT = rf"(?P<n>a couple of|a couple|a few|couple of|few|several|some|half an?|{EN_NUM})"
 UNIT = r"(?P<u>min(?:ute)?|hour|hr|day|night|weekend|week|fortnight|month|year|decade)s?"
 # A match at the start of the text or of a sentence.
 SENTENCE_START = re.compile(r"(?:^|[.!?;:,，。！？]\s*)\S")
@@ -180,7 +180,7 @@ def rolling(ctx: Ctx, m: re.Match[str]) -> Atom | None:
 
 @RULES.add(r"\b(?:recently|lately|of late|these days|not (?:so |that |too )?long ago|a little while ago"
            r"|a short while ago"
-           r"|(?P<few>the other day|a few days back)|(?P<while>a while ago|a while back"
+           r"|(?P<few>the other (?:day|night)|a few days back)|(?P<while>a while ago|a while back"
            r"|some time ago)|(?P<now>just now|a moment ago|moments ago))\b", IC,
            needs="recently lately late day other while ago back now moment")
 def vague_recent(ctx: Ctx, m: re.Match[str]) -> Atom | None:

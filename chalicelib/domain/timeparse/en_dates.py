@@ -227,10 +227,18 @@ STRONG_CONTEXT = ("in", "of", "since", "during", "early", "late", "mid", "throug
 WEAK_CONTEXT = ("from", "to", "through", "before", "after", "around", "by", "between", "and")
 
 
-@RULES.add(rf"\b(?P<mon>{FULL_MONTH})\b", IC, needs=MONTH_WORDS)
+# A short month name is also a name ("a friend of Jan's"): a month only right after these,
+# and not before 's ("mid-jan", "early dec", "the first week of jan", "in sept").
+SHORT_CONTEXT = ("in", "of", "early", "late", "mid", "during")
+
+
+@RULES.add(rf"\b(?P<mon>{FULL_MONTH}|(?P<short>jan|feb|apr|jun|jul|aug|sep|oct|nov|dec))\b"
+           r"(?!['’]s\b)", IC, needs=MONTH_WORDS)
 def month_in_context(ctx: Ctx, m: re.Match[str]) -> Atom | None:
-    """in August / since March / early May / mid-August: a month without a year."""
+    """in August / since March / early May / mid-August / mid-jan: a month without a year."""
     word = previous_word(ctx.text, m.start())
+    if m["short"]:
+        return R.month_of_year(ctx, month_number(m["mon"])) if word in SHORT_CONTEXT else None
     if word not in STRONG_CONTEXT and (word not in WEAK_CONTEXT or plain_word(m)):
         return None
     return R.month_of_year(ctx, month_number(m["mon"]))
