@@ -526,6 +526,12 @@ def test_a_question_about_the_past_means_a_day_that_has_come(text, day):
     ("weekend 的时候去爬山了", ("2026-12-05", "2026-12-07")),
     ("tmr 早上还有个 call", ("2026-12-08", "2026-12-08")),
     ("今夜不回家了", ("2026-12-07", "2026-12-08")),
+    # weekdays typed in figures (周3, 星期5, 礼拜6; 7 is Sunday)
+    ("下周3开会", ("2026-12-16", "2026-12-17")),
+    ("上周5晚上喝多了", ("2026-12-04", "2026-12-05")),
+    ("这周6去爬山", ("2026-12-12", "2026-12-13")),
+    ("星期3那天", ("2026-12-02", "2026-12-03")),
+    ("周7", ("2026-12-06", "2026-12-07")),
     ("gotta look at it tmrw", ("2026-12-08", "2026-12-09")),
     ("2027 年初", ("2027-01-01", "2027-03-01")),
     ("2027 年", ("2027-01-01", "2028-01-01")),
@@ -578,6 +584,11 @@ def test_offsets_after_a_written_out_word_are_the_typed_ones():
     spans = find_times("tonite and then on December 11th", MONDAY_DEC_7)
     assert [s.matched for s in spans] == ["tonite", "December 11th"]
     assert spans[1].offset == len("tonite and then on ")
+
+
+@pytest.mark.parametrize("text", ["一周3次", "每周3次", "周3次课", "两周3天", "周2.5"])
+def test_a_count_after_a_week_is_no_weekday(text):
+    assert parse_time(text, MONDAY_DEC_7) is None
 
 
 @pytest.mark.parametrize("text", ["my last day of school", "have a nice weekend"])
