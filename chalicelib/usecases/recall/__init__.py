@@ -39,7 +39,7 @@ from chalicelib.usecases.recall.fusion import (
 )
 from chalicelib.usecases.recall.gate import Gate, language, small_talk_cosines
 from chalicelib.usecases.recall.graph import Links, add_scores, expand, with_threads
-from chalicelib.usecases.recall.languages import Across, merge_across
+from chalicelib.usecases.recall.languages import Across, in_other_words, merge_across
 from chalicelib.usecases.recall.profile import facts_answering
 from chalicelib.usecases.recall.query import Intent, asks_about_past, asks_for_list, intents
 from chalicelib.usecases.recall.recipes import RecallRecipe, resolve
@@ -99,6 +99,12 @@ def search_lists(services: Services, space: str, query: str, qvec, recipe: Recal
         ranked["keyword"] = (services.keywords.keyword_search(
             space, keyword_query(query, recipe), recipe.keyword_k, flt),
             recipe.keyword_weight_cjk if is_cjk(query) else recipe.keyword_weight)
+    if recipe.keyword_k and moved is not None and services.glossary is not None \
+            and (words := in_other_words(query, services.glossary)):
+        # the memories told in the other language, by the question's words as theirs
+        ranked["keyword_across"] = (services.keywords.keyword_search(
+            space, words, recipe.keyword_k, flt),
+            0.5 * (recipe.keyword_weight if is_cjk(query) else recipe.keyword_weight_cjk))
     if recipe.vector_k:
         hits = services.vectors.vector_search(space, qvec, recipe.vector_k, flt)
         if moved is not None:

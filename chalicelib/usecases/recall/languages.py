@@ -18,6 +18,7 @@ Only for an embedder that has the means (e5): the others have no shared space to
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -25,7 +26,8 @@ import numpy as np
 
 from chalicelib.domain.parallel import LANGUAGES
 from chalicelib.domain.salience import language
-from chalicelib.ports import Embedder, Hit
+from chalicelib.domain.textproc import is_cjk, query_terms, tokenize
+from chalicelib.ports import Embedder, Glossary, Hit
 
 
 @dataclass(frozen=True)
@@ -87,3 +89,45 @@ def merge_across(own: Sequence[Hit], moved: Sequence[Hit], shift: Across, k: int
             scores[id_] = score - shift.offset  # its own cosine is at most own_floor
     ranked = sorted(scores.items(), key=lambda item: -item[1])[:k]
     return [Hit(id=i, score=s) for i, s in ranked]
+
+
+# the longest Chinese word a dictionary lookup tries (CC-CEDICT headwords the glossary keeps)
+_LONGEST_WORD = 4
+_HAN_RUN = re.compile(r"[\u4e00-\u9fff]+")
+
+
+def chinese_words(text: str, glossary: Glossary) -> list[str]:
+    """The Chinese words of `text` the glossary knows, longest first from the left in each
+    run of Han characters (forward maximum matching; 博物馆 is one word, not 博物 and 物馆 as
+    the keyword index's bigrams cut it). Single characters are left out: most are particles
+    or parts of words ("什么", "的")."""
+    words: list[str] = []
+    for run in _HAN_RUN.findall(text):
+        at = 0
+        while at < len(run) - 1:
+            for size in range(min(_LONGEST_WORD, len(run) - at), 1, -1):
+                if glossary.in_english(word := run[at:at + size]):
+                    if query_terms(word):  # not a question word (什么, 时候, 哪些)
+                        words.append(word)
+                    at += size
+                    break
+            else:
+                at += 1
+    return words
+
+
+def in_other_words(query: str, glossary: Glossary) -> str:
+    """The query's content as the other language's words, for a keyword search of the
+    memories told in it: a Chinese question's words as English terms ("Melanie 什么时候去的
+    博物馆？" → museum …), an English question's terms as Chinese words ("What is the name
+    of 林悦's daughter?" → 女儿 闺女 …). Question words ("什么时候" → when) fall out where
+    the index drops stop words; the names stay out (the caller strips them)."""
+    if language(query) == "zh":
+        # a term searched as text is stemmed again: the few stems that would change ("decis")
+        # are left out (Latin words of the question, "LGBTQ", the own keyword search has)
+        found = [t for w in chinese_words(query, glossary) for t in sorted(glossary.in_english(w))
+                 if tokenize(t) == [t]]
+    else:
+        found = [w for t in query_terms(query) if not is_cjk(t)
+                 for w in sorted(glossary.in_chinese(t))]
+    return " ".join(dict.fromkeys(found))
