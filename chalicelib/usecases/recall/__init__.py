@@ -99,12 +99,12 @@ def search_lists(services: Services, space: str, query: str, qvec, recipe: Recal
         ranked["keyword"] = (services.keywords.keyword_search(
             space, keyword_query(query, recipe), recipe.keyword_k, flt),
             recipe.keyword_weight_cjk if is_cjk(query) else recipe.keyword_weight)
-    if recipe.keyword_k and moved is not None and services.glossary is not None \
+    if recipe.keyword_k and recipe.across_languages and services.glossary is not None \
             and (words := in_other_words(query, services.glossary)):
         # the memories told in the other language, by the question's words as theirs
         ranked["keyword_across"] = (services.keywords.keyword_search(
-            space, words, recipe.keyword_k, flt),
-            0.5 * (recipe.keyword_weight if is_cjk(query) else recipe.keyword_weight_cjk))
+            space, words, recipe.keyword_k, flt), recipe.across_keyword_share
+            * (recipe.keyword_weight if is_cjk(query) else recipe.keyword_weight_cjk))
     if recipe.vector_k:
         hits = services.vectors.vector_search(space, qvec, recipe.vector_k, flt)
         if moved is not None:

@@ -52,7 +52,7 @@ from chalicelib.domain.names import strip_names
 from chalicelib.domain.salience import SMALL_TALK, language
 from chalicelib.domain.textproc import is_cjk, query_terms, tokenize
 from chalicelib.ports import Embedder, Glossary, KeywordIndex, small_talk_vector
-from chalicelib.usecases.recall.languages import Across
+from chalicelib.usecases.recall.languages import Across, chinese_words
 
 # A card not embedded yet (a message PUT a moment ago) is judged on its words alone: every
 # content term, or at least two of them covering two thirds of the query. CJK bigrams that
@@ -157,6 +157,7 @@ class Gate:
     baselines: dict[str, float]  # the query's cosine to small talk, per language ("zh", "en")
     bound: float | None  # the lowest cosine of a full vector list; None if not full
     lang: str = "en"  # the query's
+    text: str = ""  # the query's content (names stripped): its Chinese words, read across
     cross_coverage: float = 0.0
     # a card in another language: its lift counts as lift / cross_lift (e5 squeezes meaning
     # across languages into a narrower band than within one; recipe.cross_lift, wide recalls only)
@@ -203,6 +204,7 @@ class Gate:
         bound = min(cosines) if cosines and vector_k and len(cosines) >= vector_k else None
         return cls(threshold=threshold, term_weight=term_weight,
                    terms=query_terms(content or query), baselines=baselines, bound=bound,
+                   text=content or query,
                    lang=language(query), cross_coverage=cross_coverage,
                    cross_lift=cross_lift, glossary=glossary)
 
@@ -290,9 +292,10 @@ class Gate:
             return {}
         if lang not in self._across:
             out: dict[str, frozenset[str]] = {}
-            for term in self.terms:
-                if language(term) == lang:
-                    continue
+            # a Chinese question's words, not its bigrams (博物馆, not 博物 / 物馆)
+            terms = (chinese_words(self.text, self.glossary) if lang == "en" and self.text
+                     else [t for t in self.terms if language(t) != lang])
+            for term in terms:
                 words = (self.glossary.in_chinese(term) if lang == "zh"
                          else self.glossary.in_english(term))
                 if words:
