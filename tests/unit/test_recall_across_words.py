@@ -31,7 +31,8 @@ class Dictionary:
     name = "stub"
     _en: ClassVar[dict[str, set[str]]] = {
         "博物馆": {"museum"}, "博物": {"natur"}, "陶艺": {"potteri"}, "什么": {"someth"},
-        "时候": {"time"}, "女儿": {"daughter"}, "闺女": {"daughter"}, "学校": {"school"}}
+        "时候": {"time"}, "女儿": {"daughter"}, "闺女": {"daughter"}, "学校": {"school"},
+        "纹身": {"tattoo"}, "露营": {"camp"}}
 
     def in_english(self, word: str) -> frozenset[str]:
         return frozenset(self._en.get(word, ()))
@@ -50,6 +51,12 @@ def test_a_chinese_question_is_read_in_dictionary_words_not_bigrams():
     words = chinese_words("Melanie 什么时候去的博物馆？", Dictionary())
     assert words == ["博物馆"]  # the longest word, and no question word (什么, 时候)
     assert in_other_words("Melanie 什么时候去的博物馆？", Dictionary()) == "museum"
+
+
+def test_a_verb_parted_from_its_object_is_one_word():
+    assert chinese_words("Gina 什么时候纹的身？", Dictionary()) == ["纹身"]
+    assert chinese_words("她在哪些地方露过营", Dictionary()) == ["露营"]
+    assert chinese_words("我去了学校", Dictionary()) == ["学校"]  # 去学 is no word
 
 
 def test_an_english_question_is_read_as_chinese_words():

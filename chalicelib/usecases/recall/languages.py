@@ -94,6 +94,7 @@ def merge_across(own: Sequence[Hit], moved: Sequence[Hit], shift: Across, k: int
 # the longest Chinese word a dictionary lookup tries (CC-CEDICT headwords the glossary keeps)
 _LONGEST_WORD = 4
 _HAN_RUN = re.compile(r"[\u4e00-\u9fff]+")
+_PARTING = frozenset("了过的着")  # what parts a separable verb: 纹的身, 露过营, 洗了澡
 
 
 def chinese_words(text: str, glossary: Glossary) -> list[str]:
@@ -112,7 +113,13 @@ def chinese_words(text: str, glossary: Glossary) -> list[str]:
                     at += size
                     break
             else:
-                at += 1
+                # a verb and its object parted by an aspect particle (纹的身, 露过营, 见了面)
+                split = run[at] + run[at + 2] if at + 2 < len(run) else ""
+                if run[at + 1] in _PARTING and glossary.in_english(split):
+                    words.append(split)
+                    at += 3
+                else:
+                    at += 1
     return words
 
 
