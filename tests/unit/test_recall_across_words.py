@@ -64,6 +64,12 @@ def test_an_english_question_is_read_as_chinese_words():
     assert in_other_words("What did she do?", Dictionary()) == ""  # nothing the glossary knows
 
 
+def test_a_pasted_page_gives_at_most_the_limit_of_words():
+    page = " ".join(["daughter school"] * 500)
+    assert in_other_words(page, Dictionary(), limit=2) == "女儿 闺女"
+    assert len(in_other_words("博物馆" * 2000, Dictionary()).split()) == 1
+
+
 def ask(services, query: str, recipe) -> list[str]:
     res = recall(services, SPACE, RecallRequest(query=query, now=T0, recipe=recipe.name,
                                                 max_cards=10))

@@ -100,7 +100,8 @@ def search_lists(services: Services, space: str, query: str, qvec, recipe: Recal
             space, keyword_query(query, recipe), recipe.keyword_k, flt),
             recipe.keyword_weight_cjk if is_cjk(query) else recipe.keyword_weight)
     if recipe.keyword_k and recipe.across_languages and services.glossary is not None \
-            and (words := in_other_words(query, services.glossary)):
+            and (words := in_other_words(keyword_query(query, recipe), services.glossary,
+                                         recipe.max_query_terms)):
         # the memories told in the other language, by the question's words as theirs
         ranked["keyword_across"] = (services.keywords.keyword_search(
             space, words, recipe.keyword_k, flt), recipe.across_keyword_share

@@ -123,18 +123,21 @@ def chinese_words(text: str, glossary: Glossary) -> list[str]:
     return words
 
 
-def in_other_words(query: str, glossary: Glossary) -> str:
+def in_other_words(query: str, glossary: Glossary, limit: int = 64) -> str:
     """The query's content as the other language's words, for a keyword search of the
     memories told in it: a Chinese question's words as English terms ("Melanie 什么时候去的
     博物馆？" → museum …), an English question's terms as Chinese words ("What is the name
-    of 林悦's daughter?" → 女儿 闺女 …). Question words ("什么时候" → when) fall out where
-    the index drops stop words; the names stay out (the caller strips them)."""
+    of 林悦's daughter?" → 女儿 闺女 …). Question words are none of its words (什么, 时候:
+    `chinese_words`; what, when: stop words); the names stay out (the caller strips them),
+    and so do a Chinese question's Latin words ("LGBTQ": its own keyword search has them).
+    At most `limit`
+    words: a term can have dozens ("name" is 名字, 名称, 姓名 …)."""
     if language(query) == "zh":
         # a term searched as text is stemmed again: the few stems that would change ("decis")
-        # are left out (Latin words of the question, "LGBTQ", the own keyword search has)
+        # are left out
         found = [t for w in chinese_words(query, glossary) for t in sorted(glossary.in_english(w))
                  if tokenize(t) == [t]]
     else:
         found = [w for t in query_terms(query) if not is_cjk(t)
                  for w in sorted(glossary.in_chinese(t))]
-    return " ".join(dict.fromkeys(found))
+    return " ".join(list(dict.fromkeys(found))[:limit])  # a pasted page: its first words
