@@ -155,8 +155,9 @@ _EN = _table(re.IGNORECASE | re.M, (
     ("works_at", False, rf"\b{_I}\s+(?:(?:just|finally|now|recently|officially)\s+)*"
                         rf"(?:started|joined|got a (?:new )?job)\s+(?:(?:a new job|work|working)\s+)?"
                         rf"(?:at|with)\s+(?:the\s+)?{_V}"),
-    ("works_at", False, rf"\b(?:I|I(?:\s+[\w']+){{1,4}}\s+and)\s+(?:now\s+)?(?:work|am working|'m working)\s+"
-                        rf"(?:at|for)\s+{_V}"),
+    # "I'm working at": the contraction has no space before 'm (it never matched)
+    ("works_at", False, rf"\b(?:I|I(?:\s+[\w']+){{1,4}}\s+and)(?:\s+(?:now\s+)?(?:work|am working)"
+                        rf"|'m\s+(?:now\s+)?working)\s+(?:at|for)\s+{_V}"),
     ("works_at", False, rf"\bI\s+joined\s+{_V}"),
     ("works_at", False, rf"^\s*(?:(?:just|finally)\s+)?(?:started|joined)\s+(?:work\s+|working\s+)?at\s+"
                         rf"(?:the\s+)?{_V}"),

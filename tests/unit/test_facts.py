@@ -67,6 +67,7 @@ T0 = datetime(2026, 1, 5, 20, tzinfo=UTC)
     ("I'm not based in Oslo, I'm based in Bergen", [("lives_in", "Bergen", False),
                                                     ("lives_in", "Oslo", True)]),
     ("I'm dating Sam.", [("partner", "Sam", False)]),  # "I'm" read no partner
+    ("I'm working at Stripe now", [("works_at", "Stripe", False)]),  # nor here
     ("I'm in a relationship with Sam", [("partner", "Sam", False)]),
     # a new role or employer told by the move itself
     ("I got promoted to engineering manager!", [("works_as", "engineering manager", False)]),
