@@ -35,6 +35,7 @@ from chalicelib.domain.facts import JOBS_ZH as _ZJOB
 from chalicelib.domain.facts import PET_KINDS_EN as _PET
 from chalicelib.domain.facts import PET_KINDS_ZH as _ZPET
 from chalicelib.domain.lazyre import compiled
+from chalicelib.domain.textproc import straight_quotes
 
 # Every pattern below is compiled on first use (domain.lazyre; the tables by functools.cache):
 # a process that never reads facts from a chat — a recall, the OpenAPI document — never
@@ -459,6 +460,7 @@ def read_turns(turns: Sequence[Turn], speakers: Sequence[str] = (),
     """What each turn states about its (user) speaker, read with the turns around it.
     `known`: (attribute, value) of the facts the space holds now ("Redline Freight"), so a
     lowercase "i quit redline" names them and "现在是真不喜欢了" finds the like it ends."""
+    turns = [Turn(t.role, straight_quotes(t.text)) for t in turns]  # "what’s its name?"
     names = batch_names(turns, speakers)
     proper = proper_forms(turns, speakers, [v for _, v in known])
     # phone English written out once ("my gf." is "my girlfriend."), for every step below

@@ -22,6 +22,7 @@ import re
 from chalicelib.domain.facts import HAN, NOT_A_NAME, ZH_CITIES
 from chalicelib.domain.kin import KIN_ZH, KIN_ZH_SHORT
 from chalicelib.domain.lazyre import compiled
+from chalicelib.domain.textproc import straight_quotes
 
 # A word of moving home, in a turn that also names where to (the place may be in another
 # sentence of it: "the main office is in Hyderabad … then I have to relocate").
@@ -67,6 +68,7 @@ _I_AM_EN = compiled(r"\b(?:I|we)(?:'m|'re|\s+am|\s+are|'ve\s+been|\s+have\s+been
 def places_planned(text: str) -> list[str]:
     """The places a turn speaks of moving to (a plan, or a move told without a home), when
     the move is the speaker's: "He moved to Rome for work" plans nothing of hers."""
+    text = straight_quotes(text)  # "we’re moving to Leeds"
     if HAN.search(text):
         if not any(_MOVE_ZH().search(c) and _own_zh(c) for c in _CLAUSE_ZH().findall(text)):
             return []
@@ -96,6 +98,7 @@ def arrived(text: str, place: str, said_by_me: bool = False) -> bool:
     plan, question, negation or trip, and not about someone else. `said_by_me`: the speaker
     says they are there, the place right after "I am in" / 我在 (我们已经在苏州安顿下来啦,
     "we're all settled in York"), not only the place (苏州的天气真好, 陶艺课在徐汇那边)."""
+    text = straight_quotes(text)
     zh = bool(HAN.search(place))
     named = re.compile(re.escape(place) if zh else rf"\b{re.escape(place)}\b", re.IGNORECASE)
     not_yet, own = (_NOT_YET_ZH, _own_zh) if zh else (_NOT_YET_EN, _own_en)

@@ -12,6 +12,7 @@ import functools
 import re
 
 from chalicelib.domain.kin import KIN_EN, KIN_ZH, KIN_ZH_SHORT
+from chalicelib.domain.textproc import straight_quotes
 
 # who is asked about: a pronoun, a name in capitals, or a name in Han characters (an English
 # question about a Chinese chat: "Which city does 小满 live in?")
@@ -74,7 +75,9 @@ _CLAUSE_BREAK = re.compile(r"[，,;；？?。！!]|\band\b")
 
 
 def _first_asked(question: str) -> tuple[str, re.Match[str]] | None:
-    """The first attribute whose pattern the question matches, with the match."""
+    """The first attribute whose pattern the question matches, with the match (the question
+    with ’ read as ', the same length: the match's offsets are the question's)."""
+    question = straight_quotes(question)
     return next(((a, m) for a, p in _asked() if (m := p.search(question))), None)
 
 

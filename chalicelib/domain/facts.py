@@ -28,6 +28,7 @@ from datetime import UTC, datetime
 
 from chalicelib.domain.kin import KIN_ZH, KIN_ZH_SHORT
 from chalicelib.domain.lazyre import compiled
+from chalicelib.domain.textproc import straight_quotes
 
 ATTRIBUTES = ("lives_in", "works_at", "works_as", "studies", "pet", "partner", "child",
               "allergic_to", "likes", "dislikes", "owns", "learning")
@@ -861,7 +862,8 @@ _LOWER_WORD = compiled(r"(?<![\w'])[a-z][a-z'-]+\b")
 
 def written_out(text: str, proper: dict[str, str] | None = None) -> str:
     """The turn with phone English written out (and its lowercased names capitalised as the
-    talk spells them elsewhere); Chinese and tidy English come back as they are."""
+    talk spells them elsewhere; ’ as '); Chinese and tidy English come back as they are."""
+    text = straight_quotes(text)
     if re.search(r"[A-Z]{2}", text) and not re.search(r"[a-z]", text):
         text = text.lower()  # shouting: the words, not the capitals
     if HAN.search(text) or not re.search(r"\b(?:i|im|ive|cant|dont|bf|gf|u)\b|"

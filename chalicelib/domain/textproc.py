@@ -71,6 +71,15 @@ _WORDS: dict[str, str] = {}
 _WORDS_MAX = 200_000
 
 
+_CURLY = str.maketrans({"’": "'", "‘": "'", "ʼ": "'"})
+
+
+def straight_quotes(text: str) -> str:
+    """Apostrophes as typed on a phone (iOS writes ’ for ') read as the plain one: the rules
+    spell I'm, don't, Nora's with ', and "I’m dating Sam" read nothing."""
+    return text.translate(_CURLY)
+
+
 def _stem(word: str) -> str:
     with _stem_lock:
         return _stemmer.stemWord(word)

@@ -378,3 +378,18 @@ def test_a_job_named_alone_is_the_job_not_the_verb_with_it():
     assert said(("assistant", "太好了，朵朵上学方便多了。你工作那边有消息吗？"),
                 ("user", "有个日企叫和光精密，约了下周二视频面试，做成本会计。"))[1] == [
         ("works_as", "成本会计", False)]
+
+
+def test_apostrophes_typed_on_a_phone_read_as_plain_ones():
+    """iOS writes ’ for ': every contraction of the rules (I'm, don't, what's) read nothing."""
+    assert said(("user", "I’m working at Stripe now"))[0] == [("works_at", "Stripe", False)]
+    assert said(("user", "I don’t work at Google anymore."))[0] == [("works_at", "Google", True)]
+    # the companion's question too: the bare answer is the name asked for
+    assert said(("user", "we adopted a cat!"), ("assistant", "What’s her name?"),
+                ("user", "Luna"))[2] == [("named", "Luna", False)]
+
+
+def test_a_question_with_a_phone_apostrophe_asks_its_fact():
+    from chalicelib.domain.fact_questions import fact_asked
+
+    assert fact_asked("What’s Vivi’s job?") == ("works_as", "What’s Vivi’s job")

@@ -73,6 +73,7 @@ _HAN = re.compile(r"[\u4e00-\u9fff]")
 # offsets into the normalised text are offsets into the caller's text.
 _FULL_WIDTH = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)}
 _FULL_WIDTH[0x3000] = 0x20
+_FULL_WIDTH |= {0x2019: 0x27, 0x2018: 0x27}  # ’ ‘ as ': "didn’t", "what’s on"
 # Traditional characters of the time words -> simplified, also one for one (上個禮拜, 3週後,
 # 國慶節, 聖誕節), so that the Chinese rules read both scripts.
 _TRADITIONAL = ("後后 個个 週周 禮礼 點点 鐘钟 時时 號号 節节 慶庆 聖圣 誕诞 國国 兩两 幾几 這这 來来"
