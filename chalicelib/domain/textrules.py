@@ -10,7 +10,7 @@ import re
 import unicodedata
 
 from chalicelib.domain.lazyre import compiled
-from chalicelib.domain.textproc import is_cjk, query_terms
+from chalicelib.domain.textproc import is_cjk, query_terms, straight_quotes
 
 _SENTENCE_SPLIT = re.compile(r"(?<=[。！？!?；;…])\s*|\n+|(?<=[.])\s+(?=[\"'“A-Z0-9])")
 
@@ -149,7 +149,7 @@ def content_size(sentence: str) -> int:
 
 
 def is_small_talk(sentence: str) -> bool:
-    s = sentence.strip()
+    s = straight_quotes(sentence.strip())  # "that’s great" as "that's great"
     if any(p.match(s) for p in (_EN_SMALL_TALK(), _ZH_SMALL_TALK, _ZH_REACTION, _EN_REACTION)):
         return True
     return content_size(s) < 2
