@@ -100,6 +100,9 @@ _CAP = r"(?-i:[A-Z])"  # a capital letter, whatever the pattern's flags
 _V = rf"(?P<value>{_CAP}[\w'&.-]*(?:\s+(?:{_CAP}[\w'&.-]*|&(?=\s+{_CAP})|(?-i:of|de|la|le|du|am|upon)\b))*)"  # a name
 _NAME = rf"{_CAP}[\w-]*"
 _THING = r"(?P<value>(?:an?\s+|the\s+|some\s+)?[\w' -]{2,40}?)"
+# "in May", "in 2019" say when, not what ("I graduated in May", "a degree in June")
+_NOT_WHEN = (r"(?!(?:january|february|march|april|may|june|july|august|september|october|november"
+             r"|december|spring|summer|autumn|fall|winter|\d{4})\b)")
 _END = (r"(?=\s*(?:[.,;:!?)]|\band\b|\bbut\b|\bnow\b|\bnext\b|\blast\b|\bsince\b|\bfor\b|\bthis\b|"
         r"\btoday\b|\byesterday\b|\bagain\b|\bwith\b|\bbecause\b|\btwice\b|\bonce\b|\bevery\b|"
         r"\bat\b|\bon\b|\bthrough\b|\bis\b|\bwas\b|\bso\b|\bwhich\b|\bwho\b|\bbc\b|\blol\b|"
@@ -188,10 +191,14 @@ _EN = _table(re.IGNORECASE | re.M, (
     # study and learning
     ("studies", False, rf"\bI\s*(?:am|'m)?\s*(?:now\s+)?(?:study|studying|majoring in|major in)"
                        rf"\s+(?P<value>[\w -]{{2,40}}?){_END}"),
-    ("studies", True, r"\bI\s+(?:just\s+)?(?:graduated|finished my (?:degree|studies))"
-                      r"(?:\s+in\s+(?P<value>[\w -]{2,40}?))?(?=[.,;!?]|\s+from|$)"),
+    ("studies", True, r"\bI\s+(?:just\s+)?(?:graduated|finished my (?:degree|studies)|dropped out(?: of"
+                      r" (?:college|uni|university|school|my course))?)"
+                      # "in chemistry" is what was studied; "in May", "last year" say when
+                      rf"(?:\s+in\s+{_NOT_WHEN}(?P<value>[\w -]{{2,40}}?))?"
+                      r"(?=[.,;!?]|\s+(?:from|last|this|in|on|back|yesterday|today|recently)\b|$)"),
     ("learning", False, rf"\bI\s*(?:am|'m|have|'ve)?\s*(?:just\s+|finally\s+)?(?:started\s+)?"
-                        rf"(?:learning|taking (?:up\s+)?lessons in|to learn)\s+{_THING}{_END}"),
+                        rf"(?:learning|taking (?:up\s+)?lessons in|to learn)\s+"
+                        rf"(?:(?:how\s+)?to\s+(?:play|speak|ride)\s+)?{_THING}{_END}"),
     ("learning", False, r"\bI\s+(?:just\s+|finally\s+)?(?:started|took up)\s+(?:learning\s+)?"
                         rf"(?P<value>(?:the\s+)?{_SKILL})"),
     ("learning", False, rf"\b(?:my|a|the|new|first)\s+(?P<value>{_LEARNABLE})\s+(?:class|classes|lessons?|course)\b"),
@@ -219,10 +226,18 @@ _EN = _table(re.IGNORECASE | re.M, (
     ("partner", False, rf"\bmy (?:new\s+)?{_KIN_PARTNER}(?:'s name is|\s+is\s+|,?\s+)"
                        rf"(?P<value>{_NAME})\b", "given"),
     ("partner", False, rf"\bI(?:\s+(?:got married to|married|am dating|started dating|am going out with|"
-                       rf"am in a relationship with)|'m\s+(?:dating|going out with|in a relationship with))"
+                       rf"am in a relationship with|got engaged to|am engaged to)"
+                       rf"|'m\s+(?:dating|going out with|in a relationship with|engaged to))"
                        rf"\s+(?P<value>{_NAME})\b"),
     ("partner", True, rf"\b(?P<value>{_NAME})\s+and I\s+(?:have\s+|'ve\s+)?(?:broke up|broken up|split up|divorced|separated)"),
     ("partner", True, rf"\bI\s+(?:broke up with|split up with|divorced)\s+(?P<value>{_NAME})"),
+    # "my girlfriend and I broke up", "we split up": the partner, whoever it was, ends
+    ("partner", True, rf"\b(?:my\s+{_KIN_PARTNER}\s+and\s+I|[Ww]e)\s+(?:have\s+|'ve\s+)?(?:just\s+|finally\s+)?"
+                      r"(?P<any>broke up|broken up|split up|divorced|separated)"
+                      # what follows ends the clause or says when ("we broke up the fight" is no
+                      # breakup)
+                      r"(?=\W*$|\s*[.,!?;~]|\s+(?:last|yesterday|today|recently|again|officially|"
+                      r"for good|a\s+(?:few\s+)?(?:days?|weeks?|months?)|after|because|lol|haha))"),
     ("child", False, rf"\b(?:my|our) {_KIN_CHILD}(?:'s name is|\s+is\s+|,?\s+)(?P<value>{_NAME})\b", "given"),
     ("child", False, rf"\b(?:we|I)\s+(?:had|welcomed)\s+(?:a\s+)?(?:baby\s+)?(?:boy|girl|{_KIN_CHILD})"
                      rf"(?:[, ]+(?:named|called)\s+(?P<value>{_NAME}))?"),
@@ -281,7 +296,7 @@ _EN = _table(re.IGNORECASE | re.M, (
     ("child", False, rf"\b(?P<value>{_NAME}),\s+my\s+(?:little\s+|eldest\s+|youngest\s+)?{_KIN_CHILD}\b", "given"),
     # studies by the degree ("a BSc in zoology", "I'm doing architecture at Sheffield")
     ("studies", False, r"(?:\b(?:my|a|an|the)\s+|^\s*)(?:[\w-]+\s+){0,2}?(?:MA|MSc|BA|BSc|PhD|MBA|MFA|degree|diploma|"
-                       rf"master's|bachelor's|masters|bachelors)\s+in\s+(?P<value>[\w -]{{2,40}}?){_END}"),
+                       rf"master's|bachelor's|masters|bachelors)\s+in\s+{_NOT_WHEN}(?P<value>[\w -]{{2,40}}?){_END}"),
     ("studies", False, r"\bI(?:'m| am)\s+(?:doing|studying|reading)\s+(?P<value>[a-z][\w -]{2,30}?)\s+at\s+"
                        r"(?-i:[A-Z])"),
     ("partner", False, rf"\b(?P<value>{_NAME})\s+and\s+I\s+are\s+(?:now\s+)?(?:dating|courting|together|engaged|"
@@ -453,7 +468,7 @@ _ZH = _table(0, (
     ("works_as", False, rf"升(?:职)?(?:为|成|到)了?(?:一名|一个|个|名)?(?P<value>[\u4e00-\u9fff]{{0,6}}?{_ZJOB})"),
     ("works_at", False, rf"{_ZV}(?:录用|录取|聘用)了?我"),
     ("works_at", True, rf"{_ZT}(?:就)?(?:从{_ZV})?(?:辞职|离职)了"),
-    ("works_at", True, r"(?:已经|刚)?(?P<any>换(?:了(?:个|份)?)?工作|辞职|离职|被裁)"),
+    ("works_at", True, r"(?:已经|刚)?(?P<any>换(?:了(?:个|份)?)?工作|辞职|离职|被裁|被(?:公司)?(?:辞退|开除|炒(?:了|鱿鱼)))"),
     ("works_as", False, rf"(?:我|还是|开始|九月开始|现在)(?:现在|目前)?(?:是|当上了|当了|当|成了|做)(?:一名|一个|个|名)?"
                         r"(?P<value>[\u4e00-\u9fff]{0,10}?"
                         rf"{_ZJOB})"),
@@ -560,7 +575,7 @@ _ZH = _table(0, (
     ("owns", False, r"骑(?:着)?(?:我的)?(?P<value>摩托车?|电动车|小电驴|自行车|单车)", "weak"),
     ("learning", False, r"(?:去|报了?|报名了?)[^，。]{0,8}?学(?P<value>冲浪|滑雪|游泳|拳击|攀岩|吉他|钢琴|画画|"
                         r"日语|韩语|英语|法语|德语|舞蹈|街舞|瑜伽|书法|陶艺|烘焙|做饭|开车|驾驶)"),
-    ("partner", True, r"(?:^|[，,\s]|我)(?:和|跟)(?P<value>[\u4e00-\u9fffA-Za-z]{1,4}?)(?:分手了|离婚了|分了|掰了)"
+    ("partner", True, r"(?:^|[，,\s]|我)(?:和|跟)(?P<value>[\u4e00-\u9fffA-Za-z]{1,4}?)(?:分手了|离婚了|分了|掰了|吹了)"
                       r"(?=[，,。！!~～\s]|$)"),
     ("lives_in", False, rf"在(?P<value>{_ZCITY})(?:上班|工作)", "weak"),
     ("studies", False, r"(?:读研|读博|读本科|读大[一二三四]|研[一二三]|大[一二三四])[，,\s]+"

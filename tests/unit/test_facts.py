@@ -68,6 +68,17 @@ T0 = datetime(2026, 1, 5, 20, tzinfo=UTC)
                                                     ("lives_in", "Oslo", True)]),
     ("I'm dating Sam.", [("partner", "Sam", False)]),  # "I'm" read no partner
     ("I'm working at Stripe now", [("works_at", "Stripe", False)]),  # nor here
+    # common ways to say a change, in both languages
+    ("I'm engaged to Sam!", [("partner", "Sam", False)]),
+    ("my girlfriend and I broke up", [("partner", "*", True)]),
+    ("we split up last week.", [("partner", "*", True)]),
+    ("we broke up the fight", []),  # no breakup: what follows is its object
+    ("I'm learning to play the piano", [("learning", "piano", False)]),
+    ("I dropped out of college last year.", [("studies", "*", True)]),
+    ("I graduated in May", [("studies", "*", True)]),  # when, not what ("May" was a value)
+    ("I graduated in chemistry from Leeds", [("studies", "chemistry", True)]),
+    ("我被公司辞退了", [("works_at", "*", True)]),
+    ("我跟男朋友吹了", [("partner", "男朋友", True)]),
     ("I'm in a relationship with Sam", [("partner", "Sam", False)]),
     # a new role or employer told by the move itself
     ("I got promoted to engineering manager!", [("works_as", "engineering manager", False)]),
