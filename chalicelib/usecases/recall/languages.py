@@ -130,8 +130,7 @@ def in_other_words(query: str, glossary: Glossary, limit: int = 64) -> str:
     of 林悦's daughter?" → 女儿 闺女 …). Question words are none of its words (什么, 时候:
     `chinese_words`; what, when: stop words); the names stay out (the caller strips them),
     and so do a Chinese question's Latin words ("LGBTQ": its own keyword search has them).
-    At most `limit`
-    words: a term can have dozens ("name" is 名字, 名称, 姓名 …)."""
+    At most `limit` words: a term can have dozens ("name" is 名字, 名称, 姓名 …)."""
     if language(query) == "zh":
         # a term searched as text is stemmed again: the few stems that would change ("decis")
         # are left out

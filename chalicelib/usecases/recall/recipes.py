@@ -176,7 +176,8 @@ class RecallRecipe:
     # ... and by keyword with the question's words as the other language's (the glossary's;
     # recall/languages.in_other_words), that list weighted this share of the keyword list's:
     # Chinese questions about English LoCoMo conversations (46, /tmp translations) hook hit@2
-    # 0.435 → 0.522 at 0.5 (0.478 at 1: a dictionary's synonyms are noisy), bench/README.md
+    # 0.435 → 0.522 at 0.5, 0.478 at 1 (a dictionary's synonyms are noisy); 0.565 with the
+    # gate reading the same words (bench/README.md, "Recall across languages by the words")
     across_keyword_share: float = 0.5
     # ---- cooldown (seed 004): a card a window injected stays out of that window for this
     # many recalls or minutes, whichever ends first, and is not backfilled.
