@@ -65,7 +65,7 @@ def solar_term(month: int, c: float, usual: int,
     """A solar term (清明, 冬至 …) by the usual formula for 2000-2099:
     day = floor(Y × 0.2422 + C) − floor(L / 4), Y = year % 100, L = Y (Y − 1 for a term in
     January or February); `off_by_one`: the years the formula misses, with the correction;
-    `usual`, the day, outside those years. The terms move by a day with the leap-year cycle;
+    `usual`: the day outside 2000-2099. The terms move by a day with the leap-year cycle;
     no well-kept library computes them without an astronomy package (`lunardate` holds the
     lunar calendar only), and a formula checked against the almanac is a few lines."""
     def window(year: int) -> Window:
