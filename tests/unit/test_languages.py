@@ -13,7 +13,12 @@ from chalicelib.adapters.e5 import load_means
 from chalicelib.adapters.e5_languages import embed_means
 from chalicelib.adapters.hash_embedder import HashEmbedder
 from chalicelib.ports import Hit
-from chalicelib.usecases.recall.languages import Across, across, merge_across
+from chalicelib.usecases.recall.languages import (
+    Across,
+    across,
+    holds_other_language,
+    merge_across,
+)
 from chalicelib.usecases.recall.recipes import DENSE_ONLY
 
 
@@ -54,6 +59,16 @@ def test_a_moved_hit_that_cannot_be_placed_is_left_out():
     own = [Hit("a", 0.85), Hit("b", 0.84)]
     moved = [Hit("c", 0.86)]  # own cosine ≤ 0.84: along ≥ 0.02 only, not past the parting
     assert [h.id for h in merge_across(own, moved, shift, k=2)] == ["a", "b"]
+
+
+def test_a_space_in_one_language_needs_no_search_in_the_others_words():
+    """Only a moved hit past the parting is a memory in the other language: then the
+    question's words are searched as that language's (recall.search_lists)."""
+    shift = Across(vector=np.zeros(3, np.float32), norm=1.0, offset=0.04, parting=0.05)
+    own = [Hit("en1", 0.82), Hit("en2", 0.80), Hit("en3", 0.79)]
+    english = [Hit("en1", 0.84), Hit("en2", 0.83)]  # 0.02, 0.03 along: English still
+    assert not holds_other_language(own, english, shift, k=3)
+    assert holds_other_language(own, [*english, Hit("zh1", 0.86)], shift, k=3)  # ≥ 0.07
 
 
 @pytest.mark.e5

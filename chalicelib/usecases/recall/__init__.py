@@ -39,7 +39,12 @@ from chalicelib.usecases.recall.fusion import (
 )
 from chalicelib.usecases.recall.gate import Gate, language, small_talk_cosines
 from chalicelib.usecases.recall.graph import Links, add_scores, expand, with_threads
-from chalicelib.usecases.recall.languages import Across, in_other_words, merge_across
+from chalicelib.usecases.recall.languages import (
+    Across,
+    holds_other_language,
+    in_other_words,
+    merge_across,
+)
 from chalicelib.usecases.recall.profile import facts_answering
 from chalicelib.usecases.recall.query import Intent, asks_about_past, asks_for_list, intents
 from chalicelib.usecases.recall.recipes import RecallRecipe, resolve
@@ -99,19 +104,23 @@ def search_lists(services: Services, space: str, query: str, qvec, recipe: Recal
         ranked["keyword"] = (services.keywords.keyword_search(
             space, keyword_query(query, recipe), recipe.keyword_k, flt),
             recipe.keyword_weight_cjk if is_cjk(query) else recipe.keyword_weight)
-    if recipe.keyword_k and recipe.across_languages and services.glossary is not None \
+    foreign = True  # memories in the other language near the query (unknown: assumed)
+    if recipe.vector_k:
+        hits = services.vectors.vector_search(space, qvec, recipe.vector_k, flt)
+        if moved is not None:
+            moved_hits = services.vectors.vector_search(space, moved.vector, recipe.vector_k,
+                                                        flt)
+            foreign = holds_other_language(hits, moved_hits, moved, recipe.vector_k)
+            hits = merge_across(hits, moved_hits, moved, recipe.vector_k)
+        ranked["vector"] = (hits, recipe.vector_weight)
+    if recipe.keyword_k and recipe.across_languages and foreign \
+            and services.glossary is not None \
             and (words := in_other_words(keyword_query(query, recipe), services.glossary,
                                          recipe.max_query_terms)):
         # the memories told in the other language, by the question's words as theirs
         ranked["keyword_across"] = (services.keywords.keyword_search(
             space, words, recipe.keyword_k, flt), recipe.across_keyword_share
             * (recipe.keyword_weight if is_cjk(query) else recipe.keyword_weight_cjk))
-    if recipe.vector_k:
-        hits = services.vectors.vector_search(space, qvec, recipe.vector_k, flt)
-        if moved is not None:
-            hits = merge_across(hits, services.vectors.vector_search(
-                space, moved.vector, recipe.vector_k, flt), moved, recipe.vector_k)
-        ranked["vector"] = (hits, recipe.vector_weight)
     return ranked
 
 

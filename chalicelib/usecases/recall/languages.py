@@ -91,6 +91,17 @@ def merge_across(own: Sequence[Hit], moved: Sequence[Hit], shift: Across, k: int
     return [Hit(id=i, score=s) for i, s in ranked]
 
 
+def holds_other_language(own: Sequence[Hit], moved: Sequence[Hit], shift: Across,
+                         k: int) -> bool:
+    """Whether the moved vector's hits hold a memory in the other language (one lying past
+    `shift.parting`, as `merge_across` reads it): a space told in one language only needs no
+    search in the other's words — nor the dictionary read for them."""
+    own_scores = {h.id: h.score for h in own}
+    own_floor = own[-1].score if len(own) >= k else -1.0
+    return any(shift.along(own_scores.get(h.id, own_floor), h.score) > shift.parting
+               for h in moved)
+
+
 # the longest Chinese word a dictionary lookup tries (CC-CEDICT headwords the glossary keeps)
 _LONGEST_WORD = 4
 _HAN_RUN = re.compile(r"[\u4e00-\u9fff]+")
