@@ -131,7 +131,9 @@ _JOB = (r"(?:designer|engineer|developer|teacher|nurse|doctor|writer|editor|mana
         r"streamer|youtuber|freelancer|contractor|roofer|decorator|painter|security guard|"
         r"guard|bus driver|taxi driver|lorry driver|truck driver|warehouse worker|fisherman|"
         r"apprentice|journeyman|operator|radiographer|sonographer|midwife|porter|"
-        r"line cook|sous chef|head chef|dishwasher|delivery driver|rider|miner)")
+        r"line cook|sous chef|head chef|dishwasher|delivery driver|rider|miner|"
+        # job titles said by their letters, in capitals only ("a PM", not "3 pm")
+        r"(?-i:PM|SWE|SDE|QA|UX designer|UI designer|CEO|CTO|CFO|COO|HR))")
 # what one starts or gives up by name ("I took up pottery", "I gave up the guitar")
 _SKILL = (r"(?:guitar|piano|violin|cello|drums|ukulele|pottery|painting|yoga|swimming|boxing|"
           r"climbing|japanese|spanish|french|german|korean|chinese|italian|coding|python|"

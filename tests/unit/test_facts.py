@@ -77,7 +77,10 @@ T0 = datetime(2026, 1, 5, 20, tzinfo=UTC)
     ("I dropped out of college last year.", [("studies", "*", True)]),
     ("I graduated in May", [("studies", "*", True)]),  # when, not what ("May" was a value)
     ("I graduated in chemistry from Leeds", [("studies", "chemistry", True)]),
-    ("我被公司辞退了", [("works_at", "*", True)]),
+    ("I just started at Google as a PM", [("works_at", "Google", False),
+                                          ("works_as", "PM", False)]),
+    ("see you at 3 pm", []),  # job titles by their letters: in capitals only
+        ("我被公司辞退了", [("works_at", "*", True)]),
     ("我跟男朋友吹了", [("partner", "男朋友", True)]),
     ("I'm in a relationship with Sam", [("partner", "Sam", False)]),
     # a new role or employer told by the move itself
