@@ -100,9 +100,10 @@ def search_lists(services: Services, space: str, query: str, qvec, recipe: Recal
     ranked: Ranked = {}
     flt = SearchFilter(kinds=recipe.kinds, statuses=flt.statuses, start=flt.start,
                        end=flt.end, exclude_ids=flt.exclude_ids)
+    cut = keyword_query(query, recipe)
     if recipe.keyword_k:
-        ranked["keyword"] = (services.keywords.keyword_search(
-            space, keyword_query(query, recipe), recipe.keyword_k, flt),
+        ranked["keyword"] = (
+            services.keywords.keyword_search(space, cut, recipe.keyword_k, flt),
             recipe.keyword_weight_cjk if is_cjk(query) else recipe.keyword_weight)
     foreign = True  # memories in the other language near the query (unknown: assumed)
     if recipe.vector_k:
@@ -115,8 +116,7 @@ def search_lists(services: Services, space: str, query: str, qvec, recipe: Recal
         ranked["vector"] = (hits, recipe.vector_weight)
     if recipe.keyword_k and recipe.across_languages and foreign \
             and services.glossary is not None \
-            and (words := in_other_words(keyword_query(query, recipe), services.glossary,
-                                         recipe.max_query_terms)):
+            and (words := in_other_words(cut, services.glossary, recipe.max_query_terms)):
         # the memories told in the other language, by the question's words as theirs
         ranked["keyword_across"] = (services.keywords.keyword_search(
             space, words, recipe.keyword_k, flt), recipe.across_keyword_share

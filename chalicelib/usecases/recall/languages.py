@@ -47,6 +47,15 @@ class Across:
         own vector and to the moved one: moved·norm − own (the move is v + d)."""
         return moved * self.norm - own
 
+    def foreign(self, own: float, moved: float) -> bool:
+        """A passage lying past `parting` along the move: told in the other language."""
+        return self.along(own, moved) > self.parting
+
+
+def _floor(hits: Sequence[Hit], k: int) -> float:
+    """The most a passage a list of k hits lacks can score: its last hit's (−1, not cut)."""
+    return hits[-1].score if len(hits) >= k else -1.0
+
 
 def across(embedder: Embedder, text: str, vector: np.ndarray) -> Across | None:
     """`vector` (the query `text`'s) moved into the other language, or None when the embedder
@@ -75,17 +84,16 @@ def merge_across(own: Sequence[Hit], moved: Sequence[Hit], shift: Across, k: int
     which the own list ranked below its k: the query's own search already judged it)."""
     own_scores = {h.id: h.score for h in own}
     moved_scores = {h.id: h.score for h in moved}
-    own_floor = own[-1].score if len(own) >= k else -1.0
-    moved_floor = moved[-1].score if len(moved) >= k else -1.0
+    own_floor, moved_floor = _floor(own, k), _floor(moved, k)
     scores = {}
     for id_, score in own_scores.items():
         lifted = moved_scores.get(id_, moved_floor)  # at most the moved list's last
-        if id_ in moved_scores and shift.along(score, lifted) > shift.parting:
+        if id_ in moved_scores and shift.foreign(score, lifted):
             scores[id_] = lifted - shift.offset
         else:
             scores[id_] = score
     for id_, score in moved_scores.items():
-        if id_ not in own_scores and shift.along(own_floor, score) > shift.parting:
+        if id_ not in own_scores and shift.foreign(own_floor, score):
             scores[id_] = score - shift.offset  # its own cosine is at most own_floor
     ranked = sorted(scores.items(), key=lambda item: -item[1])[:k]
     return [Hit(id=i, score=s) for i, s in ranked]
@@ -97,9 +105,8 @@ def holds_other_language(own: Sequence[Hit], moved: Sequence[Hit], shift: Across
     `shift.parting`, as `merge_across` reads it): a space told in one language only needs no
     search in the other's words — nor the dictionary read for them."""
     own_scores = {h.id: h.score for h in own}
-    own_floor = own[-1].score if len(own) >= k else -1.0
-    return any(shift.along(own_scores.get(h.id, own_floor), h.score) > shift.parting
-               for h in moved)
+    own_floor = _floor(own, k)
+    return any(shift.foreign(own_scores.get(h.id, own_floor), h.score) for h in moved)
 
 
 # the longest Chinese word a dictionary lookup tries (CC-CEDICT headwords the glossary keeps)
