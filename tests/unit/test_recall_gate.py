@@ -408,7 +408,7 @@ class _Glossary:
 
     name = "stub"
     _zh: ClassVar[dict[str, set[str]]] = {"daughter": {"女儿", "闺女"}, "dog": {"狗", "犬"},
-                                          "name": {"名字"}}
+                                          "name": {"名字"}, "call": {"叫"}}
 
     def in_chinese(self, term):
         return frozenset(self._zh.get(term, ()))
@@ -453,6 +453,32 @@ def test_words_no_card_holds_across_languages_are_charged_half_the_space_term():
     assert named.held_across == {"zh": pytest.approx(1 - ACROSS_MISS / 2)}  # name held, dog not
     # the husky, no word held, falls below; the card holding 名字 passes on it
     assert [c.text for c in admitted] == ["它的名字叫豆豆"]
+
+
+def test_a_code_switched_card_holds_the_querys_words_as_written():
+    """Users switch languages mid-sentence: "Mochi 在踩键盘 Vivi's cat!英短蓝猫" is told mostly
+    in Chinese but holds "cat" as written, and "终于 off work 了" holds "work", which the
+    glossary's Chinese words (猫, 工作) miss. Its coverage and the space term across count
+    such a term held; a card that holds it neither way still counts nothing."""
+    from chalicelib.usecases.recall.gate import ACROSS_MISS
+
+    g = gate(["cat", "call"], baseline=0.80, threshold=0.06)
+    g.glossary, g.space_weight = _Glossary(), 0.1
+    mochi = card("Mochi 在踩键盘 我去喂她 Vivi's cat!英短蓝猫 two years old", vector=0.85)
+    plain = card("Mochi 在踩键盘 我去喂她 英短蓝猫 两岁了", vector=0.85)
+    assert g.judge(mochi).coverage == 0.5  # cat, as written; call (叫) not held
+    assert g.judge(plain).coverage == 0.0
+    g.admit([mochi])
+    assert g.held_across == {"zh": pytest.approx(1 - ACROSS_MISS / 2)}  # cat held, call not
+    other = gate(["cat", "call"], baseline=0.80, threshold=0.06)
+    other.glossary, other.space_weight = _Glossary(), 0.1
+    other.admit([plain])
+    assert other.held_across == {"zh": pytest.approx(1 - ACROSS_MISS)}
+    # with glossary words held too: "name" as 名字, "cat" as written
+    named = gate(["name", "cat"], baseline=0.80, threshold=0.06)
+    named.glossary = _Glossary()
+    assert named.judge(card("它的名字是 Mochi, my cat", vector=0.85)).coverage == 1.0
+    assert named.judge(card("它的名字是 Mochi", vector=0.85)).coverage == 1.0  # name: all known
 
 
 def test_cc_cedict_gives_the_words_recall_compares():

@@ -119,6 +119,17 @@ def unit_share(terms: Sequence[str], card: Card,
             + sum(1 for t in held if not is_cjk(t))) / units
 
 
+def held_across(across: dict[str, frozenset[str]], texts: Sequence[str | frozenset[str]],
+                held: Sequence[str]) -> list[str]:
+    """The query's terms cards in the other language hold: as that language's words (`across`:
+    the glossary's, per term), or as written — users switch languages mid-sentence ("终于 off
+    work 了", "Vivi's cat!英短蓝猫"): a card told mostly in Chinese holds "work" and "cat" in
+    English. `held`: the terms the cards hold as written (held_terms)."""
+    return [*(t for t, words in across.items()
+              if t in held or any(_holds(text, words) for text in texts)),
+            *(t for t in held if t not in across)]
+
+
 def _holds(text: str | frozenset[str], words: frozenset[str]) -> bool:
     if isinstance(text, str):
         return any(w in text for w in words)
@@ -265,16 +276,18 @@ class Gate:
     def foreign_coverage(self, held: Sequence[str], lang: str, lift: float,
                          card: Card) -> float:
         """A card in another language: the share of the query terms in its script it holds;
-        when the query has none in its script, the share of its terms the glossary knows in
-        that language whose words the card holds ("daughter" in "女儿，叫朵朵"); else
-        `cross_coverage` if its meaning is closer to the query than small talk is (nothing
-        stands in for words the meaning lacks)."""
+        when the query has none in its script, the share of the terms it can be read for —
+        those the glossary knows in that language, and those it holds as written (a
+        code-switched card: `held_across`) — that it holds ("daughter" in "女儿，叫朵朵"); with
+        neither, `cross_coverage` if its meaning is closer to the query than small talk is
+        (nothing stands in for words the meaning lacks)."""
         mine = self.terms_by_language.get(lang, [])
         if mine:
             return share([t for t in held if t in mine], mine)
-        if across := self.across(lang):
-            text = self.words_of(card, lang)
-            return share([t for t, words in across.items() if _holds(text, words)], list(across))
+        across = self.across(lang)
+        if across or held:
+            found = held_across(across, [self.words_of(card, lang)], held)
+            return share(found, [*across, *(t for t in found if t not in across)])
         return self.cross_coverage if lift > 0 else 0.0
 
     def words_of(self, card: Card, lang: str) -> str | frozenset[str]:
@@ -312,15 +325,17 @@ class Gate:
         within one language: a dictionary misses how the other language says much of a
         question ("how old" is 五岁)."""
         texts: dict[str, list[str | frozenset[str]]] = {}
+        written: dict[str, set[str]] = {}  # the terms they hold as written
         for card in cards:
             lang = language(f"{card.title} {card.text}")
             if lang != self.lang:
                 texts.setdefault(lang, []).append(self.words_of(card, lang))
+                written.setdefault(lang, set()).update(held_terms(self.terms, card))
         for lang, words_of_cards in texts.items():
             across = self.across(lang)
             if across:
-                held = share([t for t, words in across.items()
-                              if any(_holds(text, words) for text in words_of_cards)], list(across))
+                found = held_across(across, words_of_cards, sorted(written[lang]))
+                held = share(found, [*across, *(t for t in found if t not in across)])
                 self.held_across[lang] = 1.0 - ACROSS_MISS * (1.0 - held)
 
     def admit(self, cards: Sequence[Card]) -> list[Card]:
