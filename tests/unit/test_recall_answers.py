@@ -116,3 +116,35 @@ def test_a_turn_that_only_asks_is_no_card_but_its_answer_is(services, put):
     refs = [c.ref for c in res.cards]
     assert "message:1:2" not in refs and "message:1:4" not in refs
     assert "message:1:3" in refs
+
+
+def test_a_card_is_read_with_the_questions_its_turns_answer(services, put):
+    """The companion asks ("孩子多大啦？", "And the cat — what's its name?") and the user's
+    answer holds none of the question's words ("女儿，叫朵朵，五岁"): the gate reads the
+    answer with its question (answers.questions_answered). Only the character's turn right
+    before a cited turn, and only when it asks; never one of the card's own turns."""
+    from chalicelib.domain.models import Card, Source
+    from chalicelib.usecases.recall.answers import questions_answered
+
+    put("1", [(1, "user", "林悦", "终于把孩子哄睡了，累死。"),
+              (2, "assistant", "温言", "辛苦啦，哄睡真的是体力活。孩子多大啦？"),
+              (3, "user", "林悦", "女儿，叫朵朵，五岁，上中班。"),
+              (4, "user", "林悦", "你说她会不会太黏人？"),
+              (5, "user", "林悦", "算了不管了"),
+              (6, "assistant", "温言", "早点休息。"),
+              (7, "user", "林悦", "晚安"),
+              (8, "user", "阿May", "你女儿上几年级了？"),  # a person asks: a memory itself
+              (9, "user", "林悦", "中班")])
+
+    def card(ref, *seqs):
+        return Card(ref=ref, kind="event", title="t", text="x", score=1.0,
+                    sources=[Source(session="1", seq_start=s, seq_end=s) for s in seqs])
+
+    asked = questions_answered(services, SPACE, [
+        card("answer", 3), card("own", 4, 5), card("told", 1), card("after", 7),
+        card("both", 2, 3), card("person", 9)])
+    assert asked == {"answer": "辛苦啦，哄睡真的是体力活。孩子多大啦？"}
+    # "own": its question (4) is its own speaker's; "told": nothing before it; "after": the
+    # turn before says, it does not ask; "both": the question is one of its own turns;
+    # "person": another person asked — a turn recall finds itself, not the character's
+    assert questions_answered(services, SPACE, []) == {}

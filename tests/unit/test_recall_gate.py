@@ -481,6 +481,26 @@ def test_a_code_switched_card_holds_the_querys_words_as_written():
     assert named.judge(card("它的名字是 Mochi", vector=0.85)).coverage == 1.0  # name: all known
 
 
+def test_a_card_is_judged_with_the_question_it_answers():
+    """"Sprocket. Three legs, one ear" answers "And the cat — what's its name?": asked
+    "What's Jess's cat called?", the answer holds no word of it, the question does
+    (`Gate.asked`). Its language and its meaning stay its own: only the words are read."""
+    g = gate(["cat", "call"], baseline=0.80, threshold=0.09)
+    answer = card("Sprocket. Three legs, one ear, zero manners.", vector=0.85)
+    assert g.judge(answer).coverage == 0.0 and not g.judge(answer).admitted
+    g.asked = {answer.ref: "And the cat — what's its name? Who called?"}
+    judged = g.judge(answer)
+    assert judged.coverage == 1.0 and judged.admitted
+    assert judged.relevance == pytest.approx(0.05 + 0.08)
+    assert g.admit([answer])[0].text == answer.text  # the card itself is not changed
+    # a Chinese answer to an English question is still judged as a Chinese card
+    zh = gate(["cat"], baseline=0.80, threshold=0.09)
+    zh.baselines = {"en": 0.70, "zh": 0.80}
+    mochi = card("英短蓝猫，两岁", vector=0.85)
+    zh.asked = {mochi.ref: "Is that your cat?"}
+    assert zh.judge(mochi).relevance == pytest.approx(0.05 + 0.08)  # the zh small talk
+
+
 def test_cc_cedict_gives_the_words_recall_compares():
     from chalicelib.adapters.glossary_cedict import CedictGlossary
     from chalicelib.domain.textproc import tokenize

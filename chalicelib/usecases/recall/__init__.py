@@ -27,7 +27,13 @@ from chalicelib.domain.refs import MessageRef, parse_ref
 from chalicelib.domain.textproc import is_cjk, query_terms
 from chalicelib.ports import Freshness, Hit, SearchFilter, Services
 from chalicelib.usecases.people import space_people
-from chalicelib.usecases.recall.answers import answers_to, inherit, load_hits, with_answers
+from chalicelib.usecases.recall.answers import (
+    answers_to,
+    inherit,
+    load_hits,
+    questions_answered,
+    with_answers,
+)
 from chalicelib.usecases.recall.cards import found_sources_first, load_cards
 from chalicelib.usecases.recall.context import estimate_tokens, render
 from chalicelib.usecases.recall.cooldown import cooled_refs
@@ -490,6 +496,7 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
             if threshold.scope == "hook":
                 gate.space_holds(services.keywords, space, recipe.space_weight)
                 gate.by_characters(recipe.units_margin)
+            gate.asked = questions_answered(services, space, ranked)
             admitted = gate.admit(ranked)
             if threshold.scope == "hook":
                 admitted = in_character(user_told(told_first(ranked, admitted, told), named),

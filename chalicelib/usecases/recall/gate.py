@@ -188,6 +188,8 @@ class Gate:
     # per language: the query's terms as that language's words (`across`), read once
     _across: dict[str, dict[str, frozenset[str]]] = field(default_factory=dict, init=False,
                                                          repr=False)
+    # per card ref: the questions its turns answer (answers.questions_answered), read with it
+    asked: dict[str, str] = field(default_factory=dict)
     # per card ref: what a foreign card says, as glossary words are looked for in it (read
     # once, by `across_share` or the first judgement of the card)
     _words: dict[str, str | frozenset[str]] = field(default_factory=dict, init=False,
@@ -232,13 +234,20 @@ class Gate:
         """The query's cosine to small talk in its own language."""
         return self.baselines[self.lang]
 
+    def read(self, card: Card) -> Card:
+        """The card as the gate reads its words: with the questions it answers before it
+        (`asked`). Its language and meaning stay its own."""
+        question = self.asked.get(card.ref)
+        return card.model_copy(update={"text": f"{question} {card.text}"}) if question else card
+
     def judge(self, card: Card) -> Judgement:
+        lang = language(f"{card.title} {card.text}")
+        card = self.read(card)
         held = held_terms(self.terms, card)
         cover = share(held, self.terms)
         cosine = card.score_parts.get("vector", self.bound)
         if cosine is None:  # nothing known about its meaning: the words must say it
             return Judgement(words_suffice(self.terms, held), None, cover)
-        lang = language(f"{card.title} {card.text}")
         lift = cosine - self.baselines[lang]
         space_share = self.space_share
         needed = self.threshold
@@ -329,8 +338,8 @@ class Gate:
         for card in cards:
             lang = language(f"{card.title} {card.text}")
             if lang != self.lang:
-                texts.setdefault(lang, []).append(self.words_of(card, lang))
-                written.setdefault(lang, set()).update(held_terms(self.terms, card))
+                texts.setdefault(lang, []).append(self.words_of(self.read(card), lang))
+                written.setdefault(lang, set()).update(held_terms(self.terms, self.read(card)))
         for lang, words_of_cards in texts.items():
             across = self.across(lang)
             if across:
