@@ -514,3 +514,41 @@ def test_cc_cedict_gives_the_words_recall_compares():
     # "continuously; always; all the way through": one sense, three glosses
     assert tokenize("always")[0] in g.in_english("一直")
     assert g.in_chinese("zzzz") == frozenset()
+
+
+def test_the_trace_names_the_threshold_the_best_card_faced():
+    """A Chinese card judged by its characters needs min_relevance_cjk + units_margin: the
+    trace said "最高相关度 0.093 < 0.09" — a contradiction to whoever reads it."""
+    from chalicelib.usecases.recall import GateThreshold, Trace, trace_gate
+
+    g = gate(["运动"], threshold=0.09)
+    g.lang = "zh"
+    g.by_characters(0.01)
+    g.admit([card("滑板不玩了 上周摔了个屁股墩", vector=0.893)])
+    assert (g.passed, g.best_needed) == (0, pytest.approx(0.10))
+    trace = Trace(zh=True, lines=[])
+    trace_gate(trace, GateThreshold(0.09, "hook"), [g])
+    assert trace.lines[-1] == (f"[记忆检索] 没有候选通过准入门槛（相关度 ≥ 0.09，小份召回；最高"
+                               f"相关度 {round(g.best, 3):g} < 0.1（按字判断的中文卡）），本次不注入记忆")
+    english = gate(["sport"], threshold=0.06)
+    english.admit([card("I quit skateboarding", vector=0.85)])
+    trace = Trace(zh=False, lines=[])
+    trace_gate(trace, GateThreshold(0.06, "hook"), [english])
+    assert trace.lines[-1].endswith(f"best {round(english.best, 3):g} < 0.06); nothing to inject")
+
+
+def test_the_trace_says_what_left_the_cards_that_passed():
+    """"2 of 23 cards pass" and then verdict none: the two were the character's own lines,
+    which a hook leaves out for a question about the user (rerank.user_told)."""
+    from chalicelib.usecases.recall import Trace, trace_left_out
+
+    trace = Trace(zh=False, lines=[])
+    trace_left_out(trace, 0, 0)
+    assert trace.lines == []
+    trace_left_out(trace, 2, 1)
+    assert trace.lines == ["[recall] left out of the cards that passed the gate: 2 the "
+                           "character's own lines, 1 aside out of character (the question is "
+                           "about a person: their own turns tell it)"]
+    zh = Trace(zh=True, lines=[])
+    trace_left_out(zh, 1, 0)
+    assert zh.lines == ["[记忆检索] 通过门槛的卡中略去 1 张是角色自己说的话：问的是人，答案在其本人说的话里"]

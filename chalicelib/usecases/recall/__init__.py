@@ -459,6 +459,7 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
     # a fact a later event changed: the new one shown (the relations read once, with links)
     updates = Updates(services, space, links.relation_records)
     listed = []
+    left_out = [0, 0]  # cards that passed the gate: the AI's own lines, asides out of character
     for intent in asked:
         listing = bool(recipe.list_pool) and asks_for_list(intent.text)
         told: list[Hit] = []  # the turns that told the value asked (ASKS_THE_VALUE), if any
@@ -499,8 +500,11 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
             gate.asked = questions_answered(services, space, ranked)
             admitted = gate.admit(ranked)
             if threshold.scope == "hook":
-                admitted = in_character(user_told(told_first(ranked, admitted, told), named),
-                                        named_people(request.query, named))
+                shown = told_first(ranked, admitted, told)
+                mine = user_told(shown, named)
+                admitted = in_character(mine, named_people(request.query, named))
+                left_out[0] += len(shown) - len(mine)
+                left_out[1] += len(mine) - len(admitted)
             ranked = admitted
             gates.append(gate)
         per_intent.append(updates.apply(found_sources_first(ranked, candidates), intent.past))
@@ -530,6 +534,7 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
               f"[recall] no time named · {total} candidates · {len(cards)} chosen "
               f"({recipe.name})")
     trace_gate(trace, threshold, gates)
+    trace_left_out(trace, *left_out)
     for zh, en in updates.trace(cards):
         trace.add(zh, en)
     return respond(request, "hit" if cards else "none", [], cards, trace)
@@ -595,14 +600,22 @@ def trace_gate(trace: Trace, threshold: GateThreshold, gates: Sequence[Gate]) ->
         return
     judged = sum(g.judged for g in gates)
     passed = sum(g.passed for g in gates)
-    scores = [g.best for g in gates if g.best is not None]
-    best = _num(max(scores)) if scores else None
+    top = max((g for g in gates if g.best is not None), key=lambda g: g.best or 0.0,
+              default=None)
+    best = _num(top.best) if top is not None and top.best is not None else None
+    # what the best card had to reach: a Chinese card judged by its characters needs more
+    # (Gate.by_characters), and "0.093 < 0.09" read as a contradiction
+    needed = _num(top.best_needed) if top is not None and top.best_needed is not None else v
     if not judged:
         trace.add(f"[记忆检索] 准入门槛：相关度 ≥ {v}（{zh_scope}）；没有卡可判断",
                   f"[recall] gate: relevance ≥ {v} ({en_scope}); no cards to judge")
     elif not passed:
-        zh_best = f"最高相关度 {best} < {v}" if best else "都没有语义证据，按词判断也不够"
-        en_best = f"best {best} < {v}" if best else "no meaning evidence, too few words held"
+        by_chars = needed != v
+        zh_best = (f"最高相关度 {best} < {needed}" + ("（按字判断的中文卡）" if by_chars else "")
+                   if best else "都没有语义证据，按词判断也不够")
+        en_best = (f"best {best} < {needed}" + (" (a Chinese card judged by its characters)"
+                                                 if by_chars else "")
+                   if best else "no meaning evidence, too few words held")
         trace.add(f"[记忆检索] 没有候选通过准入门槛（相关度 ≥ {v}，{zh_scope}；{zh_best}），"
                   "本次不注入记忆",
                   f"[recall] nothing passed the gate (relevance ≥ {v}, {en_scope}; {en_best}); "
@@ -612,6 +625,22 @@ def trace_gate(trace: Trace, threshold: GateThreshold, gates: Sequence[Gate]) ->
                   f"{passed} 张通过" + (f"，最高相关度 {best}" if best else ""),
                   f"[recall] gate: relevance ≥ {v} ({en_scope}): {passed} of {judged} "
                   "cards pass" + (f"; best relevance {best}" if best else ""))
+
+
+def trace_left_out(trace: Trace, ai_lines: int, asides: int) -> None:
+    """One line when cards that passed the gate were left out of a hook's (rerank.user_told,
+    rerank.in_character): without it "2 of 23 cards pass" ended in verdict none unexplained."""
+    if not ai_lines and not asides:
+        return
+    zh = [f"{ai_lines} 张是角色自己说的话" if ai_lines else "",
+          f"{asides} 张是戏外闲话（ooc）" if asides else ""]
+    en = [f"{ai_lines} the character's own line{'s' * (ai_lines != 1)}" if ai_lines else "",
+          f"{asides} aside{'s' * (asides != 1)} out of character" if asides else ""]
+    trace.add("[记忆检索] 通过门槛的卡中略去 " + "、".join(p for p in zh if p)
+              + "：问的是人，答案在其本人说的话里",
+              "[recall] left out of the cards that passed the gate: "
+              + ", ".join(p for p in en if p) + " (the question is about a person: their own "
+              "turns tell it)")
 
 
 def through_links(services: Services, links: Links, lists: Ranked,

@@ -156,6 +156,7 @@ class Judgement:
     admitted: bool
     relevance: float | None  # None: no meaning evidence (judged on terms alone)
     coverage: float
+    needed: float | None = None  # the relevance it had to reach (by characters: more)
 
 
 @dataclass
@@ -198,6 +199,7 @@ class Gate:
     judged: int = 0
     passed: int = 0
     best: float | None = None
+    best_needed: float | None = None  # the threshold the best card faced
 
     @classmethod
     def for_query(cls, embedder: Embedder, query: str, qvec, named: set[str],
@@ -258,7 +260,7 @@ class Gate:
         elif self.units_margin is not None and lang == "zh":
             cover, needed = unit_share(self.terms, card, held), self.threshold + self.units_margin
         score = relevance(lift, cover, self.term_weight, space_share, self.space_weight)
-        return Judgement(score >= needed, score, cover)
+        return Judgement(score >= needed, score, cover, needed)
 
     def by_characters(self, margin: float) -> None:
         """A Chinese query's Chinese cards are judged on the characters they hold
@@ -358,7 +360,7 @@ class Gate:
             self.judged += 1
             if judged.relevance is not None and (self.best is None
                                                  or judged.relevance > self.best):
-                self.best = judged.relevance
+                self.best, self.best_needed = judged.relevance, judged.needed
             if judged.admitted:
                 self.passed += 1
                 parts = {**card.score_parts, "coverage": round(judged.coverage, 6)}
