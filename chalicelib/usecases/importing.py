@@ -107,20 +107,40 @@ def _name(value: Any) -> str | None:
     return text if text and not is_placeholder(text) else None
 
 
+# SillyTavern's "humanized" times (its `humanizedDateTime`, local time): chat files are named
+# with them, and its older versions wrote them as each message's send_date —
+# "2024-07-12@01h31m37s123ms", "2024-7-12@01h31m37s", "2024-6-5 @14h 56m 50s 682ms". Hand
+# -written: dateparser reads none of them (the first two as *today* at some hour), and
+# SillyTavern's own reader (utils.js timestampToMoment) is three regular expressions too.
+_ST_HUMANIZED = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2}) ?@(\d{1,2})h ?(\d{1,2})m ?(\d{1,2})s"
+                           r"(?: ?(\d{1,3})ms)?")
+
+
 def parse_time(value: Any, zone: tzinfo) -> datetime | None:
-    """ISO-8601, epoch seconds or milliseconds, or free text ("June 1, 2024 8:30pm")."""
+    """ISO-8601, epoch seconds or milliseconds (a number or its digits), SillyTavern's
+    humanized times, or free text with a whole date ("June 1, 2024 8:30pm"); None for
+    anything else — never a guess of today's date for what it could not read."""
     if value is None or value == "":
         return None
-    if isinstance(value, int | float):
-        seconds = value / 1000 if value > 1e11 else value
-        return datetime.fromtimestamp(seconds, tz=UTC)
     text = str(value).strip()
+    if isinstance(value, int | float) or text.isdigit():
+        number = float(text)
+        return datetime.fromtimestamp(number / 1000 if number > 1e11 else number, tz=UTC)
+    if m := _ST_HUMANIZED.fullmatch(text):
+        year, month, day, hour, minute, second, ms = (int(g or 0) for g in m.groups())
+        try:
+            return datetime(year, month, day, hour, minute, second, ms * 1000, tzinfo=zone)
+        except ValueError:
+            return None
     try:
         parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         import dateparser  # slow to import; only free-text dates need it
 
-        parsed = dateparser.parse(text, settings={"RETURN_AS_TIMEZONE_AWARE": False})
+        # a whole date as written: no "yesterday", no bare hour read as today's
+        parsed = dateparser.parse(text, settings={
+            "RETURN_AS_TIMEZONE_AWARE": False, "REQUIRE_PARTS": ["day", "month", "year"],
+            "PARSERS": ["custom-formats", "absolute-time"]})
         if parsed is None:
             return None
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=zone)

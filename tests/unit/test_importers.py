@@ -44,6 +44,33 @@ def test_sillytavern_jsonl_skips_the_header_and_reads_human_dates():
     assert s.messages[0].at == datetime(2024, 6, 1, 20, 30, tzinfo=UTC)
 
 
+@pytest.mark.parametrize(("value", "expected"), [
+    # SillyTavern's humanized times (older versions' send_date; every chat file's name), local
+    ("2024-6-5 @14h 56m 50s 682ms", datetime(2024, 6, 5, 14, 56, 50, 682000, tzinfo=UTC)),
+    ("2024-07-12@01h31m37s123ms", datetime(2024, 7, 12, 1, 31, 37, 123000, tzinfo=UTC)),
+    ("2024-7-12@01h31m37s", datetime(2024, 7, 12, 1, 31, 37, tzinfo=UTC)),
+    ("1717273800000", datetime(2024, 6, 1, 20, 30, tzinfo=UTC)),  # epoch ms as text
+    ("June 19, 2023 2:20pm", datetime(2023, 6, 19, 14, 20, tzinfo=UTC)),
+    # what has no whole date is no time: never today's date at some hour
+    ("12h30m", None), ("yesterday", None), ("3 days ago", None), ("2024-13-45@10h00m00s", None),
+])
+def test_sillytavern_times_in_every_form_it_wrote(value, expected):
+    """dateparser read "2024-07-12@01h31m37s" as today at 01:31: an older SillyTavern export
+    (send_date in the humanized form) dated every message the day it was imported."""
+    assert importers.parse_time(value, UTC) == expected
+
+
+def test_an_older_sillytavern_export_keeps_its_dates():
+    lines = st_lines({"user_name": "小明", "character_name": "Aki"},
+                     {"name": "小明", "is_user": True, "send_date": "2024-6-5 @14h 56m 50s 682ms",
+                      "mes": "奶糖昨天体检了"},
+                     {"name": "Aki", "is_user": False, "send_date": "2024-6-5@14h57m02s",
+                      "mes": "结果怎么样？"})
+    [s] = importers.sillytavern(lines, "st", T0, UTC)
+    assert [m.at.date().isoformat() for m in s.messages] == ["2024-06-05", "2024-06-05"]
+    assert not s.untimed
+
+
 def st_lines(header: dict, *messages: dict) -> list[str]:
     return [json.dumps(x, ensure_ascii=False) for x in (header, *messages)]
 
