@@ -120,6 +120,14 @@ def test_english_offset_and_part(text: str, expected: tuple[str, ...]) -> None:
     ("last Tues", ("2023-07-11", "2023-07-12"), SAT),
     ("next Fri", ("2023-07-21", "2023-07-22"), SAT),
     ("Friday next week", ("2023-07-21", "2023-07-22"), SAT),
+    # British "Thursday week", "a week on Friday" (American "a week from Thursday"): a week
+    # after the coming one — not the Thursday gone, which the weekday alone read
+    ("Thursday week", ("2023-07-27", "2023-07-28"), SAT),
+    ("see you a week on tuesday!", ("2023-07-25", "2023-07-26"), SAT),
+    ("a week from Thursday", ("2023-07-27", "2023-07-28"), SAT),
+    ("two weeks on Saturday", ("2023-07-29", "2023-07-30"), SAT),  # said on a Saturday
+    ("a week today", ("2023-07-22", "2023-07-23"), SAT),
+    ("a fortnight tomorrow", ("2023-07-30", "2023-07-31"), SAT),
 ])
 def test_counted_and_relative_weekdays(text: str, expected: tuple[str, str],
                                        now: datetime) -> None:
@@ -170,6 +178,7 @@ def test_old_and_vague_units(text: str, expected: tuple[str, ...], now: datetime
     "我学了一个半月的吉他", "大半年没见了", "我在这工作了12年", "He scored 3 goals in 5 minutes",
     "I have been painting for a fortnight", "很久以前", "后天性免疫缺陷综合征", "新年快乐",
     "We may day-trip to Paris", "we may day trip to the coast",
+    "every Thursday week after week",
 ])
 def test_durations_are_not_times(text: str) -> None:
     assert find_times(text, NOW) == []

@@ -228,6 +228,26 @@ def weekday(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     return R.weekday_in_week(ctx, wd, offset(mod))
 
 
+# "a week on Thursday", "Thursday week", "two weeks on Friday", "a week today", "a fortnight
+# tomorrow" (British), "a week from Thursday" (American): the day named, the next one on or
+# after today, and that many weeks after it.
+@RULES.add(rf"\b(?P<n>a|one|two|three|four|\d)\s+(?P<u>weeks?|fortnights?)\s+"
+           rf"(?:(?:on|from|after)\s+)?(?P<day>{WD}|today|tomorrow)\b"
+           rf"|(?<!every )\b(?P<day2>{WD}|tomorrow)\s+(?P<u2>week|fortnight)\b(?!['’]?s\b)", IC,
+           needs="week weeks fortnight fortnights")
+def weeks_on(ctx: Ctx, m: re.Match[str]) -> Atom | None:
+    """Thursday week / a week on Thursday: a week after the coming Thursday (today's, said
+    on a Thursday); a week today / tomorrow: seven days after it."""
+    day = (m["day"] or m["day2"]).lower()
+    weeks = 1 if m["day2"] else (en_to_int(m["n"]) or 1)
+    weeks *= 2 if (m["u"] or m["u2"]).lower().startswith("fortnight") else 1
+    if day in ("today", "tomorrow"):
+        first = ctx.today + timedelta(days=int(day == "tomorrow"))
+    else:
+        first = ctx.today + timedelta(days=(WEEKDAYS[day] - ctx.today.weekday()) % 7)
+    return A.days(ctx, first + timedelta(days=7 * weeks))
+
+
 @RULES.add(r"\b(?:(?P<mod>last|this|next|the following|the previous|this coming|the coming)\s+"
            r"(?P<u>week|month|year)"
            r"|the\s+(?P<u2>week|month|year)\s+(?P<rel>before last|after next))"
