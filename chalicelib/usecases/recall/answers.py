@@ -23,6 +23,13 @@ def asks(text: str) -> bool:
     return any(is_question(s) for s in split_sentences(text))
 
 
+def asking(text: str) -> str:
+    """The sentences of a turn that ask: a character's turn narrates around its question
+    ("*raises an eyebrow* We run spin gravity ninety percent of the time. And the cat —
+    what's its name?"), and only the question is what the next turn answers."""
+    return " ".join(s for s in split_sentences(text) if is_question(s))
+
+
 def load_hits(services: Services, space: str, refs: Iterable[str]) -> list[Message]:
     """The messages among hit refs, in one read (events are skipped)."""
     keys = [(r.session, r.seq) for r in map(parse_ref, dict.fromkeys(refs))
@@ -103,7 +110,7 @@ def questions_answered(services: Services, space: str, cards: Iterable[Card]) ->
               for m in services.store.load_messages(space, sorted(turns | before))}
     out: dict[str, str] = {}
     for ref, keys in cited.items():
-        asked = [question.content for session, seq in keys
+        asked = [asking(question.content) for session, seq in keys
                  if (turn := loaded.get((session, seq))) is not None
                  and (question := loaded.get((session, seq - 1))) is not None
                  and question.role == "assistant" and turn.role != "assistant"
