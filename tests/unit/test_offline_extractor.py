@@ -112,6 +112,28 @@ class TestRetelling:
         assert draft.summary == "Mel showed Caroline Mel's new painting of the lake at sunset."
         assert draft.participants == ["Mel", "Caroline"]
 
+    def test_you_is_the_one_a_turn_calls_by_name(self):
+        """A role-play: Jess turns to Dax in the scene ("It's over, Dax. … I'm not your
+        mechanic"), not to Ilse, who spoke last — the event read "Jess is not Ilse Marrow's
+        mechanic". A name set off by a comma, said (not acted), that the talk names; a speaker
+        called by the first name is that speaker; no name, or one the talk never used: as before."""
+        earlier = [message(0, "user", "Jess", "*freezes, wrench halfway to the bolt* ...Dax. "
+                                              "He's the one who left me on Ceres."),
+                   message(1, "assistant", "Ilse Marrow", "*A pause.* You know him.")]
+        [draft] = extract(message(2, "user", "Jess", "*Jess faces Dax in the airlock.* It's "
+                                                     "over, Dax. I'm not your mechanic and I'm "
+                                                     "not waiting for you anymore."),
+                          earlier=earlier)
+        assert "Dax's mechanic" in draft.summary and "Ilse Marrow" not in draft.summary
+        [thanks] = extract(message(2, "user", "Jess", "Hey, Ilse? Thanks for giving me your "
+                                                      "old cabin behind the galley."),
+                           earlier=earlier)
+        assert "Ilse Marrow's old cabin" in thanks.summary  # her first name: that speaker
+        [told] = extract(message(2, "user", "Jess", "Okay, Rusty. I sold your hoverbike to a "
+                                                    "kid at the market yesterday."),
+                         earlier=earlier)  # "Rusty" is no name this talk used
+        assert "Ilse Marrow's hoverbike" in told.summary
+
     def test_a_name_inside_a_longer_name_is_not_a_participant(self):
         drafts = extract(
             message(0, "user", "Ann", "How was your weekend?"),

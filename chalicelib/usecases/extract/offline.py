@@ -148,6 +148,27 @@ def other_party(msg: Message, earlier: Sequence[Message]) -> str | None:
     return None
 
 
+# A name set off by a comma at either end of a sentence said (not acted): "It's over, Dax.",
+# "Sprocket, you menace". Between asterisks a name is who is acted upon, not who is spoken to.
+_VOCATIVE = compiled(r"(?:^|[.!?…]\s+)(?P<a>[A-Z][a-z]+),\s|,\s+(?P<b>[A-Z][a-z]+)\s*(?:[.!?…]|$)")
+
+
+def addressed(msg: Message, names: set[str], speakers: Sequence[str] = ()) -> str | None:
+    """Whom an English turn calls by name, when that is a name of the talk (`names`: the
+    speakers and the names said mid-sentence) other than its speaker's: "you" is then that
+    one. In a role-play the player's character turns to others in the scene ("*Jess faces
+    Dax in the airlock.* It's over, Dax. … I'm not your mechanic"): the other speaker is not
+    the one spoken to, and "Jess is not Ilse Marrow's mechanic" was the event. A speaker
+    called by their first name ("Hey, Ilse?") is that speaker."""
+    said = " ".join(part for i, part in enumerate(re.split(r"\*+", msg.content)) if i % 2 == 0)
+    for m in _VOCATIVE().finditer(said):
+        name = m["a"] or m["b"]
+        name = next((s for s in speakers if s.startswith(f"{name} ")), name)
+        if name in names and name != msg.speaker:
+            return name
+    return None
+
+
 def quoted_draft(msg: Message) -> EventDraft:
     """What an instruction-like message said, as reported speech (module docstring)."""
     title, summary = rules.reported_speech(msg.speaker, msg.content)
@@ -446,13 +467,14 @@ class OfflineExtractor:
         verdict = _verdicts(asked, texts, self.judge.assess(texts))
         history = list(ctx.earlier)
         played = plays_in_character([*ctx.earlier, *messages])
+        names = talk_names([*ctx.earlier, *messages], speakers)
         happenings: list[Happening | EventDraft] = []
         for position, msg in enumerate(turns):
             if tells(msg) and rules.looks_like_instruction(msg.content):
                 happenings.append(quoted_draft(msg))
             elif msg.seq in verdict:
                 vector = verdict[msg.seq]
-                you = other_party(msg, history)
+                you = addressed(msg, names, speakers) or other_party(msg, history)
                 # "we" is the teller and the one they talk to, unless that is the AI: a
                 # user's 我们 is her family or friends (我们全家一起搬), not the companion
                 with_you = not any(m.speaker == you and m.role == "assistant" for m in history)
@@ -488,6 +510,14 @@ class OfflineExtractor:
             target.participants = list(dict.fromkeys(
                 [p for p in [msg.speaker, *mentioned_names(summary, others)]
                  if not is_placeholder(p)]))
+
+
+def talk_names(turns: Sequence[Message], speakers: Sequence[str]) -> set[str]:
+    """The people a stretch of talk names: its speakers, and the capitalised words said
+    mid-sentence (fact_context.batch_names)."""
+    from chalicelib.domain.fact_context import Turn, batch_names  # the rules' reader: on use
+
+    return {*speakers, *batch_names([Turn(m.role, m.content) for m in turns], speakers)}
 
 
 def plays_in_character(turns: Sequence[Message]) -> bool:
