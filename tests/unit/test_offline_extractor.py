@@ -133,6 +133,14 @@ class TestRetelling:
                                                     "kid at the market yesterday."),
                          earlier=earlier)  # "Rusty" is no name this talk used
         assert "Ilse Marrow's hoverbike" in told.summary
+        # in Chinese, the one the turn acts upon and then speaks to by name
+        zh = [message(0, "assistant", "沈砚", "*他递过一把木梳* 给它梳梳毛吧。")]
+        [fox] = extract(message(1, "user", "苏禾", "*给雪团梳毛* 雪团，你说我明天要不要去"
+                                                   "云京考太医署？"), earlier=zh)
+        assert "雪团说苏禾" in fox.summary and "沈砚" not in fox.summary
+        [plain] = extract(message(1, "user", "苏禾", "所以，你明天陪我去云京考太医署吧。"),
+                          earlier=zh)
+        assert "沈砚" in plain.summary  # no name there: the other speaker, as before
 
     def test_a_name_inside_a_longer_name_is_not_a_participant(self):
         drafts = extract(

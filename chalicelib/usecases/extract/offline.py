@@ -151,6 +151,9 @@ def other_party(msg: Message, earlier: Sequence[Message]) -> str | None:
 # A name set off by a comma at either end of a sentence said (not acted): "It's over, Dax.",
 # "Sprocket, you menace". Between asterisks a name is who is acted upon, not who is spoken to.
 _VOCATIVE = compiled(r"(?:^|[.!?…]\s+)(?P<a>[A-Z][a-z]+),\s|,\s+(?P<b>[A-Z][a-z]+)\s*(?:[.!?…]|$)")
+# In Chinese, a name opening what is said, before a comma and 你, that the turn's own acting
+# names too: the one in the scene spoken to ("*给雪团梳毛* 雪团，你说我是不是很傻").
+_ZH_VOCATIVE = compiled(r"(?:^|[。！？…\s])\s*(?P<c>[\u4e00-\u9fff]{1,4})，(?=你)")
 
 
 def addressed(msg: Message, names: set[str], speakers: Sequence[str] = ()) -> str | None:
@@ -159,8 +162,14 @@ def addressed(msg: Message, names: set[str], speakers: Sequence[str] = ()) -> st
     one. In a role-play the player's character turns to others in the scene ("*Jess faces
     Dax in the airlock.* It's over, Dax. … I'm not your mechanic"): the other speaker is not
     the one spoken to, and "Jess is not Ilse Marrow's mechanic" was the event. A speaker
-    called by their first name ("Hey, Ilse?") is that speaker."""
-    said = " ".join(part for i, part in enumerate(re.split(r"\*+", msg.content)) if i % 2 == 0)
+    called by their first name ("Hey, Ilse?") is that speaker. In Chinese, a name the turn
+    acts upon and then speaks to ("*给雪团梳毛* 雪团，你说我是不是很傻": not 沈砚)."""
+    parts = re.split(r"\*+", msg.content)
+    said = " ".join(part for i, part in enumerate(parts) if i % 2 == 0)
+    acted = " ".join(part for i, part in enumerate(parts) if i % 2 == 1)
+    for m in _ZH_VOCATIVE().finditer(said):  # "*给雪团梳毛* 雪团，你说我是不是很傻"
+        if m["c"] in acted and m["c"] != msg.speaker:
+            return m["c"]
     for m in _VOCATIVE().finditer(said):
         name = m["a"] or m["b"]
         name = next((s for s in speakers if s.startswith(f"{name} ")), name)
