@@ -546,9 +546,10 @@ def test_the_trace_says_what_left_the_cards_that_passed():
     trace_left_out(trace, 0, 0)
     assert trace.lines == []
     trace_left_out(trace, 2, 1)
-    assert trace.lines == ["[recall] left out of the cards that passed the gate: 2 the "
-                           "character's own lines, 1 aside out of character (the question is "
-                           "about a person: their own turns tell it)"]
+    assert trace.lines == ["[recall] left out of the cards that passed the gate: 2 of the "
+                           "character's own lines (a person's life is told by their own "
+                           "turns), 1 aside out of character (the player's own week, not the "
+                           "persona asked about)"]
     zh = Trace(zh=True, lines=[])
     trace_left_out(zh, 1, 0)
-    assert zh.lines == ["[记忆检索] 通过门槛的卡中略去 1 张是角色自己说的话：问的是人，答案在其本人说的话里"]
+    assert zh.lines == ["[记忆检索] 通过门槛的卡中略去 1 张角色自己说的话（人的经历由其本人说出）"]

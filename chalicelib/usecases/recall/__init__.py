@@ -632,15 +632,15 @@ def trace_left_out(trace: Trace, ai_lines: int, asides: int) -> None:
     rerank.in_character): without it "2 of 23 cards pass" ended in verdict none unexplained."""
     if not ai_lines and not asides:
         return
-    zh = [f"{ai_lines} 张是角色自己说的话" if ai_lines else "",
-          f"{asides} 张是戏外闲话（ooc）" if asides else ""]
-    en = [f"{ai_lines} the character's own line{'s' * (ai_lines != 1)}" if ai_lines else "",
-          f"{asides} aside{'s' * (asides != 1)} out of character" if asides else ""]
-    trace.add("[记忆检索] 通过门槛的卡中略去 " + "、".join(p for p in zh if p)
-              + "：问的是人，答案在其本人说的话里",
+    zh = [f"{ai_lines} 张角色自己说的话（人的经历由其本人说出）" if ai_lines else "",
+          f"{asides} 张戏外闲话（ooc：玩家自己的事，不是所问的角色）" if asides else ""]
+    en = [f"{ai_lines} of the character's own lines (a person's life is told by their own "
+          "turns)" if ai_lines else "",
+          f"{asides} aside{'s' * (asides != 1)} out of character (the player's own week, not "
+          "the persona asked about)" if asides else ""]
+    trace.add("[记忆检索] 通过门槛的卡中略去 " + "、".join(p for p in zh if p),
               "[recall] left out of the cards that passed the gate: "
-              + ", ".join(p for p in en if p) + " (the question is about a person: their own "
-              "turns tell it)")
+              + ", ".join(p for p in en if p))
 
 
 def through_links(services: Services, links: Links, lists: Ranked,
