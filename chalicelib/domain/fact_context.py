@@ -826,7 +826,10 @@ def _answers(turns: Sequence[Turn], out: list[list[Statement]]) -> None:
                    if not any(t.attribute in ("likes", "dislikes") and t.value == s.value
                               for t in out[i])]
         attribute = _asked(turns[i - 1].text)
-        if attribute is None and _ABOUT_WORK().search(turns[i - 1].text) and _WH_OR_YES().search(
+        # talk of work: the question's, or the turns just before it ("guess who got the job" —
+        # "WAIT. Papercrane?!" — "PAPERCRANE. junior illustrator!!!")
+        if attribute is None and _ABOUT_WORK().search(
+                " ".join(t.text for t in turns[max(0, i - 3):i])) and _WH_OR_YES().search(
                 turns[i - 1].text) and not any(s.attribute == "works_as" for s in out[i]):
             out[i] += _jobs_named(turns[i].text)  # "Is this freelance work?" — "yes. illustrator."
         before = next((j for j in range(i - 2, max(-1, i - 5), -1) if turns[j].role == "user"),

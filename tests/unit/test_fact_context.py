@@ -264,6 +264,13 @@ def test_terse_and_phone_typed_answers():
     assert said(("assistant", "Is this freelance work?"),
                 ("user", "yes. freelance graphic designer. 3 years now."))[1] == [
         ("works_as", "graphic designer", False)]
+    # the talk of work may be the user's turn before the question ("guess who got the job" —
+    # "WAIT. Papercrane?!"), as it may for a bare "Where?"
+    assert said(("user", "guess who got the job"), ("assistant", "WAIT. Papercrane?!"),
+                ("user", "PAPERCRANE. junior illustrator!!! they rang me yesterday"))[2] == [
+        ("works_as", "illustrator", False)]
+    assert said(("user", "guess who got a puppy"), ("assistant", "WAIT. A corgi?!"),
+                ("user", "CORGI. junior illustrator of chaos lol"))[2] == []  # no work talked of
     # a bare "Where?" after talk of a new job asks for the firm
     assert ("works_at", "Onda Studio", False) in said(
         ("user", "big news. took a full-time job."), ("assistant", "Congratulations! Where?"),
