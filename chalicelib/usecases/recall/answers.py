@@ -98,8 +98,8 @@ def questions_answered(services: Services, space: str, cards: Iterable[Card]) ->
     often holds none of its topic's words, which its question holds (the gate reads them with
     it: gate.Gate.asked). The character's turns are never memories of their own (no event
     cites one), so their words reach a card only so; a person's question is a turn recall
-    finds itself (LoCoMo, two people: read with the answers too, the gate let 1.4 % more
-    foreign questions through). One read for all the cards."""
+    finds itself (LoCoMo, two people: their questions read so let 1.4 % more of the foreign
+    questions through the gate). One read for all the cards."""
     cited = {card.ref: [(s.session, q) for s in card.sources
                         for q in range(s.seq_start, s.seq_end + 1)] for card in cards}
     turns = {key for keys in cited.values() for key in keys}

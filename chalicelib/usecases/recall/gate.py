@@ -130,6 +130,12 @@ def held_across(across: dict[str, frozenset[str]], texts: Sequence[str | frozens
             *(t for t in held if t not in across)]
 
 
+def share_read(across: dict[str, frozenset[str]], found: Sequence[str]) -> float:
+    """The share of the terms a foreign card can be read for (those the glossary knows, and
+    any it holds as written) that `found` (held_across) holds."""
+    return share(found, [*across, *(t for t in found if t not in across)])
+
+
 def _holds(text: str | frozenset[str], words: frozenset[str]) -> bool:
     if isinstance(text, str):
         return any(w in text for w in words)
@@ -297,8 +303,7 @@ class Gate:
             return share([t for t in held if t in mine], mine)
         across = self.across(lang)
         if across or held:
-            found = held_across(across, [self.words_of(card, lang)], held)
-            return share(found, [*across, *(t for t in found if t not in across)])
+            return share_read(across, held_across(across, [self.words_of(card, lang)], held))
         return self.cross_coverage if lift > 0 else 0.0
 
     def words_of(self, card: Card, lang: str) -> str | frozenset[str]:
@@ -340,13 +345,14 @@ class Gate:
         for card in cards:
             lang = language(f"{card.title} {card.text}")
             if lang != self.lang:
-                texts.setdefault(lang, []).append(self.words_of(self.read(card), lang))
-                written.setdefault(lang, set()).update(held_terms(self.terms, self.read(card)))
+                read = self.read(card)
+                texts.setdefault(lang, []).append(self.words_of(read, lang))
+                written.setdefault(lang, set()).update(held_terms(self.terms, read))
         for lang, words_of_cards in texts.items():
             across = self.across(lang)
             if across:
-                found = held_across(across, words_of_cards, sorted(written[lang]))
-                held = share(found, [*across, *(t for t in found if t not in across)])
+                held = share_read(across, held_across(across, words_of_cards,
+                                                      sorted(written[lang])))
                 self.held_across[lang] = 1.0 - ACROSS_MISS * (1.0 - held)
 
     def admit(self, cards: Sequence[Card]) -> list[Card]:
