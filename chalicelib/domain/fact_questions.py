@@ -21,6 +21,8 @@ _WHO = r"(?:I|you|he|she|we|they|[A-Z][\w'-]*|[\u4e00-\u9fff]{1,4})"
 _ASKED_SOURCES = (
     ("allergic_to", r"\ballerg|过敏"),
     ("works_as", r"\bwhat (?:do|does|did) " + _WHO + r" do (?:for (?:work|a living)|now)\b|"
+                 # "…, and what does she do?": the clause asks no more than that
+                 r"^\W*(?:and\s+)?what (?:do|does) " + _WHO + r" do\s*[?？]?\s*$|"
                  r"\bwhat(?:'s| is| was) (?:my|your|his|her|their|[A-Z][\w'-]*'s) (?:(?:old|"
                  r"previous|former|first|last|current|new|present|day) )?(?:job|role|position|"
                  r"occupation|profession)\b|\bwhat (?:job|work) (?:do|does|did)\b|"
@@ -66,9 +68,29 @@ def fact_asked(question: str) -> tuple[str, str] | None:
     if found is None:
         return None
     attribute, m = found
+    return attribute, _clause(question, m)
+
+
+def facts_asked(question: str) -> list[tuple[str, str]]:
+    """Every fact attribute a question asks for, each with the clause that asks it: the
+    first one's (`fact_asked`), then one per other clause ("Where does Nora work now, and
+    what does she do?": works_at, then works_as)."""
+    first = fact_asked(question)
+    if first is None:
+        return []
+    out = [first]
+    for clause in (c for c in _CLAUSE_BREAK.split(question) if c.strip()):
+        if clause.strip() in first[1] or (found := _first_asked(clause)) is None:
+            continue
+        if found[0] not in (a for a, _ in out):
+            out.append((found[0], clause.strip()))
+    return out
+
+
+def _clause(question: str, m: re.Match[str]) -> str:
     starts = [b.end() for b in _CLAUSE_BREAK.finditer(question, 0, m.start())]
     end = _CLAUSE_BREAK.search(question, m.end())
-    return attribute, question[starts[-1] if starts else 0:end.start() if end else len(question)]
+    return question[starts[-1] if starts else 0:end.start() if end else len(question)]
 
 
 _CLAUSE_BREAK = re.compile(r"[，,;；？?。！!]|\band\b")

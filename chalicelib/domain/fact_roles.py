@@ -21,6 +21,10 @@ def outlived(fact: Fact, known: Sequence[Fact]) -> bool:
     "What was Nora's old job?" is the barista she was at Fig & Fern, whatever she is now)."""
     if fact.attribute != "works_as":
         return False
+    if any(w.attribute == "works_as" and w.person == fact.person and w.closed_by in fact.sources
+           for w in known):
+        return False  # it replaced the role held there ("PAPERCRANE. junior illustrator!" after
+        # "a barista there for almost three years"): a new job's, whatever ended after it
     told = fact.valid_from or fact.learned_at
     places = [w for w in known if w.person == fact.person and w.attribute == "works_at"]
     held = [w for w in places if (w.valid_from is None or w.valid_from <= told)

@@ -10,7 +10,7 @@ from datetime import timedelta
 
 import pytest
 
-from chalicelib.domain.fact_questions import attribute_asked
+from chalicelib.domain.fact_questions import attribute_asked, facts_asked
 from chalicelib.domain.models import RecallRequest
 from chalicelib.domain.records import Fact
 from chalicelib.ports import Hit
@@ -49,6 +49,19 @@ def test_recipes(monkeypatch):
 ])
 def test_the_attribute_a_question_asks_for(question, attribute):
     assert attribute_asked(question) == attribute
+
+
+def test_every_fact_a_question_asks_each_with_its_clause():
+    """"Where does Nora work now, and what does she do?" asks her workplace and her job: the
+    turns that told each are answers (recall.facts_told)."""
+    assert facts_asked("Where does Nora work now, and what does she do?") == [
+        ("works_at", "Where does Nora work now"), ("works_as", "what does she do")]
+    assert facts_asked("What does she do for work and where does she live?") == [
+        ("works_as", "What does she do for work "), ("lives_in", "where does she live")]
+    assert facts_asked("What does Nora do?") == [("works_as", "What does Nora do?")]
+    assert facts_asked("what does she do on weekends?") == []  # no job asked
+    assert facts_asked("Where do I live now, and where do I live now?") == [
+        ("lives_in", "Where do I live now")]  # one attribute once
 
 
 @pytest.mark.parametrize("question", [
@@ -132,3 +145,23 @@ def test_a_role_outlived_by_its_job_answers_the_past_not_now(services):
     now = facts_answering(services, SPACE, "What do I do for work now?", {"Mia"}, False)
     before = facts_answering(services, SPACE, "What did I do for work before?", {"Mia"}, True)
     assert now == [] and before == [Hit("message:s1:2", 1.0)]
+
+
+def test_a_role_that_replaced_the_one_held_there_is_a_new_jobs(services):
+    """"PAPERCRANE. junior illustrator!" closed "a barista there" while Fig & Fern still
+    held; Fig & Fern ended later. The new role is not outlived by the old workplace: it
+    answers "what do I do now" (its workplace is a turn the rules did not read)."""
+    def fact(attribute, value, start, end=None, seq=1, closed_by=None):
+        return Fact(scope=SPACE, key=f"Mia|{attribute}|{value}", person="Mia",
+                    attribute=attribute, value=value, valid_from=T0 + timedelta(days=start),
+                    valid_to=None if end is None else T0 + timedelta(days=end),
+                    learned_at=T0 + timedelta(days=start), sources=[f"message:s1:{seq}"],
+                    closed_by=closed_by)
+
+    services.store.put_record(fact("works_at", "Fig & Fern", 0, 30, seq=1))
+    services.store.put_record(fact("works_as", "barista", 0, 10, seq=2,
+                                   closed_by="message:s1:3"))
+    services.store.put_record(fact("works_as", "illustrator", 10, seq=3))
+    now = facts_answering(services, SPACE, "What do I do for work now?", {"Mia"}, False)
+    before = facts_answering(services, SPACE, "What did I do for work before?", {"Mia"}, True)
+    assert now == [Hit("message:s1:3", 1.0)] and before == [Hit("message:s1:2", 1.0)]

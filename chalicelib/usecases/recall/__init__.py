@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from chalicelib.domain.errors import BadRequest
-from chalicelib.domain.fact_questions import ASKS_THE_VALUE, fact_asked
+from chalicelib.domain.fact_questions import ASKS_THE_VALUE, facts_asked
 from chalicelib.domain.models import Card, Layer, RecallRequest, RecallResponse
 from chalicelib.domain.names import name_like_words, named_people, near_known, speaks_of_self
 from chalicelib.domain.records import Entity
@@ -175,6 +175,25 @@ def fuse_lists(ranked: Ranked, recipe: RecallRecipe,
     if recipe.fusion == "score":
         return score_fusion(ranked, floors)
     return reciprocal_rank_fusion(ranked, k=recipe.rrf_k)
+
+
+def facts_told(services: Services, space: str, question: str, named: set[str]
+               ) -> tuple[list[Hit], list[Hit]]:
+    """The turns that told the facts a question asks of `named` (recall.profile), every fact
+    it asks ("Where does Nora work now, and what does she do?": her workplace and her job),
+    and those of them that tell the value asked (`ASKS_THE_VALUE`: `told_first`). Past or now
+    as the clause asking each says ("Which city does 小满 live in, and where is she from
+    originally?" asks where she lives now)."""
+    answering: list[Hit] = []
+    told: list[Hit] = []
+    for attribute, clause in facts_asked(question):
+        hits = facts_answering(services, space, question, named, asks_about_past(clause),
+                               attribute)
+        seen = {h.id for h in answering}
+        answering += [h for h in hits if h.id not in seen]
+        if attribute in ASKS_THE_VALUE:
+            told += [h for h in hits if h.id not in {t.id for t in told}]
+    return answering, told
 
 
 def told_first(ranked: Sequence[Card], admitted: list[Card], told: Sequence[Hit]) -> list[Card]:
@@ -470,15 +489,10 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
             lists, floors = search_lists(services, space, intent.keywords, intent.vector,
                                          recipe, SearchFilter(), intent.across), {}
             lists = with_answers(services, space, lists, recipe.answers, recipe.question_keeps)
-            asked_for = fact_asked(intent.text) if recipe.facts_weight and named else None
-            # past or now as the clause asking the fact says ("Which city does 小满 live in,
-            # and where is she from originally?" asks where she lives now)
-            if asked_for and (answering := facts_answering(
-                    services, space, intent.text, named, asks_about_past(asked_for[1]),
-                    asked_for[0])):
+            answering, told = facts_told(services, space, intent.text, named) \
+                if recipe.facts_weight and named else ([], [])
+            if answering:
                 lists["facts"] = (answering, recipe.facts_weight)
-                if asked_for[0] in ASKS_THE_VALUE:
-                    told = answering
         candidates = fuse_lists(lists, recipe, floors)
         if recipe.graph_seeds and not listing:
             candidates = through_links(services, links, lists, candidates, intent.keywords,
