@@ -188,6 +188,9 @@ def test_holiday_in_a_plan_is_the_next_one() -> None:
     ("月底", "2026-10-21", "2026-11-01"),
     ("上个月底", "2026-09-21", "2026-10-01"),
     ("8月上旬", "2026-08-01", "2026-08-11"),
+    # 8月中 when only a pause follows it (not 9月中秋, 6月中考)
+    ("8月中的时候", "2026-08-11", "2026-08-21"), ("上个月中，我们搬家了", "2026-09-11", "2026-09-21"),
+    ("8月中左右", "2026-08-11", "2026-08-21"),
     ("下旬", "2026-10-21", "2026-11-01"),
     ("年初", "2026-01-01", "2026-03-01"),
     ("去年年底", "2025-11-01", "2026-01-01"),
@@ -198,6 +201,13 @@ def test_chinese_vague(text: str, start: str, end: str) -> None:
     span = parse_time(text, NOW, SHANGHAI)
     assert span is not None and not span.exact
     assert (show(span.start), show(span.end)) == (start, end)
+
+
+@pytest.mark.parametrize("text", ["6月中考", "11月中国队赢了"])
+def test_a_word_starting_with_zhong_after_a_month_is_no_mid_month(text: str) -> None:
+    span = parse_time(text, NOW, SHANGHAI)
+    assert span is not None and (show(span.end) > show(span.start)) and span.start.day == 1
+    assert (span.end - span.start).days >= 28  # the whole month
 
 
 # --- English ---------------------------------------------------------------------------------

@@ -79,7 +79,10 @@ DAY = r"(?P<d>[12]\d|3[01]|0?[1-9]|[一二]?十[一二三四五六七八九]?|�
 YEAR = r"(?P<y>(?:19|20)\d\d|[一二][〇零○一二三四五六七八九]{3})"
 PART_SUFFIX = r"(?P<part>上旬|中旬|下旬|初|底|末)?"
 # a month's also its first and last day (11月最后一天, 这个月的第一天)
-MONTH_PART_SUFFIX = r"(?:的?(?P<part>上旬|中旬|下旬|初|底|末|最后一天|第一天))?"
+# 11月中 is mid-November when nothing follows it but a pause ("11月中的时候", "11月中左右"):
+# 中 before a noun is another word (9月中秋, 6月中考, 11月中国队)
+MONTH_PART_SUFFIX = (r"(?:的?(?P<part>上旬|中旬|下旬|初|底|末|最后一天|第一天"
+                     r"|中(?=的时候|左右|前后|[，。！？、,.!?\s~～]|$)))?")
 NO_DAY_AFTER = r"(?![楼线房床门车位机球台桌码字院厅馆口子游届期])"
 HABIT = re.compile(r"(?:每|那天|那日|当天|当日|第二天|第二日|次日|隔天|翌日|头天)"
                    r"[^，。,.!?！？；;\s]{0,4}$")
