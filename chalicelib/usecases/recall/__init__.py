@@ -184,16 +184,16 @@ def facts_told(services: Services, space: str, question: str, named: set[str]
     and those of them that tell the value asked (`ASKS_THE_VALUE`: `told_first`). Past or now
     as the clause asking each says ("Which city does 小满 live in, and where is she from
     originally?" asks where she lives now)."""
-    answering: list[Hit] = []
-    told: list[Hit] = []
+    answering: dict[str, Hit] = {}  # by ref: each turn once, at its first place
+    told: dict[str, Hit] = {}
     for attribute, clause in facts_asked(question):
         hits = facts_answering(services, space, question, named, asks_about_past(clause),
                                attribute)
-        seen = {h.id for h in answering}
-        answering += [h for h in hits if h.id not in seen]
-        if attribute in ASKS_THE_VALUE:
-            told += [h for h in hits if h.id not in {t.id for t in told}]
-    return answering, told
+        for hit in hits:
+            answering.setdefault(hit.id, hit)
+            if attribute in ASKS_THE_VALUE:
+                told.setdefault(hit.id, hit)
+    return list(answering.values()), list(told.values())
 
 
 def told_first(ranked: Sequence[Card], admitted: list[Card], told: Sequence[Hit]) -> list[Card]:
