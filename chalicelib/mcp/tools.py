@@ -203,6 +203,8 @@ class ProfileFact(BaseModel):
     until: str | None = Field(default=None, description="when it changed or ended; null: "
                                                         "true now")
     current: bool
+    status: str = Field(default="current", description="current, ended, or unconfirmed: a "
+                        "role told at a job that has ended since (it may have ended with it)")
     sources: list[str] = Field(description="message refs that state it, for read_memory")
 
 
@@ -599,7 +601,7 @@ def read_profile(name: Annotated[str, Field(min_length=1, max_length=100, descri
         attribute=f.attribute, value=clean_line(f.value), kind=clean_line(f.kind),
         since=f.valid_from.date().isoformat() if f.valid_from else None,
         until=f.valid_to.date().isoformat() if f.valid_to else None, current=f.current,
-        sources=f.sources[:20]) for f in found.facts])
+        status=f.status, sources=f.sources[:20]) for f in found.facts])
 
 
 def timeline_markdown(space: str) -> str:

@@ -22,6 +22,7 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -29,7 +30,7 @@ from chalicelib.domain.containment import clean_line
 from chalicelib.domain.errors import BadRequest, Conflict, NotFound
 from chalicelib.domain.fact_context import Turn, read_turns
 from chalicelib.domain.fact_plans import arrived, places_planned
-from chalicelib.domain.fact_roles import outlived
+from chalicelib.domain.fact_roles import ended_job, outlived
 from chalicelib.domain.facts import (
     ATTRIBUTES,
     HERE,
@@ -397,7 +398,13 @@ class FactView(BaseModel):
                                                     "anything said)")
     valid_to: datetime | None = Field(description="when a later statement changed or ended "
                                                   "it; null while current")
-    current: bool
+    current: bool = Field(description="it holds as far as the memory knows (status current)")
+    status: Literal["current", "unconfirmed", "ended"] = Field(
+        default="current", description="ended: a later statement changed or ended it; "
+        "unconfirmed: a role told at a job that has ended since, with no job known now — it "
+        "may have ended with the job (PATCH current=true confirms it)")
+    unconfirmed_by: str | None = Field(default=None, description="unconfirmed: the message "
+                                       "that ended the job it was told at")
     sources: list[str] = Field(description="the messages that state it")
     in_passing: bool = Field(default=False, description="told only in passing so far (\"Bristol "
                              "traffic is murder\"): the core layer waits for a second mention")
@@ -409,7 +416,8 @@ class Profile(BaseModel):
     aliases: list[str] = Field(default_factory=list, description="other names the memory "
                                                                "graph knows them by")
     facts: list[FactView] = Field(description="current facts first (in attribute order), "
-                                              "then the closed ones, latest first")
+                                              "then the unconfirmed ones, then the closed "
+                                              "ones, latest first")
 
 
 class ProfileList(BaseModel):
@@ -452,16 +460,27 @@ def profile(services: Services, space: str, name: str) -> Profile:
 
 
 def _profile(name: str, facts: list[Fact], aliases: list[str] | None = None) -> Profile:
+    """`facts`: all of the person's (a role is read against their workplaces: fact_roles)."""
     order = {a: i for i, a in enumerate(ATTRIBUTES)}
-    current = sorted((f for f in facts if f.valid_to is None),
-                     key=lambda f: (order.get(f.attribute, 99), f.valid_from or f.learned_at))
+    ended = {f.key: job for f in facts if (job := ended_job(f, facts)) is not None}
+    open_ = sorted((f for f in facts if f.valid_to is None),
+                   key=lambda f: (f.key in ended, order.get(f.attribute, 99),
+                                  f.valid_from or f.learned_at))
     closed = sorted((f for f in facts if f.valid_to is not None),
                     key=lambda f: f.valid_to, reverse=True)
-    return Profile(name=name, aliases=list(aliases or []), facts=[FactView(
-        id=fact_id(f), version=f.version, attribute=f.attribute, value=f.value, kind=f.kind, valid_from=f.valid_from,
-        valid_to=f.valid_to, current=f.valid_to is None, sources=f.sources,
-        in_passing=f.in_passing,
-        closed_by=f.closed_by) for f in [*current, *closed]])
+    return Profile(name=name, aliases=list(aliases or []),
+                   facts=[fact_view(f, ended.get(f.key)) for f in [*open_, *closed]])
+
+
+def fact_view(fact: Fact, ended: Fact | None = None) -> FactView:
+    """A fact as the API shows it; `ended`: the job a role outlived (fact_roles.ended_job)."""
+    status = "ended" if fact.valid_to is not None else "unconfirmed" if ended else "current"
+    return FactView(
+        id=fact_id(fact), version=fact.version, attribute=fact.attribute, value=fact.value,
+        kind=fact.kind, valid_from=fact.valid_from, valid_to=fact.valid_to,
+        current=status == "current", status=status,
+        unconfirmed_by=ended.closed_by if ended else None, sources=fact.sources,
+        in_passing=fact.in_passing, closed_by=fact.closed_by)
 
 
 # ------------------------------------------------------------------ the core layer
@@ -580,7 +599,10 @@ def patch_fact(services: Services, space: str, fid: str, request: PatchFactReque
     valid_to = fact.valid_to
     if request.current is not None:
         valid_to = None if request.current else (fact.valid_to or services.clock())
-    if value == fact.value and valid_to == fact.valid_to:
+    # "it holds" of a role the profile shows unconfirmed (fact_roles) is a change: the edit
+    # is the user's word that it went on
+    confirms = request.current is True and outlived(fact, services.store.list_records(Fact, space))
+    if value == fact.value and valid_to == fact.valid_to and not confirms:
         raise BadRequest("nothing to change: give value or current", code="empty_patch")
     now = services.clock()
     before = {"version": fact.version, "value": fact.value,
@@ -591,4 +613,4 @@ def patch_fact(services: Services, space: str, fid: str, request: PatchFactReque
         "closed_by": fact.closed_by if valid_to is not None else None,
         "history": [*fact.history, before]})
     services.store.put_record(edited)
-    return _profile(edited.person, [edited]).facts[0]
+    return fact_view(edited)

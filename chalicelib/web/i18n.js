@@ -104,7 +104,7 @@ const EN = {
   'part.vector': 'cosine to the query', 'part.vector_rank': 'rank by meaning', 'part.coverage': 'share of the query’s words held',
   'part.relevance': 'relevance the gate checks',
 
-  'people.facts': 'Now', 'people.was': 'Before', 'people.nofacts': 'Nothing told about them yet that lasts (where they live, work, pets, allergies …).',
+  'people.facts': 'Now', 'people.unsure': 'Unconfirmed since the job ended', 'people.was': 'Before', 'people.nofacts': 'Nothing told about them yet that lasts (where they live, work, pets, allergies …).',
   'people.since': (v) => `since ${v.d}`, 'people.until': (v) => `until ${v.d}`,
   'fact.lives_in': 'lives in', 'fact.works_at': 'works at', 'fact.works_as': 'works as', 'fact.studies': 'studies',
   'fact.pet': 'pet', 'fact.partner': 'partner', 'fact.child': 'child', 'fact.allergic_to': 'allergic to',
@@ -291,7 +291,7 @@ const ZH = {
   'part.vector': '与问题的余弦相似度', 'part.vector_rank': '语义排名', 'part.coverage': '覆盖问题内容词的比例',
   'part.relevance': '门槛检查的相关度',
 
-  'people.facts': '现在', 'people.was': '以前', 'people.nofacts': '还没有关于 TA 的长期信息（住哪、工作、宠物、过敏……）。',
+  'people.facts': '现在', 'people.unsure': '工作结束后未再确认', 'people.was': '以前', 'people.nofacts': '还没有关于 TA 的长期信息（住哪、工作、宠物、过敏……）。',
   'people.since': (v) => `自 ${v.d}`, 'people.until': (v) => `至 ${v.d}`,
   'fact.lives_in': '住在', 'fact.works_at': '工作单位', 'fact.works_as': '职业', 'fact.studies': '在读',
   'fact.pet': '宠物', 'fact.partner': '伴侣', 'fact.child': '孩子', 'fact.allergic_to': '过敏',

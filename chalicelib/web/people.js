@@ -85,11 +85,14 @@ function factsCard(profile) {
     h('span', {class: 'muted small'}, [f.valid_from ? t('people.since', {d: day(f.valid_from)}) : '',
       f.valid_to ? ` ${t('people.until', {d: day(f.valid_to)})}` : ''].join('')));
   const now = facts.filter((f) => f.current);
-  const before = facts.filter((f) => !f.current);
+  // a role told at a job that has ended since: maybe over with it (fact_roles.ended_job)
+  const unsure = facts.filter((f) => f.status === 'unconfirmed');
+  const before = facts.filter((f) => !f.current && f.status !== 'unconfirmed');
+  const group = (key, list) => (list.length
+    ? [h('h3', {}, t(key)), h('ul', {class: 'plain-list', 'data-status': key}, list.map(item))] : null);
   return h('div', {class: 'facts', 'data-facts': String(facts.length)},
-    now.length ? [h('h3', {}, t('people.facts')), h('ul', {class: 'plain-list'}, now.map(item))]
-      : h('p', {class: 'muted small'}, t('people.nofacts')),
-    before.length ? [h('h3', {}, t('people.was')), h('ul', {class: 'plain-list'}, before.map(item))] : null);
+    now.length ? group('people.facts', now) : h('p', {class: 'muted small'}, t('people.nofacts')),
+    group('people.unsure', unsure), group('people.was', before));
 }
 
 export async function renderPeople(main, [selected], app) {

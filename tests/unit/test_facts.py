@@ -165,17 +165,44 @@ def test_the_core_block_is_current_facts_within_its_budget(services):
 
 
 def test_a_role_outlived_by_its_workplace_is_not_said_until_a_new_one_is_known(services):
-    """Issue 36: the core layer says nothing rather than something stale. A role told while
-    a job held that has ended, with no workplace known now, is left out (the profile keeps
-    it); told a new workplace, the role is said again."""
+    """Issue 36: the core layer says nothing rather than something stale, and the profile
+    does not show as current what it no longer knows. A role told while a job held that has
+    ended, with no workplace known now, is unconfirmed (kept, with the message that ended the
+    job); told a new workplace, the role is current and said again."""
     facts.learn(services, "s", [msg(1, "I started at Acme as a designer.", 0),
                                 msg(2, "I handed in my notice.", 30)])
-    profile = facts.profile(services, "s", "Mia")
-    assert any(f.attribute == "works_as" and f.current for f in profile.facts)
+    role = _fact(facts.profile(services, "s", "Mia"), "works_as")
+    assert (role.value, role.current, role.status, role.valid_to) == (
+        "designer", False, "unconfirmed", None)
+    assert role.unconfirmed_by == "message:s30:2"  # msg(2, …, 30): session s30
     assert "designer" not in facts.core_block(services, "s", ["Mia"], 120)
     facts.learn(services, "s", [msg(3, "I started at Globex last week.", 60)])
+    role = _fact(facts.profile(services, "s", "Mia"), "works_as")
+    assert (role.current, role.status, role.unconfirmed_by) == (True, "current", None)
     block = facts.core_block(services, "s", ["Mia"], 120)
     assert "Globex" in block and "designer" in block
+
+
+def test_the_user_confirms_an_unconfirmed_role(services):
+    """PATCH current=true of a role the profile shows unconfirmed is the user's word that it
+    went on: a new version, current, said by the core layer; "current" again is no change."""
+    from chalicelib.domain.errors import BadRequest
+
+    facts.learn(services, "s", [msg(1, "我在皓齿口腔当前台", 0), msg(2, "我辞职了", 30)])
+    role = _fact(facts.profile(services, "s", "Mia"), "works_as")
+    assert (role.value, role.status) == ("前台", "unconfirmed")
+    done = facts.patch_fact(services, "s", role.id,
+                            facts.PatchFactRequest(version=role.version, current=True))
+    assert (done.version, done.current, done.status) == (role.version + 1, True, "current")
+    assert _fact(facts.profile(services, "s", "Mia"), "works_as").current
+    assert "前台" in facts.core_block(services, "s", ["Mia"], 120)
+    with pytest.raises(BadRequest):
+        facts.patch_fact(services, "s", done.id,
+                         facts.PatchFactRequest(version=done.version, current=True))
+
+
+def _fact(profile, attribute: str):
+    return next(f for f in profile.facts if f.attribute == attribute)
 
 
 @pytest.mark.parametrize(("text", "held"), [
