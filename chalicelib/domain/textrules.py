@@ -170,7 +170,56 @@ def is_meaningful(sentence: str) -> bool:
 
 def third_person(sentence: str, me: str, you: str | None, with_you: bool = True) -> str:
     """Retell a sentence with the speaker named: "I adopted a cat" → "Mel adopted a cat".
-    `with_you`: "we" (我们, 咱们) is the speaker and `you`; else the speaker and others."""
+    `with_you`: "we" (我们, 咱们) is the speaker and `you`; else the speaker and others.
+    What somebody said in their own words is theirs (`said_as_words`): kept as written."""
+    out, at = [], 0
+    for start, end, marked in said_as_words(sentence):
+        out.append(_retold(sentence[at:start], me, you, with_you))
+        words = sentence[start:end]
+        out.append(words if marked else _marked(words))
+        at = end
+    out.append(_retold(sentence[at:], me, you, with_you))
+    return "".join(out)
+
+
+# Words in quotation marks, and a saying verb's words that hold both the first and the
+# second person with no marks ("他紧张的结巴了 说了三遍我喜欢你", "he said I love you"): a
+# direct quote, whose 我 and 你 are the quoted speaker and whom they spoke to, not the teller
+# and the companion. Reported speech keeps the teller's view and only one person ("他说我深蹲
+# 姿势不对", "he said you were right"): that is retold. 听说 / 据说 / 小说 / 传说 report no words.
+_MARKED = re.compile(r"“[^“”]*”|「[^「」]*」|『[^『』]*』|\"[^\"]*\"")
+_ZH_SAYING = re.compile(r"(?<![听据小传])(?:说|问)(?![明服法话])"
+                        r"(?:了?[一二两三四五六七八九十几\d]+(?:遍|次|声))?了?[：:，,]?\s*")
+_ZH_WORDS = re.compile(r"[\u4e00-\u9fff]+")
+_EN_SAYING = re.compile(r"\b(?:said|says|told (?:me|him|her|them)|asked(?: me| him| her)?|goes|went"
+                        r"|was like|kept saying)\b[,:]?\s+", re.IGNORECASE)
+_EN_WORDS = re.compile(r"[^.!?;\"“”]+")
+_ZH_BOTH = (re.compile("我"), re.compile("你|您"))
+_EN_BOTH = (re.compile(r"\b(?:I|me|my)\b"), re.compile(r"\b(?:you|your)\b", re.IGNORECASE))
+
+
+def said_as_words(sentence: str) -> list[tuple[int, int, bool]]:
+    """(start, end, has its marks) of the sentence's quoted words, in order."""
+    spans = [(m.start(), m.end(), True) for m in _MARKED.finditer(sentence)]
+    zh = is_cjk(sentence)
+    saying, words, (first, second) = ((_ZH_SAYING, _ZH_WORDS, _ZH_BOTH) if zh
+                                      else (_EN_SAYING, _EN_WORDS, _EN_BOTH))
+    for verb in saying.finditer(sentence):
+        said = words.match(sentence, verb.end())
+        if said and first.search(said[0]) and second.search(said[0]) and not any(
+                a < said.end() and said.start() < b for a, b, _ in spans):
+            spans.append((said.start(), said.end() - len(said[0]) + len(said[0].rstrip()),
+                          False))
+    return sorted(spans)
+
+
+def _marked(words: str) -> str:
+    return f"「{words}」" if is_cjk(words) else f'"{words}"'
+
+
+def _retold(sentence: str, me: str, you: str | None, with_you: bool) -> str:
+    if not sentence:
+        return sentence
     if is_cjk(sentence):
         us = f"{me}和{you}" if you and with_you else f"{me}他们"
         out = sentence.replace("我们", us).replace("咱们", us)

@@ -94,6 +94,23 @@ class TestThirdPerson:
         assert rules.third_person("我们明天去看你", "小明", None) == "小明他们明天去看你"
         assert rules.third_person("咱们走吧", "小明", None) == "小明他们走吧"
 
+    @pytest.mark.parametrize(("text", "me", "you", "retold"), [
+        # issue 36: 阿凯's "我喜欢你" became "小满喜欢阿澈" — the companion on the confession
+        ("他紧张的结巴了 说了三遍我喜欢你hhhhh 我就答应了", "小满", "阿澈",
+         "他紧张的结巴了 说了三遍「我喜欢你」hhhhh 小满就答应了"),
+        ("他说“我喜欢你”，我说“我也是”", "小满", "阿澈", "他说“我喜欢你”，小满说“我也是”"),
+        ("he said I love you three times lol", "Nora", "Juniper",
+         'he said "I love you three times lol"'),
+        ('she told me "you are enough"', "Nora", "Juniper", 'she told Nora "you are enough"'),
+        # reported speech keeps the teller's view: retold as before
+        ("他说我深蹲姿势不对想教我", "小满", "阿澈", "他说小满深蹲姿势不对想教小满"),
+        ("he said you were right", "Nora", "Juniper", "he said Juniper was right"),
+        ("我跟你说我好累", "小满", "阿澈", "小满跟阿澈说小满好累"),
+        ("听说你要搬家了，我也想搬", "小满", "阿澈", "听说阿澈要搬家了，小满也想搬"),
+    ])
+    def test_what_somebody_said_in_their_words_is_kept(self, text, me, you, retold):
+        assert rules.third_person(text, me, you) == retold
+
 
 class TestMakeTitle:
     def test_english_first_clause(self):
