@@ -142,6 +142,23 @@ class TestRetelling:
                           earlier=zh)
         assert "沈砚" in plain.summary  # no name there: the other speaker, as before
 
+    def test_the_name_a_turn_opens_by_calling_is_not_its_subject(self):
+        """Issue 36: "Sol 我好忙 packing 到怀疑人生" was retold "Sol Vivi好忙 …" (Sol busy). A
+        name followed by another subject is whom the turn speaks to; a name that is the
+        subject stays."""
+        earlier = [message(0, "assistant", "Sol", "搬家准备得怎么样啦？")]
+        [busy] = extract(message(1, "user", "Vivi", "Sol 我好忙 packing 到怀疑人生，明天还要"
+                                                    "去退租"), earlier=earlier)
+        assert busy.summary.startswith("Vivi好忙") and "Sol" not in busy.summary
+        en = [message(0, "assistant", "Ilse Marrow", "*looks up* Well?")]
+        [quit_] = extract(message(1, "user", "Jess", "Ilse, I quit Halvorsen yesterday and "
+                                                     "moved my stuff onto the Marigold."),
+                          earlier=en)
+        assert quit_.summary.startswith("Jess quit Halvorsen")
+        [kept] = extract(message(1, "user", "Vivi", "Sol 说得对，我明天就去退租，押金要回来了"),
+                         earlier=earlier)
+        assert kept.summary.startswith("Sol 说得对")
+
     def test_a_name_inside_a_longer_name_is_not_a_participant(self):
         drafts = extract(
             message(0, "user", "Ann", "How was your weekend?"),

@@ -437,10 +437,23 @@ def retell(sentence: str, me: str, you: str | None, with_you: bool = True) -> st
     zh = is_cjk(sentence)
     if own_name(sentence) == me:  # "我叫阿梅，…" said by 阿梅: the rest is what it tells
         sentence = without_own_name(sentence)
+    sentence = unaddressed(sentence, you)
     me, you = _called(me, zh), None if you is None else _called(you, zh)
     if not zh and _SUBJECTLESS.match(sentence) and not _ADVERB_THEN_SUBJECT.match(sentence):
         return f'{me}: "{sentence}"'
     return rules.third_person(sentence, me, you, with_you)
+
+
+def unaddressed(sentence: str, you: str | None) -> str:
+    """The sentence without the name it opens by calling ("Sol 我好忙 packing", "Ilse, I
+    quit": the full name or the first): a name followed by another subject (I, you, we) is whom the turn speaks to, not
+    who did it — retold, "Sol Vivi好忙" said Sol was busy."""
+    if not you or is_placeholder(you):
+        return sentence
+    names = "|".join(map(re.escape, dict.fromkeys([you, you.split()[0]])))  # or first name
+    called = re.match(rf"\s*(?:{names})\s*[，,！!~:：]?\s*(?=我|你|咱|(?:I|my|we|you)\b)",
+                      sentence, re.IGNORECASE)
+    return sentence[called.end():] if called and called.end() < len(sentence) else sentence
 
 
 _ROLE_CALLED = {"assistant": ("助手", "the assistant"), "system": ("系统", "the system")}
