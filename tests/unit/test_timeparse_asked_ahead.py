@@ -45,3 +45,17 @@ def day(text: str, now: datetime) -> date:
 ])
 def test_a_holiday_asked_about_before_it_comes(text: str, now: datetime, expected: date):
     assert day(text, now) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "amazing. I'm illustrating a christmas range already. the wrist held up fine",
+    "we did an easter egg hunt with the kids", "a thanksgiving potluck and a movie night",
+])
+def test_a_holiday_after_a_or_an_names_a_kind_of_thing_not_a_day(text: str):
+    """Issue 36: Nora's "a christmas range" (a range of cards) dated her first week at the
+    studio to last Christmas; a or an before a holiday's name makes it a kind of thing."""
+    from chalicelib.domain.timeparse import parse_time
+
+    assert parse_time(text, DEC_10) is None
+    assert day("see you at christmas", DEC_10) == date(2026, 12, 25)
+    assert day("last christmas I gave you my heart", DEC_10) == date(2025, 12, 25)

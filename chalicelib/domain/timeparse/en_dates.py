@@ -101,6 +101,7 @@ HOLIDAY_WORDS = ("christmas xmas new valentine halloween thanksgiving independen
                  "easter mother father memorial labor labour chinese lunar spring autumn moon "
                  "dragon lantern qingming tomb dongzhi national golden good boxing patrick black king mlk "
                  "president veteran summer winter may")
+_ARTICLE_BEFORE = re.compile(r"\ban?\s+$", re.IGNORECASE)
 HOLIDAY_RE = "|".join(f"(?P<h{i}>{pattern})" for i, (pattern, _, _) in enumerate(HOLIDAYS))
 MODIFIER = r"(?P<mod>last|this|next|this past|this coming)"
 PERIOD = r"(?P<period>\s+(?:holidays?|break|vacation|weekend|long\s+weekend))?"
@@ -112,6 +113,8 @@ WEEKEND_PERIODS = {"thanksgiving", "easter", "labor_day_us", "memorial_day"}
 def holiday(ctx: Ctx, m: re.Match[str]) -> Atom | None:
     """Christmas / last Christmas / Christmas 2022 / Thanksgiving / Chinese New Year; the
     Christmas holidays / Thanksgiving weekend / Golden Week: the holiday period."""
+    if not m["mod"] and _ARTICLE_BEFORE.search(m.string, 0, m.start()):
+        return None  # a kind of thing, not a day: "a christmas range", "an easter egg hunt"
     index = next(i for i in range(len(HOLIDAYS)) if m[f"h{i}"] is not None)
     _, key, always = HOLIDAYS[index]
     suffix = (m["period"] or "").strip().lower()
