@@ -59,3 +59,15 @@ def test_a_holiday_after_a_or_an_names_a_kind_of_thing_not_a_day(text: str):
     assert parse_time(text, DEC_10) is None
     assert day("see you at christmas", DEC_10) == date(2026, 12, 25)
     assert day("last christmas I gave you my heart", DEC_10) == date(2025, 12, 25)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("算了不想了，周一再说。", date(2026, 10, 12)), ("周五再说吧", date(2026, 10, 16)),
+    # no time before 再说: the words say nothing of ahead ("first things first"; "besides")
+    ("先活下来再说，周一去医院了", date(2026, 10, 5)), ("再说，周一我也不在", date(2026, 10, 5)),
+])
+def test_a_time_then_zaishuo_puts_off_until_then(text: str, expected: date):
+    """Issue 36: 林悦's "算了不想了，周一再说" on Sunday night dated the thought to the Monday
+    just past; a time followed by 再说 is when it is put off to."""
+    sunday = datetime.fromisoformat("2026-10-11T21:50:00+08:00")
+    assert day(text, sunday) == expected

@@ -43,6 +43,9 @@ FUTURE_WORDS = re.compile(
     # (累得要死: "so tired")
     r"|(?<![重主只想])要(?![求是死命]|不是)"
     r"|明天|后天|下周|下个|下星期|下礼拜|明年"
+    # a time, then 再说: what is put off until then ("算了不想了，周一再说", "明天再说"); not
+    # "先活下来再说" (first things first) nor 再说 opening a sentence ("再说，…": besides)
+    r"|(?<=[一二三四五六七日天末周月号点后时])再说"
     r"|\b(?:will|shall|gonna|going to|plan(?:s|ning)? to|planning|upcoming|scheduled|see you"
     r"|looking forward|can't wait|hope to|intend to|tomorrow|next (?:week|month|year|weekend)"
     r"|plans? for|(?:am|are|is) (?:I|we|you|he|she|they) (?:doing|going|having|spending))\b"
