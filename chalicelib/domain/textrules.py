@@ -225,7 +225,17 @@ def _retold(sentence: str, me: str, you: str | None, with_you: bool) -> str:
         out = sentence.replace("我们", us).replace("咱们", us)
         if you:
             out = out.replace("你们", f"{you}他们").replace("你", you).replace("您", you)
-        return out.replace("我", me)
+        out = out.replace("我", me)
+        # a code-switched turn's English words are retold too ("跟 my boss Richard 说了",
+        # "I hate 上海的冬天")
+        return _retold_english(out, me, you) if _LATIN.search(out) else out
+    return _retold_english(sentence, me, you)
+
+
+_LATIN = re.compile(r"\b(?:I|[Mm]y|[Mm]e|[Mm]yself|[Mm]ine|[Yy]ou\w*)\b")
+
+
+def _retold_english(sentence: str, me: str, you: str | None) -> str:
     out = sentence
     if you:
         for pattern, repl in _EN_SECOND:

@@ -94,6 +94,14 @@ class TestThirdPerson:
         assert rules.third_person("我们明天去看你", "小明", None) == "小明他们明天去看你"
         assert rules.third_person("咱们走吧", "小明", None) == "小明他们走吧"
 
+    def test_a_code_switched_sentence_is_retold_in_both_languages(self):
+        """Issue 36: Vivi's "跟 my boss Richard 说了" kept "my"; "I hate 上海的冬天" kept "I"."""
+        assert rules.third_person("今天早上跟 my boss Richard 说了, 我脸都绿了", "Vivi", "Sol",
+                                  False) == "今天早上跟 Vivi's boss Richard 说了, Vivi脸都绿了"
+        assert rules.third_person("I hate 上海的冬天 sooo much", "Vivi", "Sol") == (
+            "Vivi hates 上海的冬天 sooo much")
+        assert rules.third_person("吃了个 KFC 全家桶 很 sad", "Vivi", "Sol") == "吃了个 KFC 全家桶 很 sad"
+
     @pytest.mark.parametrize(("text", "me", "you", "retold"), [
         # issue 36: 阿凯's "我喜欢你" became "小满喜欢阿澈" — the companion on the confession
         ("他紧张的结巴了 说了三遍我喜欢你hhhhh 我就答应了", "小满", "阿澈",
