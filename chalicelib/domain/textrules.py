@@ -222,14 +222,25 @@ def _retold(sentence: str, me: str, you: str | None, with_you: bool) -> str:
         return sentence
     if is_cjk(sentence):
         us = f"{me}和{you}" if you and with_you else f"{me}他们"
-        out = sentence.replace("我们", us).replace("咱们", us)
+        # "你说我是不是很傻？" asks the one spoken to ("do you think …"), it reports nothing
+        # they said: retold as asking them, not as "雪团说苏禾是不是很傻"
+        out = _asking_you(you).sub(lambda m: f"{m[1]}\x01问\x02", sentence) if you else sentence
+        out = out.replace("我们", us).replace("咱们", us)
         if you:
             out = out.replace("你们", f"{you}他们").replace("你", you).replace("您", you)
-        out = out.replace("我", me)
+        out = out.replace("我", me).replace("\x01", me).replace("\x02", you or "")
         # a code-switched turn's English words are retold too ("跟 my boss Richard 说了",
         # "I hate 上海的冬天")
         return _retold_english(out, me, you) if _LATIN.search(out) else out
     return _retold_english(sentence, me, you)
+
+
+_ASKS = r"(?=[^，。！？!?]*(?:[？?]|吗|呢|是不是|要不要|怎么|为什么|哪|多少|几|啥|什么))"
+
+
+def _asking_you(you: str) -> re.Pattern[str]:
+    """你说 opening a clause that asks, called by name or not ("*给雪团梳毛* 雪团，你说…？")."""
+    return re.compile(rf"(^|[\s，,。！？!?…])(?:{re.escape(you)}\s*[，,]?\s*)?你说{_ASKS}")
 
 
 _LATIN = re.compile(r"\b(?:I|[Mm]y|[Mm]e|[Mm]yself|[Mm]ine|[Yy]ou\w*)\b")

@@ -94,6 +94,14 @@ class TestThirdPerson:
         assert rules.third_person("我们明天去看你", "小明", None) == "小明他们明天去看你"
         assert rules.third_person("咱们走吧", "小明", None) == "小明他们走吧"
 
+    def test_nishuo_asks_the_one_spoken_to(self):
+        """Issue 36: "你说我是不是很傻" (do you think I'm silly?) was retold "雪团说苏禾是不是
+        很傻", a thing 雪团 never said; "你说得对" says the other was right."""
+        assert rules.third_person("你说我是不是很傻。", "苏禾", "雪团") == "苏禾问雪团苏禾是不是很傻。"
+        assert rules.third_person("你说每天走多少步合适 我一般走五千多", "刘芳", "小暖") == (
+            "刘芳问小暖每天走多少步合适 刘芳一般走五千多")
+        assert rules.third_person("你说得对，我明天就去", "刘芳", "小暖") == "小暖说得对，刘芳明天就去"
+
     def test_a_code_switched_sentence_is_retold_in_both_languages(self):
         """Issue 36: Vivi's "跟 my boss Richard 说了" kept "my"; "I hate 上海的冬天" kept "I"."""
         assert rules.third_person("今天早上跟 my boss Richard 说了, 我脸都绿了", "Vivi", "Sol",

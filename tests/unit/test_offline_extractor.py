@@ -137,7 +137,7 @@ class TestRetelling:
         zh = [message(0, "assistant", "沈砚", "*他递过一把木梳* 给它梳梳毛吧。")]
         [fox] = extract(message(1, "user", "苏禾", "*给雪团梳毛* 雪团，你说我明天要不要去"
                                                    "云京考太医署？"), earlier=zh)
-        assert "雪团说苏禾" in fox.summary and "沈砚" not in fox.summary
+        assert "苏禾问雪团" in fox.summary and "沈砚" not in fox.summary  # 你说…？ asks 雪团
         [plain] = extract(message(1, "user", "苏禾", "所以，你明天陪我去云京考太医署吧。"),
                           earlier=zh)
         assert "沈砚" in plain.summary  # no name there: the other speaker, as before
