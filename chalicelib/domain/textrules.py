@@ -186,9 +186,10 @@ def third_person(sentence: str, me: str, you: str | None, with_you: bool = True)
 # second person with no marks ("他紧张的结巴了 说了三遍我喜欢你", "he said I love you"): a
 # direct quote, whose 我 and 你 are the quoted speaker and whom they spoke to, not the teller
 # and the companion. Reported speech keeps the teller's view and only one person ("他说我深蹲
-# 姿势不对", "he said you were right"): that is retold. 听说 / 据说 / 小说 / 传说 report no words.
+# 姿势不对", "he said you were right"): that is retold. 听说 / 据说 / 小说 / 传说 report no words;
+# 问 may name whom it asks first ("他问我…").
 _MARKED = re.compile(r"“[^“”]*”|「[^「」]*」|『[^『』]*』|\"[^\"]*\"")
-_ZH_SAYING = re.compile(r"(?<![听据小传])(?:说|问)(?![明服法话])"
+_ZH_SAYING = re.compile(r"(?<![听据小传])(?:说(?![明服法话])|问(?:我|你|他|她)?)"
                         r"(?:了?[一二两三四五六七八九十几\d]+(?:遍|次|声))?了?[：:，,]?\s*")
 _ZH_WORDS = re.compile(r"[\u4e00-\u9fff]+")
 _EN_SAYING = re.compile(r"\b(?:said|says|told (?:me|him|her|them)|asked(?: me| him| her)?|goes|went"
@@ -208,8 +209,7 @@ def said_as_words(sentence: str) -> list[tuple[int, int, bool]]:
         said = words.match(sentence, verb.end())
         if said and first.search(said[0]) and second.search(said[0]) and not any(
                 a < said.end() and said.start() < b for a, b, _ in spans):
-            spans.append((said.start(), said.end() - len(said[0]) + len(said[0].rstrip()),
-                          False))
+            spans.append((said.start(), said.start() + len(said[0].rstrip()), False))
     return sorted(spans)
 
 
@@ -231,7 +231,7 @@ def _retold(sentence: str, me: str, you: str | None, with_you: bool) -> str:
         out = out.replace("我", me).replace("\x01", me).replace("\x02", you or "")
         # a code-switched turn's English words are retold too ("跟 my boss Richard 说了",
         # "I hate 上海的冬天")
-        return _retold_english(out, me, you) if _LATIN.search(out) else out
+        return _retold_english(out, me, you) if _EN_PERSON.search(out) else out
     return _retold_english(sentence, me, you)
 
 
@@ -243,7 +243,7 @@ def _asking_you(you: str) -> re.Pattern[str]:
     return re.compile(rf"(^|[\s，,。！？!?…])(?:{re.escape(you)}\s*[，,]?\s*)?你说{_ASKS}")
 
 
-_LATIN = re.compile(r"\b(?:I|[Mm]y|[Mm]e|[Mm]yself|[Mm]ine|[Yy]ou\w*)\b")
+_EN_PERSON = re.compile(r"\b(?:I|[Mm]y|[Mm]e|[Mm]yself|[Mm]ine|[Yy]ou\w*)\b")
 
 
 def _retold_english(sentence: str, me: str, you: str | None) -> str:

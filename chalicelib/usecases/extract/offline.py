@@ -445,9 +445,9 @@ def retell(sentence: str, me: str, you: str | None, with_you: bool = True) -> st
 
 
 def unaddressed(sentence: str, you: str | None) -> str:
-    """The sentence without the name it opens by calling ("Sol 我好忙 packing", "Ilse, I
-    quit": the full name or the first): a name followed by another subject (I, you, we) is whom the turn speaks to, not
-    who did it — retold, "Sol Vivi好忙" said Sol was busy."""
+    """The sentence without the name it opens by calling ("Sol 我好忙 packing"; "Ilse, I
+    quit": the full name or the first). A name followed by another subject (I, you, we) is
+    whom the turn speaks to, not who did it: retold, "Sol Vivi好忙" said Sol was busy."""
     if not you or is_placeholder(you):
         return sentence
     names = "|".join(map(re.escape, dict.fromkeys([you, you.split()[0]])))  # or first name
