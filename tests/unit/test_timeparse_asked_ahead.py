@@ -71,3 +71,20 @@ def test_a_time_then_zaishuo_puts_off_until_then(text: str, expected: date):
     just past; a time followed by 再说 is when it is put off to."""
     sunday = datetime.fromisoformat("2026-10-11T21:50:00+08:00")
     assert day(text, sunday) == expected
+
+
+def test_a_weekday_after_a_date_and_a_comma_is_another_day_unless_it_is_the_dates():
+    """Issue 36: "是 Dec 16 周三, 周四 Richard 要飞北京" read Thursday into Wednesday's date, and
+    "周三，周四我都在" named only one of its days; a date's own weekday still adds nothing."""
+    from chalicelib.domain.timeparse import find_times
+
+    now = datetime.fromisoformat("2026-12-12T21:00:00+08:00")
+
+    def read(text: str) -> list[tuple[str, date]]:
+        return [(s.matched, s.start.date()) for s in find_times(text, now)]
+
+    assert read("是 Dec 16 周三, 周四 Richard 要飞北京") == [
+        ("Dec 16 周三", date(2026, 12, 16)), ("周四", date(2026, 12, 17))]
+    assert read("周三，周四我都在") == [("周三", date(2026, 12, 9)), ("周四", date(2026, 12, 10))]
+    assert read("12月16日，周三") == [("12月16日，周三", date(2026, 12, 16))]
+    assert read("10月3日（周六）") == [("10月3日（周六）", date(2026, 10, 3))]

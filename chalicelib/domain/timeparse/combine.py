@@ -298,12 +298,15 @@ def clock_in_pod(ctx: Ctx, pod: Atom, clock: Atom) -> Atom | None:
 
 
 def merge_weekday_date(left: Atom, right: Atom, gap: str) -> Atom | None:
-    """A weekday written beside a date adds nothing: Saturday, May 3 / 10月3日（周六）."""
+    """A weekday written beside a date adds nothing: Saturday, May 3 / 10月3日（周六）. A
+    weekday after a date and a comma is another day unless it is the date's own: "Dec 16 周三,
+    周四 Richard 要飞北京" and "周三，周四我都在" name two days, not the first one."""
     gap = gap.strip("()")
-    if left.weekday is not None and right.kind == SPAN and right.day is not None \
-            and gap in ("", ",", "the"):
+    if left.weekday is not None and right.weekday is None and right.kind == SPAN \
+            and right.day is not None and gap in ("", ",", "the"):
         return right
-    if right.weekday is not None and left.kind == SPAN and left.day is not None \
-            and gap in ("", ",", "(", "（"):
+    if right.weekday is not None and left.weekday is None and left.kind == SPAN \
+            and left.day is not None and gap in ("", ",", "(", "（") \
+            and (gap != "," or left.day.weekday() == right.weekday):
         return left
     return None
