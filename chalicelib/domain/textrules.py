@@ -191,10 +191,12 @@ def third_person(sentence: str, me: str, you: str | None, with_you: bool = True)
 _MARKED = re.compile(r"“[^“”]*”|「[^「」]*」|『[^『』]*』|\"[^\"]*\"")
 _ZH_SAYING = re.compile(r"(?<![听据小传])(?:说(?![明服法话])|问(?:我|你|他|她)?)"
                         r"(?:了?[一二两三四五六七八九十几\d]+(?:遍|次|声))?了?[：:，,]?\s*")
-_ZH_WORDS = re.compile(r"[\u4e00-\u9fff]+")
+# what is said runs to the clause's end, at most a chat line's length (a pasted page of
+# 说说说… would otherwise be read again from every 说)
+_ZH_WORDS = re.compile(r"[\u4e00-\u9fff]{1,80}")
 _EN_SAYING = re.compile(r"\b(?:said|says|told (?:me|him|her|them)|asked(?: me| him| her)?|goes|went"
                         r"|was like|kept saying)\b[,:]?\s+", re.IGNORECASE)
-_EN_WORDS = re.compile(r"[^.!?;\"“”]+")
+_EN_WORDS = re.compile(r"[^.!?;\"“”]{1,300}")
 _ZH_BOTH = (re.compile("我"), re.compile("你|您"))
 _EN_BOTH = (re.compile(r"\b(?:I|me|my)\b"), re.compile(r"\b(?:you|your)\b", re.IGNORECASE))
 
