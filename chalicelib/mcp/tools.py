@@ -203,8 +203,9 @@ class ProfileFact(BaseModel):
     until: str | None = Field(default=None, description="when it changed or ended; null: "
                                                         "true now")
     current: bool
-    status: str = Field(default="current", description="current, ended, or unconfirmed: a "
-                        "role told at a job that has ended since (it may have ended with it)")
+    status: Literal["current", "unconfirmed", "ended"] = Field(
+        default="current", description="unconfirmed: a role told at a job that has ended "
+        "since, with no job known now (it may have ended with it)")
     sources: list[str] = Field(description="message refs that state it, for read_memory")
 
 
