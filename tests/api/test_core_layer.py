@@ -133,3 +133,30 @@ def test_a_fact_is_edited_by_hand_with_versions(client):
         {"version": 1, "current": False})).status_code == 404
     bad = client.http.patch(path, headers=AUTH, body=json.dumps({"version": 3, "colour": "x"}))
     assert bad.status_code == 422
+
+
+def test_a_role_whose_job_ended_is_unconfirmed_until_the_user_says_it_holds(client):
+    """Issue 36: "I quit" ended the job; the role told there is neither current nor ended in
+    the profile (nor in MCP's read_profile, nor the core layer) until a PATCH says it holds."""
+    from tests.api.test_mcp import Rpc
+
+    told(client, "s1", "01-05", [("user", "I started at Acme as a designer."),
+                                 ("assistant", "Congratulations!")])
+    told(client, "s2", "03-01", [("user", "I handed in my notice."),
+                                 ("assistant", "Big step!")])
+    mia = call(client, "get", f"{SP}/profiles/Mia")
+    role = next(f for f in mia["facts"] if f["attribute"] == "works_as")
+    assert (role["status"], role["current"], role["valid_to"]) == ("unconfirmed", False, None)
+    assert role["unconfirmed_by"] == "message:s2:0"
+    rpc = Rpc(client, path=f"{SP}/mcp")
+    rpc.initialize()
+    read = rpc("tools/call", {"name": "read_profile", "arguments": {"name": "Mia"}})
+    assert {f["value"]: f["status"] for f in read["result"]["structuredContent"]["facts"]}[
+        "designer"] == "unconfirmed"
+    core = call(client, "post", f"{SP}/hook/recall", {"query": "hi", "window": "w"})
+    assert "designer" not in (core["core_context"] or "")
+    done = call(client, "patch", f"{SP}/facts/{role['id']}",
+                {"version": role["version"], "current": True})
+    assert (done["status"], done["current"]) == ("current", True)
+    core = call(client, "post", f"{SP}/hook/recall", {"query": "hi", "window": "w2"})
+    assert "designer" in core["core_context"]
