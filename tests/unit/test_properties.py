@@ -366,3 +366,27 @@ def test_a_day_asked_about_lies_on_the_side_the_question_asks(now, d, form):
         assert (now.date() - span.start.date()).days < 32
     else:
         assert span.start.date() >= now.date()
+
+
+# ---------------------------------------------------------------- (e) retelling a turn
+
+_TURN_PIECES = ["我", "你", "我们", "说", "说了三遍", "问我", "你说", "“", "”", "「", "」", '"', "I ",
+                "you ", "my ", "said ", "told me ", "he ", "他", "喜欢", "吗", "？", "。", ", ",
+                "Sol", "小满", " ", "hhh", ". ", "!", "*", "听说", "再说"]
+
+
+@FAST
+@given(st.lists(st.sampled_from(_TURN_PIECES), max_size=40), st.booleans())
+def test_retelling_never_raises_and_keeps_what_has_no_person(pieces, with_you):
+    """Issue 36's readings of who speaks (quotes, 你说, a name called): any mix of their
+    pieces retells without error; a text with no person in it comes back as it was."""
+    from chalicelib.domain.textrules import said_as_words, third_person
+
+    text = "".join(pieces)
+    out = third_person(text, "Vivi", "Sol", with_you)
+    assert isinstance(out, str)
+    spans = said_as_words(text)
+    assert all(0 <= a < b <= len(text) for a, b, _ in spans)
+    assert all(b1 <= a2 for (_, b1, _), (a2, _, _) in itertools.pairwise(spans))
+    if not any(p in text for p in ("我", "你", "您", "咱", "I", "you", "my", "me")):
+        assert out == text
