@@ -106,29 +106,45 @@ export function renderChronicle(view, events, session, tr) {
   view.append(list);
 }
 
-/** People with their current facts. @param {HTMLElement} view @param {any[]} profiles
- * @param {(s: string) => string} tr */
+/** People with their current facts, and a role whose job has ended since (unconfirmed: it
+ * may have ended with the job; the profile says so, issue 36) marked as such.
+ * @param {HTMLElement} view @param {any[]} profiles @param {(s: string) => string} tr */
 export function renderPeople(view, profiles, tr) {
   view.replaceChildren();
-  const people = profiles.filter((p) => (p.facts || []).some(isCurrent));
+  const people = peopleFacts(profiles);
   if (!people.length) {
     view.append(el("p", { class: "annals-empty" }, tr("No facts about anyone yet.")));
     return;
   }
   for (const person of people) {
     const facts = el("ul", { class: "annals-facts" });
-    for (const fact of person.facts.filter(isCurrent)) {
+    for (const fact of person.facts) {
       const value = fact.kind ? `${fact.value} (${fact.kind})` : String(fact.value);
       facts.append(el("li", {}, el("span", { class: "annals-attr" }, tr(fact.attribute)),
-                      " ", value));
+                      " ", value,
+                      fact.unconfirmed ? el("span", { class: "annals-muted" },
+                                            ` (${tr("unconfirmed")})`) : ""));
     }
-    view.append(el("div", { class: "annals-person" }, el("strong", {}, String(person.name)),
-                   facts));
+    view.append(el("div", { class: "annals-person" }, el("strong", {}, person.name), facts));
   }
+}
+
+/** Whom the People view shows, with which facts: the current ones, then the unconfirmed;
+ * a person with no current fact is left out. @param {any[]} profiles */
+export function peopleFacts(profiles) {
+  return (profiles || []).map((p) => ({
+    name: String(p.name),
+    facts: (p.facts || []).filter((f) => isCurrent(f) || isUnconfirmed(f)).map((f) => ({
+      attribute: f.attribute, value: f.value, kind: f.kind || "", unconfirmed: isUnconfirmed(f) })),
+  })).filter((p) => p.facts.some((f) => !f.unconfirmed));
 }
 
 function isCurrent(fact) {
   return fact && fact.valid_to == null && fact.current !== false;
+}
+
+function isUnconfirmed(fact) {
+  return Boolean(fact) && fact.status === "unconfirmed";
 }
 
 /** The last recall: the query, the verdict, what was injected and the trace.
