@@ -88,3 +88,16 @@ def test_a_weekday_after_a_date_and_a_comma_is_another_day_unless_it_is_the_date
     assert read("周三，周四我都在") == [("周三", date(2026, 12, 9)), ("周四", date(2026, 12, 10))]
     assert read("12月16日，周三") == [("12月16日，周三", date(2026, 12, 16))]
     assert read("10月3日（周六）") == [("10月3日（周六）", date(2026, 10, 3))]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("他说我深蹲姿势不对想教我 然后约我周六看电影 我还没回", date(2026, 9, 19)),
+    ("他约我周六看电影了", date(2026, 9, 19)),
+    # no invitation: 约会 (a date), 大约 (about)
+    ("上周六的约会", date(2026, 9, 12)), ("大约周六到的", date(2026, 9, 12)),
+])
+def test_an_invitation_names_the_time_it_invites_to(text: str, expected: date):
+    """Issue 36: 阿凯 "约我周六看电影" on a Tuesday (and she has not answered yet) was dated to
+    the Saturday before the chat began."""
+    tuesday = datetime.fromisoformat("2026-09-15T22:18:00+08:00")
+    assert day(text, tuesday) == expected

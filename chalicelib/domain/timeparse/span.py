@@ -38,6 +38,8 @@ class TimeSpan:
 # those otherwise point to the past, because most chat is about what already happened.
 FUTURE_WORDS = re.compile(
     r"打算|准备|计划|将要|将会|即将|要去|要回|要来|会去|会来|预计|预定|约好|约了|下次|到时候|届时|想去"
+    # an invitation names the time of what it invites to ("然后约我周六看电影 我还没回")
+    r"|约(?=[我你他她咱])"
     # 要 before what one will do (周五要交报告, 我周三要出差, 周六要加班吗), not 重要 / 主要 / 只要
     # (important, main, as long as), 想要 (wanting), 要是 / 要不是 (if), 要求, nor 要死 / 要命
     # (累得要死: "so tired")
