@@ -130,13 +130,13 @@ export function renderPeople(view, profiles, tr) {
 }
 
 /** Whom the People view shows, with which facts: the current ones, then the unconfirmed;
- * a person with no current fact is left out. @param {any[]} profiles */
+ * a person with neither is left out. @param {any[]} profiles */
 export function peopleFacts(profiles) {
   return (profiles || []).map((p) => ({
     name: String(p.name),
     facts: (p.facts || []).filter((f) => isCurrent(f) || isUnconfirmed(f)).map((f) => ({
       attribute: f.attribute, value: f.value, kind: f.kind || "", unconfirmed: isUnconfirmed(f) })),
-  })).filter((p) => p.facts.some((f) => !f.unconfirmed));
+  })).filter((p) => p.facts.length > 0);
 }
 
 function isCurrent(fact) {
