@@ -164,9 +164,7 @@ def addressed(msg: Message, names: set[str], speakers: Sequence[str] = ()) -> st
     the one spoken to, and "Jess is not Ilse Marrow's mechanic" was the event. A speaker
     called by their first name ("Hey, Ilse?") is that speaker. In Chinese, a name the turn
     acts upon and then speaks to ("*给雪团梳毛* 雪团，你说我是不是很傻": not 沈砚)."""
-    parts = re.split(r"\*+", msg.content)
-    said = " ".join(part for i, part in enumerate(parts) if i % 2 == 0)
-    acted = " ".join(part for i, part in enumerate(parts) if i % 2 == 1)
+    said, acted = _part(msg.content, False), _part(msg.content, True)
     for m in _ZH_VOCATIVE().finditer(said):  # "*给雪团梳毛* 雪团，你说我是不是很傻"
         if m["c"] in acted and m["c"] != msg.speaker:
             return m["c"]
