@@ -58,3 +58,20 @@ def test_titles_carry_no_date_stamp_and_the_date_is_in_when(extractor):
     [draft] = extractor.extract([msg], ExtractionContext(space="sp", session="1"))
     assert "2026" not in draft.title and "（" not in draft.title
     assert draft.when.start.date().isoformat() == "2026-06-14"
+
+
+def test_turns_typed_without_marks_keep_their_break_in_the_summary(extractor):
+    """Two turns of one happening typed as a phone types them, without a closing mark, ran
+    together in its summary: "它把周宁拖鞋咬烂了两岁半" (a chat written for issue 36's
+    held-out check)."""
+    at = datetime.fromisoformat("2026-11-02T21:00:00+08:00")
+    turns = [("user", "周宁", "对了 我养了只柯基 叫豆包 今天它把我拖鞋咬烂了"),
+             ("assistant", "阿柒", "*捂嘴笑* 豆包好调皮！它多大啦？"),
+             ("user", "周宁", "两岁半 可能精力太旺盛了")]
+    messages = [Message(space="sp", session="1", seq=seq, role=role, speaker=who,
+                        content=text, at=at, content_hash=f"h{seq}")
+                for seq, (role, who, text) in enumerate(turns, start=1)]
+    drafts = extractor.extract(messages, ExtractionContext(space="sp", session="1"))
+    [draft] = [d for d in drafts if "豆包" in d.summary]
+    assert [(s.seq_start, s.seq_end) for s in draft.sources] == [(1, 1), (3, 3)]
+    assert "咬烂了 两岁半" in draft.summary

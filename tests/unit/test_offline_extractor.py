@@ -485,3 +485,4 @@ def test_statements_of_two_scripts_are_joined_with_a_space_between_words():
     assert joined(["今天心情很差。", "芝麻今天早上没了。"]) == "今天心情很差。芝麻今天早上没了。"
     assert joined(["so tired 😭", "Went home early."]) == "so tired 😭 Went home early."
     assert joined(["We moved.", "The flat is small."]) == "We moved. The flat is small."
+

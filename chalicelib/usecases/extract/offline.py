@@ -368,20 +368,21 @@ def _opener(clause: str) -> bool:
 
 
 def joined(parts: Sequence[str]) -> str:
-    """Statements as one text: a space between two of them unless a Chinese character or
-    punctuation mark meets the join: "心情很差。" + "芝麻今天早上没了" needs none, "killing me"
-    + "Vivi早上" does — a chat that switches languages mid-turn was joined by the first
-    statement's script alone ("killing meVivi早上")."""
+    """Statements as one text: a space between two of them unless a Chinese punctuation mark
+    meets the join: "心情很差。" + "芝麻今天早上没了" needs none, "killing me" + "Vivi早上" does
+    (a chat that switches languages mid-turn was joined by the first statement's script alone:
+    "killing meVivi早上"), and so do two Chinese sentences typed without a mark, as phone
+    typing parts them: "它把拖鞋咬烂了" + "两岁半" ran together as "咬烂了两岁半"."""
     out = ""
     for part in parts:
-        unspaced = not out or not part or _unspaced(out[-1]) or _unspaced(part[0])
+        unspaced = not out or not part or _cjk_mark(out[-1]) or _cjk_mark(part[0])
         out = f"{out}{part}" if unspaced else f"{out} {part}"
     return out
 
 
-def _unspaced(ch: str) -> bool:
-    """A character of a script written without spaces, or its punctuation (。，！ …)."""
-    return is_cjk(ch) or "\u3000" <= ch <= "\u303f" or "\uff00" <= ch <= "\uffef"
+def _cjk_mark(ch: str) -> bool:
+    """A punctuation mark of the scripts written without spaces (。，！（ …)."""
+    return "\u3000" <= ch <= "\u303f" or "\uff00" <= ch <= "\uffef"
 
 
 def brief(text: str) -> str:
