@@ -625,3 +625,16 @@ def test_a_word_of_will_looks_ahead(text, day):
 
 def test_a_place_named_after_a_holiday_is_no_day():
     assert parse_time("在五一广场附近的一个巷子里", datetime.fromisoformat("2026-06-12T22:00:00+08:00")) is None
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # a stretch named, then a day of it: the day (a held-out companion chat, issue 36)
+    ("我女朋友下个月过生日 11月8号", ("2026-11-08", "2026-11-09", "day")),
+    ("she's coming next month, on November 8", ("2026-11-08", "2026-11-09", "day")),
+    ("这个月真让人丧，今天又是重度污染", ("2026-10-28", "2026-10-29", "day")),
+    # a day outside the stretch, or a stretch inside another, leaves the first named
+    ("下个月过生日，上周订的蛋糕", ("2026-11-01", "2026-12-01", "month")),
+    ("今年打算考研 12月考", ("2026-01-01", "2027-01-01", "year")),
+])
+def test_a_stretch_then_a_day_of_it_is_that_day(text: str, expected: tuple[str, str, str]) -> None:
+    assert window(text) == expected

@@ -60,9 +60,24 @@ def in_range(start: datetime, end: datetime) -> bool:
 
 def parse_time(text: str, now: datetime, tz: str | tzinfo | None = None,
                future: bool | None = None) -> TimeSpan | None:
-    """The first time expression in `text` (merged with its neighbours), or None."""
+    """The first time expression in `text` (merged with its neighbours), or None — unless it
+    names a stretch that a later one names a day of: "下个月过生日 12月8号", "next month, on
+    December 8" are about the 8th (`within`)."""
     spans = find_times(text, now, tz, future)
-    return spans[0] if spans else None
+    if not spans:
+        return None
+    return next((s for s in spans[1:] if within(s, spans[0])), spans[0])
+
+
+_STRETCHES = ("week", "month", "year")
+_DAY_OR_FINER = ("minute", "hour", "part_of_day", "day")
+
+
+def within(span: TimeSpan, stretch: TimeSpan) -> bool:
+    """`span` is a day (or a part of one) inside `stretch`, a week, month or year: it tells
+    the stretch exactly."""
+    return (stretch.granularity in _STRETCHES and span.granularity in _DAY_OR_FINER
+            and stretch.start <= span.start and span.end <= stretch.end)
 
 
 def when_json(text: str, now: datetime, tz: str | tzinfo | None = None) -> dict[str, Any]:
