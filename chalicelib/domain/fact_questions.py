@@ -12,7 +12,16 @@ import functools
 import re
 
 from chalicelib.domain.kin import KIN_EN, KIN_ZH, KIN_ZH_SHORT
+from chalicelib.domain.pets import SPECIES_WORDS_EN, SPECIES_WORDS_ZH, species
 from chalicelib.domain.textproc import straight_quotes
+
+# a pet's name asked by its species: "我的狗叫什么", "Jess 的猫叫啥", "What's my dog's name?",
+# "the name of 小满's dog", "what is her cat called", "what did she name her puppy"
+_PET_NAME = (rf"(?:{SPECIES_WORDS_ZH})(?:咪|狗)?(?:叫什么|叫啥|的名字|名字叫)|"
+             rf"\b(?:{SPECIES_WORDS_EN})(?:'s|s')\s+names?\b|"
+             rf"\bnames? of (?:\S+\s+){{0,3}}?(?:{SPECIES_WORDS_EN})\b|"
+             rf"\bwhat(?:'s| is| was| are) (?:\S+\s+){{0,3}}?(?:{SPECIES_WORDS_EN}) called\b|"
+             rf"\bwhat did \S+ name (?:\S+\s+){{0,2}}?(?:{SPECIES_WORDS_EN})\b")
 
 # who is asked about: a pronoun, a name in capitals, or a name in Han characters (an English
 # question about a Chinese chat: "Which city does 小满 live in?")
@@ -41,7 +50,9 @@ _ASKED_SOURCES = (
     ("learning", r"\bwhat (?:am|is|are) " + _WHO + r" learning\b|在学什么|学什么(?:乐器|语言)"),
     ("partner", r"\b(?:boyfriend|girlfriend|husband|wife|partner|fianc[ée]e?)\b|男朋友|女朋友|"
                 r"男友|女友|老公|老婆|对象"),
-    ("pet", r"\bpets?\b|\bwhat (?:kind of )?(?:dog|cat)\b|宠物|养了?(?:什么|啥|几只)"),
+    ("pet", r"\bpets?\b|\bwhat (?:kind of )?(?:dog|cat)\b|宠物|养了?(?:什么|啥|几只)|"
+            # a pet's name asked by its species (`pet_name_asked`)
+            + _PET_NAME),
     ("owns", r"\bwhat (?:car|bike|phone|camera)\b|\bwhat (?:do|does) " + _WHO +
              r" drive\b|什么(?:车|手机|相机|电脑)|开的(?:什么|啥)"),
 )
@@ -52,6 +63,32 @@ _ASKED_SOURCES = (
 # they grow up with a pet dog?", "the beach with his girlfriend", "based on her allergies")
 # matches the others too, so only these put the fact's telling first (recall.told_first).
 ASKS_THE_VALUE = frozenset({"lives_in", "works_at", "works_as", "studies", "learning"})
+
+
+def asks_the_value(attribute: str, clause: str) -> bool:
+    """The clause asks for the fact's value itself: an attribute of `ASKS_THE_VALUE`, or a
+    pet's name asked by its species ("我的狗叫什么？": the name is the value)."""
+    return attribute in ASKS_THE_VALUE or (attribute == "pet" and pet_name_asked(clause))
+
+
+def pet_name_asked(clause: str) -> bool:
+    return _pet_name().search(straight_quotes(clause)) is not None
+
+
+def species_asked(clause: str) -> str | None:
+    """The species a question about pets names ("我养了几只猫" → cat), or None: any pet."""
+    m = _species_word().search(straight_quotes(clause))
+    return species(m.group(0)) if m else None
+
+
+@functools.cache
+def _pet_name() -> re.Pattern[str]:
+    return re.compile(_PET_NAME, re.IGNORECASE)
+
+
+@functools.cache
+def _species_word() -> re.Pattern[str]:
+    return re.compile(rf"\b(?:{SPECIES_WORDS_EN})\b|{SPECIES_WORDS_ZH}", re.IGNORECASE)
 
 
 def attribute_asked(question: str) -> str | None:

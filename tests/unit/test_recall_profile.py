@@ -10,12 +10,12 @@ from datetime import timedelta
 
 import pytest
 
-from chalicelib.domain.fact_questions import attribute_asked, facts_asked
+from chalicelib.domain.fact_questions import asks_the_value, attribute_asked, facts_asked
 from chalicelib.domain.models import RecallRequest
 from chalicelib.domain.records import Fact
 from chalicelib.ports import Hit
 from chalicelib.usecases.extract import extract_session
-from chalicelib.usecases.recall import recall, recipes
+from chalicelib.usecases.recall import recall, recall_hook_sized, recipes
 from chalicelib.usecases.recall.profile import facts_answering
 from chalicelib.usecases.recall.recipes import HYBRID
 from tests.unit.conftest import SPACE, T0
@@ -165,3 +165,53 @@ def test_a_role_that_replaced_the_one_held_there_is_a_new_jobs(services):
     now = facts_answering(services, SPACE, "What do I do for work now?", {"Mia"}, False)
     before = facts_answering(services, SPACE, "What did I do for work before?", {"Mia"}, True)
     assert now == [Hit("message:s1:3", 1.0)] and before == [Hit("message:s1:2", 1.0)]
+
+
+@pytest.mark.parametrize("question,asks_name", [
+    ("我的狗叫什么？", True), ("Jess 的猫叫啥", True), ("What's my dog's name?", True),
+    ("What is the name of 小满's dog?", True), ("what is her cat called", True),
+    ("What did she name her puppy?", True),
+    ("我现在养了几只猫", False), ("Did they grow up with a pet dog?", False),
+])
+def test_a_pets_name_asked_by_its_species_asks_the_value(question, asks_name):
+    """Issue 36 (a held-out companion chat): "我的狗叫什么？" asked nothing the rules knew,
+    and the gate turned the turn that named the corgi away ("柯基" holds no 狗)."""
+    [(attribute, clause)] = facts_asked(question)
+    assert attribute == "pet"
+    assert asks_the_value(attribute, clause) is asks_name
+
+
+def pet(name: str, kind: str, seq: int) -> Fact:
+    return Fact(scope=SPACE, key=f"Mia|pet|{name}", person="Mia", attribute="pet", value=name,
+                kind=kind, valid_from=T0, learned_at=T0 + timedelta(minutes=seq),
+                sources=[f"message:s1:{seq}"])
+
+
+def test_a_species_asked_answers_from_the_pets_of_that_species(services):
+    services.store.put_record(pet("豆包", "柯基", 1))
+    services.store.put_record(pet("土豆", "橘猫", 2))
+    services.store.put_record(pet("Pip", "", 3))  # a pet of no known kind may be either
+    assert facts_answering(services, SPACE, "我的狗叫什么？", {"Mia"}, False) == [
+        Hit("message:s1:3", 1.0), Hit("message:s1:1", 1.0)]
+    assert facts_answering(services, SPACE, "What's Mia's cat called?", {"Mia"}, False) == [
+        Hit("message:s1:3", 1.0), Hit("message:s1:2", 1.0)]
+    assert len(facts_answering(services, SPACE, "我养了什么宠物？", {"Mia"}, False)) == 3
+
+
+@pytest.mark.e5
+def test_the_hook_answers_a_dogs_name_from_the_turn_that_named_it(e5_services, put):
+    """The held-out chat: a corgi named in one turn, asked of as "my dog" days later."""
+    services = e5_services
+    put("s1", [(1, "user", "周宁", "累死了 今天在公司加班到九点"),
+               (2, "assistant", "阿柒", "辛苦了！要注意休息～"),
+               (3, "user", "周宁", "对了 我养了只柯基 叫豆包 今天它把我拖鞋咬烂了"),
+               (4, "assistant", "阿柒", "*捂嘴笑* 豆包好调皮！它多大啦？"),
+               (5, "user", "周宁", "两岁半 可能精力太旺盛了"),
+               (6, "user", "周宁", "周六打算去西湖边散步 我住滨江")])
+    extract_session(services, SPACE, "s1")
+    now = T0 + timedelta(days=20)
+    for question in ("我的狗叫什么？", "What's my dog's name?"):
+        out = recall_hook_sized(services, SPACE, RecallRequest(query=question, now=now),
+                                may_write=False)
+        assert out.verdict == "hit", question
+        assert (out.cards[0].sources[0].seq_start, "豆包" in out.cards[0].text) == (3, True)

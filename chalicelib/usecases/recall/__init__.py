@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from chalicelib.domain.errors import BadRequest
-from chalicelib.domain.fact_questions import ASKS_THE_VALUE, facts_asked
+from chalicelib.domain.fact_questions import asks_the_value, facts_asked
 from chalicelib.domain.models import Card, Layer, RecallRequest, RecallResponse
 from chalicelib.domain.names import name_like_words, named_people, near_known, speaks_of_self
 from chalicelib.domain.records import Entity
@@ -181,7 +181,7 @@ def facts_told(services: Services, space: str, question: str, named: set[str]
                ) -> tuple[list[Hit], list[Hit]]:
     """The turns that told the facts a question asks of `named` (recall.profile), every fact
     it asks ("Where does Nora work now, and what does she do?": her workplace and her job),
-    and those of them that tell the value asked (`ASKS_THE_VALUE`: `told_first`). Past or now
+    and those of them that tell the value asked (`asks_the_value`: `told_first`). Past or now
     as the clause asking each says ("Which city does 小满 live in, and where is she from
     originally?" asks where she lives now)."""
     answering: dict[str, Hit] = {}  # by ref: each turn once, at its first place
@@ -191,7 +191,7 @@ def facts_told(services: Services, space: str, question: str, named: set[str]
                                attribute)
         for hit in hits:
             answering.setdefault(hit.id, hit)
-            if attribute in ASKS_THE_VALUE:
+            if asks_the_value(attribute, clause):
                 told.setdefault(hit.id, hit)
     return list(answering.values()), list(told.values())
 
@@ -481,7 +481,7 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
     left_out = [0, 0]  # cards that passed the gate: the AI's own lines, asides out of character
     for intent in asked:
         listing = bool(recipe.list_pool) and asks_for_list(intent.text)
-        told: list[Hit] = []  # the turns that told the value asked (ASKS_THE_VALUE), if any
+        told: list[Hit] = []  # the turns that told the value asked (asks_the_value), if any
         if listing:  # the person's own turns: no links to other speakers' turns
             listed.append(intent.text)
             lists, floors = search_list(services, space, intent, recipe, named)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from chalicelib.domain.fact_questions import asks_of_someone_else, attribute_asked
+from chalicelib.domain.fact_questions import asks_of_someone_else, attribute_asked, species_asked
 from chalicelib.domain.fact_roles import outlived
+from chalicelib.domain.pets import species
 from chalicelib.domain.records import Fact
 from chalicelib.ports import Hit, Services
 
@@ -31,6 +32,9 @@ def facts_answering(services: Services, space: str, question: str, people: Itera
     # a role outlived by its job (domain.fact_roles) is the job that was, not one now
     facts = [f for f in known if f.person in people and f.attribute == attribute
              and (f.valid_to is not None or outlived(f, known)) == past]
+    if attribute == "pet" and (asked := species_asked(question)):
+        # "我的狗叫什么？" asks the dog's name: a cat is no answer (a pet of no known kind may be)
+        facts = [f for f in facts if not f.kind or species(f.kind) == asked]
     facts.sort(key=lambda f: f.learned_at, reverse=True)
     refs = dict.fromkeys(ref for f in facts for ref in reversed(f.sources))
     return [Hit(ref, 1.0) for ref in refs]
