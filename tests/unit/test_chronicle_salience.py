@@ -75,3 +75,38 @@ def test_turns_typed_without_marks_keep_their_break_in_the_summary(extractor):
     [draft] = [d for d in drafts if "豆包" in d.summary]
     assert [(s.seq_start, s.seq_end) for s in draft.sources] == [(1, 1), (3, 3)]
     assert "咬烂了 两岁半" in draft.summary
+
+
+def chat(turns, at="2026-11-20T20:30:00+08:00"):
+    start = datetime.fromisoformat(at)
+    return [Message(space="sp", session="1", seq=seq, role=role, speaker=who, content=text,
+                    at=start, content_hash=f"h{seq}")
+            for seq, (role, who, text) in enumerate(turns, start=1)]
+
+
+@pytest.mark.parametrize("turns,apart", [
+    ([("user", "周宁", "有好消息 我拿到网易的offer了 做测试开发 下周一入职"),
+      ("assistant", "阿柒", "恭喜恭喜！！*转圈圈*"),
+      ("user", "周宁", "还有 我搬家了 从滨江搬到了余杭 离新公司近")], "搬家"),
+    ([("user", "Nora", "last shift at Fig & Fern was friday. Dev made me a card"),
+      ("assistant", "Juniper", "Oh, that's lovely. Of course you'll miss them."),
+      ("user", "Nora", "also quit pottery. can't do thursdays from York")], "pottery"),
+])
+def test_a_turn_opening_the_next_thing_tells_another_happening(extractor, turns, apart):
+    """After the other side's reply the teller's next turn went on with the last happening
+    when its vectors were near enough: the new job and the move were one event, dated by the
+    job's start (a held-out chat, issue 36). "还有", "also", "btw" open the next thing."""
+    drafts = extractor.extract(chat(turns), ExtractionContext(space="sp", session="1"))
+    [told] = [d for d in drafts if apart in d.summary]
+    assert [(s.seq_start, s.seq_end) for s in told.sources] == [(3, 3)]
+    assert not told.title.startswith(("还有", "also")) and "also" not in told.title
+
+
+def test_a_title_leaves_out_the_stretch_around_its_day(extractor):
+    """"下个月过生日 12月8号": dated the 8th (timeparse.within), and neither time in the title."""
+    [draft] = extractor.extract(chat([("user", "周宁", "还有个事 我女朋友小雨下个月过生日 12月8号 "
+                                                   "我想给她订个餐厅")], at="2026-11-02T21:00:00+08:00"),
+                                ExtractionContext(space="sp", session="1"))
+    assert draft.when.start.date().isoformat() == "2026-12-08"
+    assert "下个月" not in draft.title and "12月8号" not in draft.title
+    assert "小雨" in draft.title and "生日" in draft.title

@@ -208,6 +208,7 @@ class Statement:
     relative: str | None  # the relative expression that dated it
     repairs: bool = False  # it corrects the time of what the turn said before it
     taken_back: str | None = None  # the time it was told with, taken back by the next one
+    framed_by: str | None = None  # a stretch named around its day (`framing`): 下个月 … 12月8号
 
 
 @dataclass
@@ -297,7 +298,7 @@ def headline(statements: Sequence[Statement], teller: str, acted: bool | None = 
     best, best_words = "", 0
     for statement in statements:
         if _QUOTED.match(statement.retold) and not acted:
-            return rules.make_title(statement.retold)  # the speaker's words, kept as said
+            return _unopened(rules.make_title(statement.retold))  # the words, kept as said
         text = statement.retold if acted is None else _part(statement.retold, acted)
         # the words that take something back are no part of what happened ("哦不对", "wait no")
         clauses = [c for c in (" ".join(REPAIR.sub(" ", c).split())
@@ -305,7 +306,7 @@ def headline(statements: Sequence[Statement], teller: str, acted: bool | None = 
         for i, clause in enumerate(clauses):
             if rules.is_question(clause) or (i == 0 and len(clauses) > 1 and _opener(clause)):
                 continue
-            for time in (statement.relative, statement.taken_back):
+            for time in (statement.relative, statement.taken_back, statement.framed_by):
                 if time and time in clause:
                     bare = _without(clause, time)
                     if content_words(bare, [teller]) >= 2 or time == statement.taken_back:
@@ -342,6 +343,15 @@ def _without(clause: str, time: str) -> str:
     return rules.trim_hanging(bare) if clause.rstrip(" 。.!！").endswith(time) else bare
 
 
+def framing(sentence: str, at: datetime, when: When, relative: str | None) -> str | None:
+    """The stretch a sentence names around the day it is dated by (timeparse.within): "下个月
+    过生日 12月8号" is dated the 8th, and 下个月 is no part of its title either."""
+    return next((span.matched for span in find_times(sentence, at)
+                 if relative and span.matched != relative and not _YEAR.search(span.matched)
+                 and span.granularity in ("week", "month", "year")
+                 and span.start <= when.start and when.end <= span.end), None)
+
+
 def _untimed(clause: str, statement: Statement) -> str:
     """What a clause says besides the times it names: "定在11月1号" says little, "搬家公司都
     约好了" more."""
@@ -352,12 +362,24 @@ def _untimed(clause: str, statement: Statement) -> str:
 
 # The words that carry a telling on from the last ("also I started a pottery class", "And
 # Theo asked me out", "还有林悦在学车"): no part of what happened.
-_CARRY_ON = compiled(r"^(?:(?:also|and|so|plus|anyway|oh|btw|but)\b[,\s]*)+(?=\S)"
-                     r"|^(?:还有|而且|然后|另外|可是|但是|不过)(?=[\u4e00-\u9fff])", re.IGNORECASE)
+_CARRY_ON = compiled(r"^(?:(?:also|and|so|plus|anyway|oh|btw|by the way|but)\b[,\s]*)+(?=\S)"
+                     r"|^(?:还有|而且|然后|另外|可是|但是|不过)[\s，,]*(?=[\u4e00-\u9fff])", re.IGNORECASE)
+
+
+# The words that open the next thing a teller has to tell ("还有 我搬家了", "对了 我养了只柯基",
+# "btw I started guitar", "Also, ..."): a turn they open tells another happening, whatever
+# its vectors share with the last (`_continued`). 还有 opens one when a mark, a space or 个事 /
+# 件事 / 就是 follows it; "还有三天就考试了" says what is left.
+_NEXT_ITEM = compiled(r"(?:also|btw|by the way|one more thing|oh and|another thing)\b"
+                      r"|(?:还有(?=[\s，,、：:]|[一个]?件事|个事|就是)|另外|对了|顺便|话说|还有个事)",
+                      re.IGNORECASE)
 
 
 def _unopened(title: str) -> str:
-    """A title without the words that carry the telling on, when something is left."""
+    """A title without the words that carry the telling on, when something is left; in a
+    quoted one, inside its quote ('Nora: "also quit pottery"' → 'Nora: "quit pottery"')."""
+    if quoted := _QUOTED.match(title):
+        return quoted.group(0) + _unopened(title[quoted.end():])
     rest = _CARRY_ON().sub("", title)
     return rest if rest and rest != title and content_words(rest, []) >= 1 else title
 
@@ -617,7 +639,8 @@ def happenings_of(msg: Message, said: Sequence[str], you: str | None,
         when, ahead, relative = resolve_when(sentence, msg, groups[-1][0].when if groups else None)
         repair = groups and REPAIR.search(sentence)
         statement = Statement(said=sentence, retold=retell(sentence, msg.speaker, you, with_you),
-                              when=when, ahead=ahead, relative=relative)
+                              when=when, ahead=ahead, relative=relative,
+                              framed_by=framing(sentence, msg.at, when, relative))
         if groups and ((relative is None and when == today) or when == groups[-1][0].when
                        or (holds_day(when, today) and holds_day(groups[-1][0].when, today))):
             groups[-1].append(statement)
@@ -675,6 +698,8 @@ def _continued(happenings: Sequence, msg: Message, before: Sequence[Message],
     asked = rules.is_question(between[0].content)
     if not asked and not same_topic(last.vector, last.baseline, *vector):
         return None
+    if _NEXT_ITEM().match(msg.content.strip()):
+        return None  # "还有 我搬家了", "btw I started guitar": the teller moves to another thing
     # Another time is another happening; "today" is the telling's own time, as a turn that
     # names none ("前天发烧到39度" … "现在退烧了吗" … "今天总算退了" is one illness), and so is
     # a part of the telling's day in the answer to the other side's question ("今天心情很差" …
