@@ -110,3 +110,19 @@ def test_a_title_leaves_out_the_stretch_around_its_day(extractor):
     assert draft.when.start.date().isoformat() == "2026-12-08"
     assert "下个月" not in draft.title and "12月8号" not in draft.title
     assert "小雨" in draft.title and "生日" in draft.title
+
+
+@pytest.mark.parametrize("turns", [
+    [("user", "Dana", "anyway I signed up for a pottery class, tuesdays at 7"),
+     ("assistant", "Rook", "Ooh, pottery! First class when?"),
+     ("user", "Dana", "next tuesday")],
+    [("user", "周宁", "我报了个吉他班 每周三晚上上课"),
+     ("assistant", "阿柒", "好酷！第一节课什么时候？"),
+     ("user", "周宁", "下周三")],
+])
+def test_the_answer_to_when_goes_on_with_the_happening_asked_about(extractor, turns):
+    """Asked when, a reply that is its time ("next tuesday") was a happening of its own,
+    titled by what was left of it (a held-out chat, issue 36): it tells the one asked about."""
+    drafts = extractor.extract(chat(turns, at="2026-10-09T21:15:00+08:00"),
+                               ExtractionContext(space="sp", session="1"))
+    assert [[(s.seq_start, s.seq_end) for s in d.sources] for d in drafts] == [[(1, 1), (3, 3)]]

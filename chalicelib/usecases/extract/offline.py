@@ -708,9 +708,21 @@ def _continued(happenings: Sequence, msg: Message, before: Sequence[Message],
     today = message_day(msg.at)
     names_time = any(s.when != today for s in first)
     if names_time and first[0].when != last.when and not (
-            asked and one_day(first[0].when, last.when)):
+            asked and (one_day(first[0].when, last.when)
+                       or (_WHEN_ASKED().search(between[0].content) and _only_time(first[0])))):
         return None
     return last
+
+
+# The other side asks when ("First class when?", "那什么时候搬？"): a closed class of words.
+_WHEN_ASKED = compiled(r"\b(?:when|what time|what day|which day|how soon)\b"
+                       r"|什么时候|啥时候|哪天|哪一天|几号|几点|何时", re.IGNORECASE)
+
+
+def _only_time(statement: Statement) -> bool:
+    """A reply that says its time and little else ("next tuesday", "下周六"): the answer to
+    when, which goes on telling the happening asked about rather than starting one."""
+    return content_words(_untimed(statement.said, statement), []) <= 1
 
 
 def one_day(a: When, b: When) -> bool:
