@@ -459,6 +459,18 @@ class TestSelfRepair:
         [draft] = extract(message(1, "user", "Mel", "I went to the gym yesterday. wait no, today"))
         assert draft.when.start.date() == T0.date()
 
+    @pytest.mark.parametrize("said", [
+        "oh wait the game got moved, it's Saturday now not Thursday. rain",
+        "the game got moved, it's Saturday now, not Thursday",
+        "哦不对 球赛改了 是周六不是周四",
+    ])
+    def test_a_time_said_instead_of_another_is_read_near_it(self, said):
+        """"…Saturday now not Thursday" said on a Friday: the Saturday after the Thursday it
+        takes back (tomorrow), not last week's (a held-out chat, issue 36)."""
+        friday = datetime(2026, 10, 9, 21, 15, tzinfo=CST)
+        [draft] = extract(message(1, "user", "Dana", said, at=friday))
+        assert draft.when.start.date().isoformat() == "2026-10-10"
+
     def test_english_correction_in_the_next_sentence(self):
         [draft] = extract(message(1, "user", "Nora", "Mum arrives on Thursday. Wait no, she "
                                                     "arrives on Friday, with the van."))

@@ -87,15 +87,30 @@ def resolve_when(sentence: str, msg: Message,
     span = None
     if repairs and (after := sentence[repairs[-1].end():]).strip():
         # the time it corrects is the one named last before it ("这周开家长会，说是周四下午，
-        # 哦不对": Thursday afternoon, not this week)
+        # 哦不对": Thursday afternoon, not this week), else one it says it is not
         named = find_times(sentence[:repairs[-1].start()], msg.at)
-        frame = _when(named[-1], msg) if named else before
+        frame = _when(named[-1], msg) if named else (before or denied(after, msg))
         span = corrected(after, msg, frame) if frame is not None else parse_time(after, msg.at)
+    elif (told := denied(sentence, msg)) is not None:
+        span = corrected(sentence, msg, told)  # "it's Saturday now, not Thursday"
     span = span or parse_time(sentence, msg.at)
     if span is None:
         return message_day(msg.at), False, None
     return _when(span, msg), span.start > msg.at, (None if _YEAR.search(span.matched)
                                                    else span.matched)
+
+
+# "…, not Thursday", "是周六不是周四", "instead of Friday": the time after it is taken back
+_DENIED = re.compile(r"(?:\bnot|\binstead of|不是)\s*$", re.IGNORECASE)
+
+
+def denied(text: str, msg: Message) -> When | None:
+    """A time the text says it is not ("the game got moved, it's Saturday now not
+    Thursday"): the time a correction is read near (`corrected`), when it names a time
+    besides."""
+    spans = find_times(text, msg.at)
+    taken = next((s for s in spans if _DENIED.search(text[:s.offset])), None)
+    return _when(taken, msg) if taken is not None and len(spans) > 1 else None
 
 
 def _when(span: TimeSpan, msg: Message) -> When:
