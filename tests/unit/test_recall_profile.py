@@ -215,3 +215,21 @@ def test_the_hook_answers_a_dogs_name_from_the_turn_that_named_it(e5_services, p
                                 may_write=False)
         assert out.verdict == "hit", question
         assert (out.cards[0].sources[0].seq_start, "豆包" in out.cards[0].text) == (3, True)
+
+
+def test_a_move_told_ahead_answers_where_one_lives_now(services):
+    """"I'm moving to a studio in Capitol Hill on the 1st", asked of after the 1st with no
+    home heard since, was no answer at all (verdict none; a held-out chat, issue 36): the plan
+    the rules keep (domain.fact_plans) is what the memory holds, after any home told."""
+    from chalicelib.domain.records import Plan
+
+    services.store.put_record(Fact(scope=SPACE, key="Mia|lives_in|Fremont", person="Mia",
+                                   attribute="lives_in", value="Fremont", valid_from=T0,
+                                   learned_at=T0, sources=["message:s1:1"]))
+    services.store.put_record(Plan(scope=SPACE, key="Mia|capitol hill", person="Mia",
+                                   place="Capitol Hill", said_at=T0 + timedelta(days=9),
+                                   source="message:s2:4"))
+    assert facts_answering(services, SPACE, "Where do I live now?", {"Mia"}, False) == [
+        Hit("message:s1:1", 1.0), Hit("message:s2:4", 1.0)]
+    assert facts_answering(services, SPACE, "Where did I live before?", {"Mia"}, True) == []
+    assert facts_answering(services, SPACE, "Where do I live now?", {"Ana"}, False) == []

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from chalicelib.domain.fact_questions import asks_of_someone_else, attribute_asked, species_asked
 from chalicelib.domain.fact_roles import outlived
 from chalicelib.domain.pets import species
-from chalicelib.domain.records import Fact
+from chalicelib.domain.records import Fact, Plan
 from chalicelib.ports import Hit, Services
 
 
@@ -37,4 +37,11 @@ def facts_answering(services: Services, space: str, question: str, people: Itera
         facts = [f for f in facts if not f.kind or species(f.kind) == asked]
     facts.sort(key=lambda f: f.learned_at, reverse=True)
     refs = dict.fromkeys(ref for f in facts for ref in reversed(f.sources))
+    if attribute == "lives_in" and not past:
+        # a move told ahead and not yet heard to come true (domain.fact_plans) says where
+        # they live now or soon: "I'm moving to a studio in Capitol Hill on the 1st", asked
+        # after the 1st, is all the memory holds
+        plans = sorted((p for p in services.store.list_records(Plan, space) if p.person in people),
+                       key=lambda p: p.said_at, reverse=True)
+        refs.update(dict.fromkeys(p.source for p in plans))
     return [Hit(ref, 1.0) for ref in refs]
