@@ -49,7 +49,8 @@ _ASKED_SOURCES = (
                 r"什么专业|哪个专业|学的(?:是)?什么|读的(?:是)?什么"),
     ("learning", r"\bwhat (?:am|is|are) " + _WHO + r" learning\b|在学什么|学什么(?:乐器|语言)"),
     ("partner", r"\b(?:boyfriend|girlfriend|husband|wife|partner|fianc[ée]e?)\b|男朋友|女朋友|"
-                r"男友|女友|老公|老婆|对象"),
+                r"男友|女友|老公|老婆|对象|\bwho (?:is|was|are|were) " + _WHO +
+                r" (?:dating|seeing|going out with|married to)\b|跟谁(?:在一起|谈恋爱|交往|结婚)"),
     ("pet", r"\bpets?\b|\bwhat (?:kind of )?(?:dog|cat)\b|宠物|养了?(?:什么|啥|几只)|"
             # a pet's name asked by its species (`pet_name_asked`)
             + _PET_NAME),
@@ -66,9 +67,16 @@ ASKS_THE_VALUE = frozenset({"lives_in", "works_at", "works_as", "studies", "lear
 
 
 def asks_the_value(attribute: str, clause: str) -> bool:
-    """The clause asks for the fact's value itself: an attribute of `ASKS_THE_VALUE`, or a
-    pet's name asked by its species ("我的狗叫什么？": the name is the value)."""
-    return attribute in ASKS_THE_VALUE or (attribute == "pet" and pet_name_asked(clause))
+    """The clause asks for the fact's value itself: an attribute of `ASKS_THE_VALUE`, a
+    pet's name asked by its species ("我的狗叫什么？": the name is the value), or who the
+    partner is."""
+    return (attribute in ASKS_THE_VALUE or (attribute == "pet" and pet_name_asked(clause))
+            or (attribute == "partner" and _WHO_ASKED.search(clause) is not None))
+
+
+# who the partner is ("Who is Nora dating now?", "男朋友是谁", "她老公叫什么"), not a question
+# that merely names one ("the beach with his girlfriend")
+_WHO_ASKED = re.compile(r"\bwho\b|谁|叫什么|名字|\bname\b", re.IGNORECASE)
 
 
 def pet_name_asked(clause: str) -> bool:

@@ -233,3 +233,16 @@ def test_a_move_told_ahead_answers_where_one_lives_now(services):
         Hit("message:s1:1", 1.0), Hit("message:s2:4", 1.0)]
     assert facts_answering(services, SPACE, "Where did I live before?", {"Mia"}, True) == []
     assert facts_answering(services, SPACE, "Where do I live now?", {"Ana"}, False) == []
+
+
+@pytest.mark.parametrize("question,asks_who", [
+    ("Who is Nora dating now?", True), ("小满现在跟谁在一起？", True), ("我男朋友叫什么？", True),
+    ("Who was Vivi's boyfriend, and why did they break up?", True),
+    ("Did Maya go to the beach with her boyfriend?", False),
+])
+def test_who_the_partner_is_asks_the_value(question, asks_who):
+    """"Who is 小满 dating now, and how did they meet?" asked nothing the rules knew: the
+    turn that told 阿凯 was the first card and the gate turned it away (issue 36)."""
+    [(attribute, clause), *_] = facts_asked(question)
+    assert attribute == "partner"
+    assert asks_the_value(attribute, clause) is asks_who
