@@ -35,7 +35,9 @@ _ASKED_SOURCES = (
                  r"\bwhat(?:'s| is| was) (?:my|your|his|her|their|[A-Z][\w'-]*'s) (?:(?:old|"
                  r"previous|former|first|last|current|new|present|day) )?(?:job|role|position|"
                  r"occupation|profession)\b|\bwhat (?:job|work) (?:do|does|did)\b|"
-                 r"做什么工作|干什么工作|什么职业|什么职位|做什么的|干什么的|干啥的|做啥的|是做什么"),
+                 r"做什么工作|干什么工作|什么职业|什么职位|做什么的|干什么的|干啥的|做啥的|是做什么|"
+                 # "…在哪家公司？做什么？": the clause asks no more than that, as in English
+                 r"^\W*(?:在)?(?:做|干)(?:什么|啥)\W*$"),
     ("works_at", r"\bwhere (?:do|does|did) " + _WHO + r" work\b|\b(?:which|what) (?:company|firm|"
                  r"employer)\b|\bwork (?:for|at) (?:which|what)\b|\bwho (?:do|does) " + _WHO +
                  r" work for\b|在哪(?:家|个)?(?:公司)?(?:上班|工作)|(?:哪|什么)(?:家|个)?公司|"

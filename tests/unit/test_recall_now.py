@@ -109,6 +109,7 @@ def test_a_hook_shows_the_turn_that_told_the_fact_asked_first():
     from chalicelib.domain.models import Source
     from chalicelib.ports import Hit
     from chalicelib.usecases.recall import told_first
+    from chalicelib.usecases.recall.profile import Answer
 
     def said(seq: int, text: str) -> Card:
         return Card(ref=f"message:s:{seq}", kind="message", title="", text=text, score=1.0,
@@ -118,10 +119,37 @@ def test_a_hook_shows_the_turn_that_told_the_fact_asked_first():
         said(23, "Nora: he wants to move to London, I'd rather die. Leeds is home"), \
         said(73, "Nora: mum's coming to help on moving day")
     ranked, admitted = [leeds, moving, york], [leeds, moving]
-    told = [Hit("message:s:87", 1.0)]
+    told = Answer([Hit("message:s:87", 1.0)], ["York"])
     assert [c.ref for c in told_first(ranked, admitted, told)] == [york.ref, leeds.ref,
                                                                    moving.ref]
-    assert told_first(ranked, admitted, []) == admitted
+    assert told_first(ranked, admitted, Answer([], [])) == admitted
+
+
+def test_then_the_cards_that_say_the_value_told():
+    """"我现在在哪家公司上班，做什么？": the rules read 成本会计 from the interview ("约了下周二视频
+    面试，做成本会计"), and the turn that said the job began ("和光精密，成本会计，明天就去报到")
+    was the first card ranked and turned away by the gate (issue 36). After the cards citing
+    the fact's turns, those saying its value; a value said of much else (a city) stays after
+    the turn that told it."""
+    from chalicelib.domain.models import Source
+    from chalicelib.ports import Hit
+    from chalicelib.usecases.recall import holds_value, told_first
+    from chalicelib.usecases.recall.profile import Answer
+
+    def said(seq: int, text: str) -> Card:
+        return Card(ref=f"message:s:{seq}", kind="message", title="", text=text, score=1.0,
+                    sources=[Source(session="s", seq_start=seq, seq_end=seq)])
+
+    starts = said(77, "林悦: 和光精密，成本会计，明天就去报到")
+    interview = said(65, "林悦: 有个日企叫和光精密，约了下周二视频面试，做成本会计")
+    yoga = said(30, "林悦: 八段锦好久没练了")
+    ranked, admitted = [starts, yoga, interview], [yoga]
+    told = Answer([Hit("message:s:65", 1.0)], ["成本会计"])
+    assert [c.ref for c in told_first(ranked, admitted, told)] == [
+        interview.ref, starts.ref, yoga.ref]
+    york = said(12, "Nora: the york flat has a window seat")
+    assert holds_value(york, ["York"]) and not holds_value(said(13, "Nora: Yorkshire"), ["York"])
+    assert not holds_value(yoga, ["练", "成本会计"])  # one character says nothing
 
 
 @pytest.mark.parametrize(("question", "attribute", "else_"), [

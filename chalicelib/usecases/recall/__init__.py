@@ -14,6 +14,7 @@ Pipeline (each step a small function, every knob in a RecallRecipe):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import timedelta
@@ -51,7 +52,7 @@ from chalicelib.usecases.recall.languages import (
     in_other_words,
     merge_across,
 )
-from chalicelib.usecases.recall.profile import facts_answering
+from chalicelib.usecases.recall.profile import Answer, answer
 from chalicelib.usecases.recall.query import Intent, asks_about_past, asks_for_list, intents
 from chalicelib.usecases.recall.recipes import RecallRecipe, resolve
 from chalicelib.usecases.recall.rerank import in_character, rerank, user_told
@@ -178,38 +179,51 @@ def fuse_lists(ranked: Ranked, recipe: RecallRecipe,
 
 
 def facts_told(services: Services, space: str, question: str, named: set[str]
-               ) -> tuple[list[Hit], list[Hit]]:
+               ) -> tuple[list[Hit], Answer]:
     """The turns that told the facts a question asks of `named` (recall.profile), every fact
     it asks ("Where does Nora work now, and what does she do?": her workplace and her job),
-    and those of them that tell the value asked (`asks_the_value`: `told_first`). Past or now
-    as the clause asking each says ("Which city does 小满 live in, and where is she from
-    originally?" asks where she lives now)."""
+    and those of them that tell the value asked, with the values (`asks_the_value`:
+    `told_first`). Past or now as the clause asking each says ("Which city does 小满 live in,
+    and where is she from originally?" asks where she lives now)."""
     answering: dict[str, Hit] = {}  # by ref: each turn once, at its first place
     told: dict[str, Hit] = {}
+    values: list[str] = []
     for attribute, clause in facts_asked(question):
-        hits = facts_answering(services, space, question, named, asks_about_past(clause),
-                               attribute)
-        for hit in hits:
+        found = answer(services, space, question, named, asks_about_past(clause), attribute)
+        for hit in found.hits:
             answering.setdefault(hit.id, hit)
-            if asks_the_value(attribute, clause):
+        if asks_the_value(attribute, clause):
+            for hit in found.hits:
                 told.setdefault(hit.id, hit)
-    return list(answering.values()), list(told.values())
+            values += found.values
+    return list(answering.values()), Answer(list(told.values()), values)
 
 
-def told_first(ranked: Sequence[Card], admitted: list[Card], told: Sequence[Hit]) -> list[Card]:
+def told_first(ranked: Sequence[Card], admitted: list[Card], told: Answer) -> list[Card]:
     """A hook's cards for a question asking a person's lasting fact ("Where does Nora live
     now?", 苏禾现在住在哪儿？): the cards citing the turns that told its value (`told`: the
-    `facts` list, recall.profile.facts_answering) first, whatever the gate made of them — the
-    store's facts know which turn answers; meaning and keywords rank every turn that says
-    live or 住 alike, and "hello from York!!" holds neither ("live", 住). Then the rest the
-    gate admitted."""
-    if not told:
+    `facts` list, recall.profile.answer), then those saying the value told ("和光精密，成本会计，
+    明天就去报到" when the rules read 成本会计 from the interview before it), each in the order
+    ranked, first, whatever the gate made of them — the store's facts know what answers; meaning and
+    keywords rank every turn that says live or 住 alike, and "hello from York!!" holds neither
+    ("live", 住). Then the rest the gate admitted."""
+    if not told.hits:
         return admitted
-    turns = {(ref.session, ref.seq) for hit in told
+    turns = {(ref.session, ref.seq) for hit in told.hits
              if isinstance(ref := parse_ref(hit.id), MessageRef)}
-    answering = [c for c in ranked if evidence_keys(c) & turns]
+    cited = [c for c in ranked if evidence_keys(c) & turns]
+    # then the cards saying the value: a city is said of much else (苏州: the husband's move)
+    answering = cited + [c for c in ranked if c not in cited and holds_value(c, told.values)]
     refs = {c.ref for c in answering}
     return answering + [c for c in admitted if c.ref not in refs]
+
+
+def holds_value(card: Card, values: Sequence[str]) -> bool:
+    """The card says one of the values (a word of two characters or more: 成本会计, York)."""
+    text = f"{card.title} {card.text}".lower()
+    return any(len(v) >= 2 and (v.lower() in text if is_cjk(v)
+                                else re.search(rf"\b{re.escape(v.lower())}\b", text))
+               for v in values)
 
 
 def evidence_keys(card: Card) -> set[tuple[str, int]]:
@@ -481,7 +495,7 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
     left_out = [0, 0]  # cards that passed the gate: the AI's own lines, asides out of character
     for intent in asked:
         listing = bool(recipe.list_pool) and asks_for_list(intent.text)
-        told: list[Hit] = []  # the turns that told the value asked (asks_the_value), if any
+        told = Answer([], [])  # the turns that told the value asked (asks_the_value), if any
         if listing:  # the person's own turns: no links to other speakers' turns
             listed.append(intent.text)
             lists, floors = search_list(services, space, intent, recipe, named)
@@ -490,7 +504,7 @@ def recall_plain(services: Services, space: str, request: RecallRequest, recipe:
                                          recipe, SearchFilter(), intent.across), {}
             lists = with_answers(services, space, lists, recipe.answers, recipe.question_keeps)
             answering, told = facts_told(services, space, intent.text, named) \
-                if recipe.facts_weight and named else ([], [])
+                if recipe.facts_weight and named else ([], Answer([], []))
             if answering:
                 lists["facts"] = (answering, recipe.facts_weight)
         candidates = fuse_lists(lists, recipe, floors)
