@@ -129,8 +129,7 @@ def test_then_the_cards_that_say_the_value_told():
     """"我现在在哪家公司上班，做什么？": the rules read 成本会计 from the interview ("约了下周二视频
     面试，做成本会计"), and the turn that said the job began ("和光精密，成本会计，明天就去报到")
     was the first card ranked and turned away by the gate (issue 36). After the cards citing
-    the fact's turns, those saying its value; a value said of much else (a city) stays after
-    the turn that told it."""
+    the fact's turns, those saying its value."""
     from chalicelib.domain.models import Source
     from chalicelib.ports import Hit
     from chalicelib.usecases.recall import holds_value, told_first

@@ -246,3 +246,19 @@ def test_who_the_partner_is_asks_the_value(question, asks_who):
     [(attribute, clause), *_] = facts_asked(question)
     assert attribute == "partner"
     assert asks_the_value(attribute, clause) is asks_who
+
+
+def test_the_values_told_are_read_for_a_job_not_a_home(services):
+    """The cards saying a value come after the turns that told it (recall.told_first): a job
+    says little else, a city much ("在秦皇岛我们住在哪？" is a trip: the Chinese bench lost it
+    when the home's city pulled its cards forward)."""
+    from chalicelib.usecases.recall import facts_told
+
+    for seq, (attribute, value) in enumerate([("lives_in", "苏州"), ("works_as", "成本会计")]):
+        services.store.put_record(Fact(scope=SPACE, key=f"Mia|{attribute}|{value}",
+                                       person="Mia", attribute=attribute, value=value,
+                                       valid_from=T0, learned_at=T0,
+                                       sources=[f"message:s1:{seq}"]))
+    _, told = facts_told(services, SPACE, "我现在住在哪，做什么工作？", {"Mia"})
+    assert sorted(h.id for h in told.hits) == ["message:s1:0", "message:s1:1"]
+    assert told.values == ["成本会计"]

@@ -195,7 +195,8 @@ def facts_told(services: Services, space: str, question: str, named: set[str]
         if asks_the_value(attribute, clause):
             for hit in found.hits:
                 told.setdefault(hit.id, hit)
-            values += found.values
+            if attribute != "lives_in":  # a place is said of much else: trips, others' moves
+                values += found.values
     return list(answering.values()), Answer(list(told.values()), values)
 
 
@@ -212,7 +213,7 @@ def told_first(ranked: Sequence[Card], admitted: list[Card], told: Answer) -> li
     turns = {(ref.session, ref.seq) for hit in told.hits
              if isinstance(ref := parse_ref(hit.id), MessageRef)}
     cited = [c for c in ranked if evidence_keys(c) & turns]
-    # then the cards saying the value: a city is said of much else (苏州: the husband's move)
+    # then the cards saying the value (a job, a pet's name; not a home: facts_told)
     answering = cited + [c for c in ranked if c not in cited and holds_value(c, told.values)]
     refs = {c.ref for c in answering}
     return answering + [c for c in admitted if c.ref not in refs]
