@@ -17,7 +17,7 @@ CST = timezone(timedelta(hours=8))
 def told(text: str, at: datetime) -> tuple[str, str]:
     msg = Message.from_input("sp", "c1", MessageIn(seq=1, role="user", speaker="A",
                                                    content=text, at=at))
-    when, _, _ = resolve_when(text, msg)
+    when = resolve_when(text, msg).when
     return f"{when.start:%Y-%m-%d}", f"{when.end:%Y-%m-%d}"
 
 

@@ -17,7 +17,7 @@ from chalicelib.domain.timeparse.chat_en import written_out
 from chalicelib.domain.timeparse.finder import find_atoms
 from chalicelib.domain.timeparse.span import TimeSpan, make_ctx
 
-__all__ = ["TimeSpan", "find_times", "parse_time", "when_json"]
+__all__ = ["TimeSpan", "find_times", "first_told", "parse_time", "when_json", "within"]
 
 
 def find_times(text: str, now: datetime, tz: str | tzinfo | None = None,
@@ -63,7 +63,11 @@ def parse_time(text: str, now: datetime, tz: str | tzinfo | None = None,
     """The first time expression in `text` (merged with its neighbours), or None — unless it
     names a stretch that a later one names a day of: "下个月过生日 12月8号", "next month, on
     December 8" are about the 8th (`within`)."""
-    spans = find_times(text, now, tz, future)
+    return first_told(find_times(text, now, tz, future))
+
+
+def first_told(spans: list[TimeSpan]) -> TimeSpan | None:
+    """Of a text's times (`find_times`), the one it is about (`parse_time`)."""
     if not spans:
         return None
     return next((s for s in spans[1:] if within(s, spans[0])), spans[0])

@@ -37,6 +37,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 import numpy as np
 
@@ -48,7 +49,7 @@ from chalicelib.domain.models import EventDraft, Message, Source, When
 from chalicelib.domain.names import is_placeholder, mentioned_names, own_name, without_own_name
 from chalicelib.domain.salience import content_words, statements
 from chalicelib.domain.textproc import is_cjk
-from chalicelib.domain.timeparse import TimeSpan, find_times, parse_time
+from chalicelib.domain.timeparse import TimeSpan, find_times, first_told, parse_time
 from chalicelib.ports import ExtractionContext, Reading, Salience, SalienceJudge
 
 PREVIEW_CHARS = 80
@@ -71,10 +72,16 @@ def message_day(at: datetime) -> When:
     return When(start=start, end=start + timedelta(days=1), granularity="day")
 
 
-def resolve_when(sentence: str, msg: Message,
-                 before: When | None = None) -> tuple[When, bool, str | None]:
-    """The time a statement is about, whether that time is still ahead (a plan), and the
-    matched expression when it was relative.
+class Dating(NamedTuple):
+    when: When  # the time a statement is about
+    ahead: bool  # still ahead: a plan
+    relative: str | None  # the expression that dated it, when relative
+    framed_by: str | None = None  # a stretch named around its day: 下个月 of 下个月 … 12月8号
+
+
+def resolve_when(sentence: str, msg: Message, before: When | None = None) -> Dating:
+    """The time a statement is about, whether that time is still ahead (a plan), the matched
+    expression when it was relative, and the stretch named around it (`framing`).
 
     Relative expressions (昨天, last Friday, 下周五) are resolved against the message's own
     time, not the time of extraction; a statement that names no time is about its message day;
@@ -83,6 +90,7 @@ def resolve_when(sentence: str, msg: Message,
     # a speaker correcting themself means the time after the repair, read near the time it
     # corrects: one named before it in the sentence ("周四下午，哦不对，是周五", "Dec 17 哦不对
     # 是 Dec 16"), else `before`, the time of the statement before ("Oh wait no, Friday!")
+    spans = find_times(sentence, msg.at)
     repairs = list(REPAIR.finditer(sentence))
     span = None
     if repairs and (after := sentence[repairs[-1].end():]).strip():
@@ -91,26 +99,35 @@ def resolve_when(sentence: str, msg: Message,
         named = find_times(sentence[:repairs[-1].start()], msg.at)
         frame = _when(named[-1], msg) if named else (before or denied(after, msg))
         span = corrected(after, msg, frame) if frame is not None else parse_time(after, msg.at)
-    elif (told := denied(sentence, msg)) is not None:
+    elif (told := denied(sentence, msg, spans)) is not None:
         span = corrected(sentence, msg, told)  # "it's Saturday now, not Thursday"
-    span = span or parse_time(sentence, msg.at)
+    span = span or first_told(spans)
     if span is None:
-        return message_day(msg.at), False, None
-    return _when(span, msg), span.start > msg.at, (None if _YEAR.search(span.matched)
-                                                   else span.matched)
+        return Dating(message_day(msg.at), False, None)
+    when, relative = _when(span, msg), None if _YEAR.search(span.matched) else span.matched
+    return Dating(when, span.start > msg.at, relative, framing(spans, when, relative))
 
 
 # "…, not Thursday", "是周六不是周四", "instead of Friday": the time after it is taken back
 _DENIED = re.compile(r"(?:\bnot|\binstead of|不是)\s*$", re.IGNORECASE)
 
 
-def denied(text: str, msg: Message) -> When | None:
+def denied(text: str, msg: Message, spans: list[TimeSpan] | None = None) -> When | None:
     """A time the text says it is not ("the game got moved, it's Saturday now not
     Thursday"): the time a correction is read near (`corrected`), when it names a time
-    besides."""
-    spans = find_times(text, msg.at)
+    besides. `spans`: the text's times, when read already."""
+    spans = find_times(text, msg.at) if spans is None else spans
     taken = next((s for s in spans if _DENIED.search(text[:s.offset])), None)
     return _when(taken, msg) if taken is not None and len(spans) > 1 else None
+
+
+def framing(spans: list[TimeSpan], when: When, relative: str | None) -> str | None:
+    """The stretch a sentence names around the day it is dated by (timeparse.within): "下个月
+    过生日 12月8号" is dated the 8th, and 下个月 is no part of its title either."""
+    return next((span.matched for span in spans
+                 if relative and span.matched != relative and not _YEAR.search(span.matched)
+                 and span.granularity in ("week", "month", "year")
+                 and span.start <= when.start and when.end <= span.end), None)
 
 
 def _when(span: TimeSpan, msg: Message) -> When:
@@ -356,15 +373,6 @@ def _without(clause: str, time: str) -> str:
     ended it ("last shift at Fig & Fern was friday" is "last shift at Fig & Fern")."""
     bare = " ".join(clause.replace(time, "" if is_cjk(time) else " ").split())
     return rules.trim_hanging(bare) if clause.rstrip(" 。.!！").endswith(time) else bare
-
-
-def framing(sentence: str, at: datetime, when: When, relative: str | None) -> str | None:
-    """The stretch a sentence names around the day it is dated by (timeparse.within): "下个月
-    过生日 12月8号" is dated the 8th, and 下个月 is no part of its title either."""
-    return next((span.matched for span in find_times(sentence, at)
-                 if relative and span.matched != relative and not _YEAR.search(span.matched)
-                 and span.granularity in ("week", "month", "year")
-                 and span.start <= when.start and when.end <= span.end), None)
 
 
 def _untimed(clause: str, statement: Statement) -> str:
@@ -651,11 +659,11 @@ def happenings_of(msg: Message, said: Sequence[str], you: str | None,
     groups: list[list[Statement]] = []
     today = message_day(msg.at)
     for sentence in said:
-        when, ahead, relative = resolve_when(sentence, msg, groups[-1][0].when if groups else None)
+        when, ahead, relative, framed_by = resolve_when(sentence, msg,
+                                                         groups[-1][0].when if groups else None)
         repair = groups and REPAIR.search(sentence)
         statement = Statement(said=sentence, retold=retell(sentence, msg.speaker, you, with_you),
-                              when=when, ahead=ahead, relative=relative,
-                              framed_by=framing(sentence, msg.at, when, relative))
+                              when=when, ahead=ahead, relative=relative, framed_by=framed_by)
         if groups and ((relative is None and when == today) or when == groups[-1][0].when
                        or (holds_day(when, today) and holds_day(groups[-1][0].when, today))):
             groups[-1].append(statement)
