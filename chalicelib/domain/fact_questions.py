@@ -56,6 +56,11 @@ _ASKED_SOURCES = (
     ("pet", r"\bpets?\b|\bwhat (?:kind of )?(?:dog|cat)\b|宠物|养了?(?:什么|啥|几只)|"
             # a pet's name asked by its species (`pet_name_asked`)
             + _PET_NAME),
+    ("dislikes", r"\bwhat (?:do|does|did) " + _WHO + r" (?:hate|dislike|can'?t stand)\b|"
+                 r"\bwhich \w+ (?:do|does|did) " + _WHO + r" (?:hate|dislike)\b|讨厌什么|"
+                 r"不喜欢什么|最讨厌|受不了什么"),
+    ("likes", r"\bwhat (?:do|does|did) " + _WHO + r" (?:love|like|enjoy)\b|\bwhich \w+ (?:do|does|"
+              r"did) " + _WHO + r" (?:love|like)\b|喜欢什么|最喜欢|爱吃什么"),
     ("owns", r"\bwhat (?:car|bike|phone|camera)\b|\bwhat (?:do|does) " + _WHO +
              r" drive\b|什么(?:车|手机|相机|电脑)|开的(?:什么|啥)"),
 )
@@ -65,7 +70,8 @@ _ASKED_SOURCES = (
 # 在哪上班, 在学什么): a question that merely names a pet, a girlfriend or an allergy ("Did
 # they grow up with a pet dog?", "the beach with his girlfriend", "based on her allergies")
 # matches the others too, so only these put the fact's telling first (recall.told_first).
-ASKS_THE_VALUE = frozenset({"lives_in", "works_at", "works_as", "studies", "learning"})
+ASKS_THE_VALUE = frozenset({"lives_in", "works_at", "works_as", "studies", "learning",
+                            "likes", "dislikes"})
 
 
 def asks_the_value(attribute: str, clause: str) -> bool:

@@ -46,6 +46,10 @@ def test_recipes(monkeypatch):
     # the job named with a word of which one
     ("What was Nora's old job?", "works_as"), ("What's her current role?", "works_as"),
     ("What is your day job?", "works_as"),
+    # what one likes or hates (issue 36: "Jess 最讨厌什么？" asked nothing the rules knew,
+    # though the profile held dislikes zero-g)
+    ("Jess 最讨厌什么？", "dislikes"), ("What do I hate?", "dislikes"), ("我最喜欢吃什么？", "likes"),
+    ("Which sweet does 苏禾 love?", "likes"),
 ])
 def test_the_attribute_a_question_asks_for(question, attribute):
     assert attribute_asked(question) == attribute
