@@ -170,7 +170,8 @@ _EN = _table(re.IGNORECASE | re.M, (
     ("works_at", False, rf"\b(?<!last )(?:shift|meeting|meetings|reports?|office|desk|team|colleagues?)\s+"
                         rf"(?:[\w-]+\s+){{0,2}}?at\s+(?:the\s+)?{_V}", "weak"),
     ("works_at", True, rf"\bI\s+(?:(?:just|finally)\s+)?(?:quit|left)\s+(?:my job at\s+|my job with\s+)?{_V}"),
-    ("works_at", True, r"\bI\s+(?:(?:just|finally)\s+)?(?P<any>handed in my notice|resigned|quit my job|"
+    ("works_at", True, r"\bI\s+(?:(?:just|finally)\s+)?(?P<any>(?:handed|turned|put) in my notice|gave my "
+                       r"notice|resigned|quit my job|"
                        r"left my job|got laid off|was laid off|lost my job|got let go|was let go|got fired|was fired|"
                        r"got made redundant|was made redundant)"),
     # no longer so (or never so: either way the value named does not hold now)
@@ -267,7 +268,8 @@ _EN = _table(re.IGNORECASE | re.M, (
     ("works_at", False, rf"\b{_I}\s*(?:'ve|have)\s+been\s+(?:[\w-]+\s+){{0,4}}?(?:at|with|for)\s+"
                         rf"(?:the\s+)?{_V}\s+for\s+(?:(?:about|almost|nearly|over|the last)\s+)?"
                         r"(?:\w+\s+)?(?:years?|months?)\b"),
-    ("works_at", True, rf"\bI\s+(?:(?:just|finally)\s+)?(?:handed in my (?:notice|resignation)|resigned|quit)\s+(?:at|from)\s+"
+    ("works_at", True, rf"\bI\s+(?:(?:just|finally)\s+)?(?:(?:(?:handed|turned|put) in|gave) my (?:notice|resignation)|"
+                       rf"resigned|quit)\s+(?:at|from)\s+"
                        rf"(?:the\s+)?{_V}"),
     # an allergy of one's childhood, gone ("I was allergic to cats as a kid")
     ("allergic_to", True, rf"\bI\s+was\s+(?:\w+\s+)?allergic to\s+{_THING}(?=,?\s+(?:as a (?:kid|child|"
@@ -381,7 +383,7 @@ _OWNABLE = compiled(r"\b(?:car|van|bike|motorbike|scooter|truck|camera|laptop|gu
 # Chat drops the "I" before a verb of what one did ("Sold the Chevy today.", "Handed in my
 # resignation", "also quit pottery"): the clause reads as if it were there, before the verb
 _DROPPED_I = compiled(r"^(\s*(?:(?:just|finally|officially|also)\s+)?)(?=(?:sold|bought|got|quit|left|moved|"
-                      r"started|handed|adopted|joined|finished|graduated|broke up|took up|gave up|lost|"
+                      r"started|handed|gave|adopted|joined|finished|graduated|broke up|took up|gave up|lost|"
                       r"married|signed|resigned|enrolled|rescued|relocated)\b)", re.IGNORECASE)
 
 

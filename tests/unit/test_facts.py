@@ -24,6 +24,10 @@ T0 = datetime(2026, 1, 5, 20, tzinfo=UTC)
     ("I started at Acme as a designer.", [("works_at", "Acme", False),
                                           ("works_as", "designer", False)]),
     ("I handed in my notice.", [("works_at", "*", True)]),
+    # "gave my notice" as "handed in" (a held-out companion chat, issue 36), the I dropped
+    ("gave my notice at Greenleaf today, last day is next friday",
+     [("works_at", "*", True), ("works_at", "Greenleaf", True)]),
+    ("I put in my notice.", [("works_at", "*", True)]),
     ("I adopted a cat named Miso!", [("pet", "Miso", False)]),
     ("My cat Miso passed away last night.", [("pet", "Miso", True)]),
     ("I'm allergic to peanuts.", [("allergic_to", "peanuts", False)]),
