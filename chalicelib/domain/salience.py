@@ -352,11 +352,31 @@ def asks_only(sentence: str) -> bool:
     return not self_telling().search(sentence)
 
 
+# A gesture acted between asterisks: a word or two ("*grins*", "*sits heavily*") or a few
+# characters ("*扶额*", "*小声嘀咕*"): how the teller says it, not what happened. A longer
+# action ("*hangs up her cloak*", "*Jess drags a duffel bag up the ramp*") is the story's.
+_ACTED = compiled(r"\*([^*\n]{1,40})\*")
+
+
+def _gesture(acted: str) -> bool:
+    acted = acted.strip()
+    if is_cjk(acted):
+        return len(acted) <= 4
+    return 0 < len(acted.split()) <= 2
+
+
+def without_gestures(text: str) -> str:
+    """The text without the gestures acted in it (`_gesture`)."""
+    return " ".join(_ACTED().sub(lambda m: " " if _gesture(m.group(1)) else m.group(0),
+                                 text).split())
+
+
 def statements(text: str, names: Names = ()) -> list[str]:
     """The sentences of a turn that are not small talk, in order, with the reacting words
-    they open with cut off ("Wow, I got the job!" → "I got the job!")."""
+    they open with cut off ("Wow, I got the job!" → "I got the job!") and the gestures acted
+    in it left out ("*grins* Also I bought a horse" → "Also I bought a horse")."""
     out: list[str] = []
-    for sentence in split_sentences(text):
+    for sentence in split_sentences(without_gestures(text)):
         if is_filler(sentence, names) or asks_only(sentence):
             continue
         kept = strip_opening(sentence, names)

@@ -126,3 +126,20 @@ def test_the_answer_to_when_goes_on_with_the_happening_asked_about(extractor, tu
     drafts = extractor.extract(chat(turns, at="2026-10-09T21:15:00+08:00"),
                                ExtractionContext(space="sp", session="1"))
     assert [[(s.seq_start, s.seq_end) for s in d.sources] for d in drafts] == [[(1, 1), (3, 3)]]
+
+
+def test_a_gesture_acted_is_no_part_of_what_happened(extractor):
+    """"*grins* Also I finally bought a horse" was summarised "grins Also Mara finally bought a
+    horse", and "*小声嘀咕* 好吧好吧" made an event of its own (沈砚's chat, issue 36): a word or
+    two acted between asterisks is how the teller says it. A longer action is the story's."""
+    from chalicelib.domain.salience import statements
+
+    assert statements("*grins* Also I finally bought a horse.") == [
+        "Also I finally bought a horse."]
+    assert statements("*接过木剑比划了两下* 卯时？那也太早了……*小声嘀咕* 好吧好吧。") == ["那也太早了…"]
+    assert statements("*Jess drags a duffel bag up the ramp.* I'm here.") == [
+        "*Jess drags a duffel bag up the ramp.* I'm here."]
+    [draft] = extractor.extract(chat([("user", "Mara", "*grins* Also I finally bought a horse. "
+                                                        "A grey mare called Biscuit.")]),
+                                ExtractionContext(space="sp", session="1"))
+    assert "grins" not in draft.summary and "horse" in draft.title

@@ -721,8 +721,8 @@ def _continued(happenings: Sequence, msg: Message, before: Sequence[Message],
     asked = rules.is_question(between[0].content)
     if not asked and not same_topic(last.vector, last.baseline, *vector):
         return None
-    if _NEXT_ITEM().match(msg.content.strip()):
-        return None  # "还有 我搬家了", "btw I started guitar": the teller moves to another thing
+    if _NEXT_ITEM().match(_part(msg.content, acted=False).strip()):
+        return None  # "还有 我搬家了", "*grins* Also I bought a horse": another thing told
     # Another time is another happening; "today" is the telling's own time, as a turn that
     # names none ("前天发烧到39度" … "现在退烧了吗" … "今天总算退了" is one illness), and so is
     # a part of the telling's day in the answer to the other side's question ("今天心情很差" …
