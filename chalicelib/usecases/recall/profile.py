@@ -49,8 +49,9 @@ def answer(services: Services, space: str, question: str, people: Iterable[str],
     facts = [f for f in known if f.person in people and f.attribute == attribute
              and (f.valid_to is not None or outlived(f, known)) == past]
     if attribute == "pet" and (asked := species_asked(question)):
-        # "我的狗叫什么？" asks the dog's name: a cat is no answer (a pet of no known kind may be)
-        facts = [f for f in facts if not f.kind or species(f.kind) == asked]
+        # "我的狗叫什么？" asks the dog's name: a cat is no answer, nor a pet of no known kind
+        # (the model path's "Pepper" answered "What's my dog's name?" of a cat's owner)
+        facts = [f for f in facts if species(f.kind) == asked]
     facts.sort(key=lambda f: f.learned_at, reverse=True)
     refs = dict.fromkeys(ref for f in facts for ref in reversed(f.sources))
     values = [f.value for f in facts]
