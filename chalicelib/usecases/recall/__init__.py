@@ -205,17 +205,18 @@ def told_first(ranked: Sequence[Card], admitted: list[Card], told: Answer) -> li
     now?", 苏禾现在住在哪儿？): the cards citing the turns that told its value (`told`: the
     `facts` list, recall.profile.answer), then those saying the value told ("和光精密，成本会计，
     明天就去报到" when the rules read 成本会计 from the interview before it), each in the order
-    ranked, first, whatever the gate made of them — the store's facts know what answers; meaning and
-    keywords rank every turn that says live or 住 alike, and "hello from York!!" holds neither
-    ("live", 住). Then the rest the gate admitted."""
+    ranked, first, whatever the gate made of them — the store's facts know what answers;
+    meaning and keywords rank every turn that says live or 住 alike, and "hello from York!!"
+    holds neither ("live", 住). Then the rest the gate admitted."""
     if not told.hits:
         return admitted
     turns = {(ref.session, ref.seq) for hit in told.hits
              if isinstance(ref := parse_ref(hit.id), MessageRef)}
     cited = [c for c in ranked if evidence_keys(c) & turns]
+    refs = {c.ref for c in cited}
     # then the cards saying the value (a job, a pet's name; not a home: facts_told)
-    answering = cited + [c for c in ranked if c not in cited and holds_value(c, told.values)]
-    refs = {c.ref for c in answering}
+    answering = cited + [c for c in ranked if c.ref not in refs and holds_value(c, told.values)]
+    refs.update(c.ref for c in answering)
     return answering + [c for c in admitted if c.ref not in refs]
 
 
