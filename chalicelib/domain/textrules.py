@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from chalicelib.domain import english_forms
 from chalicelib.domain.lazyre import compiled
 from chalicelib.domain.textproc import is_cjk, query_terms, straight_quotes
 
@@ -63,6 +64,10 @@ _EN_PRONOUNS = [
      None),  # third person -s: see _third_person_verb
     (re.compile(r"\bI (?:(?:really|also|just|still|always|never|often|usually) )?(?:"
                 + "|".join(_EN_VERBS_ES) + r")\b"), None),
+    # any other verb in its present form ("I rent a bunk", "I ride to Elin on Sunday"):
+    # `_present_verb` tells it from a modal, a past tense or an adverb
+    (re.compile(r"\bI (?:(?:really|also|just|still|always|never|often|usually) )?[a-z]+\b"),
+     None),
     (re.compile(r"\bI\b"), "{me}"),
     (re.compile(r"\b[Mm]yself\b"), "{me}"),
     (re.compile(r"\b[Mm]y\b|\b[Mm]ine\b"), "{me}'s"),
@@ -261,10 +266,37 @@ def _retold_english(sentence: str, me: str, you: str | None) -> str:
     return out
 
 
+# Words after "I" that are no verb in its present form: modals and auxiliaries, and the
+# verbs whose past tense keeps the present's form ("I quit the Guild" tells what was done)
+_NOT_PRESENT = frozenset([
+    "can", "cannot", "could", "will", "would", "shall", "should", "may", "might", "must",
+    "did", "does", "had", "have", "has", "was", "were", "am", "is", "are", "been", "being",
+    "ought", "used", "dare", "too", "myself", "alone", "personally", "even", "only", "ever",
+    "quit", "put", "cut", "hit", "set", "let", "hurt", "shut", "cost", "spread", "read", "bet",
+    "burst", "cast", "split", "rid", "fit", "upset", "thought", "got"])
+# verbs that end as an adverb does, and a present that is also an old past ("rent": rend)
+_LY_VERBS = frozenset(["fly", "rely", "apply", "reply", "supply", "imply", "comply", "ally"])
+_PRESENT_TOO = frozenset(["rent"])
+
+
+def _present_verb(word: str) -> bool:
+    """A word after "I" that reads as a verb in its present form: not a modal, an auxiliary
+    or an adverb (-ly), not a past tense (english_forms.past_forms, -ed) or an -ing form."""
+    if word in _LY_VERBS or word in _PRESENT_TOO:
+        return True
+    if len(word) < 2:
+        return False  # "I a …": a typo, no verb
+    past = word.endswith("ed") and not word.endswith("eed")  # need, feed, proceed
+    return not (past or word in _NOT_PRESENT or word.endswith(("ing", "ly"))
+                or word in english_forms.past_forms())
+
+
 def _third_person_verb(phrase: str, me: str) -> str:
-    """"I really want" → "Mel really wants"."""
+    """"I really want" → "Mel really wants"; "I probably" stays "Mel probably"."""
     words = phrase.split()
     verb = words[-1]
+    if not _present_verb(verb):
+        return " ".join([me, *words[1:]])
     if verb in _EN_VERBS_ES:
         words[-1] = _EN_VERBS_ES[verb]
     elif verb.endswith(("s", "sh", "ch", "x", "z", "o")):

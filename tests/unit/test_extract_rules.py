@@ -80,6 +80,21 @@ class TestThirdPerson:
         assert rules.third_person("I'll call you, I'd say I was right", "Mel", "Jo") == (
             "Mel will call Jo, Mel would say Mel was right")
 
+    @pytest.mark.parametrize(("said", "retold"), [
+        # any verb in its present form takes the -s, not only the rules' list ("Jess rent a
+        # bunk", "Mara ride to Elin": issue 36's role-play chats)
+        ("I rent a bunk on Ring 4", "Jess rents a bunk on Ring 4"),
+        ("I ride to Elin on Sunday", "Jess rides to Elin on Sunday"),
+        ("I sort letters and I fly home", "Jess sorts letters and Jess flies home"),
+        ("I catch the bus", "Jess catches the bus"), ("I need a break", "Jess needs a break"),
+        # a past tense, a modal, an adverb or a verb whose past keeps its form stays as said
+        ("I bought a horse", "Jess bought a horse"), ("I quit the Guild", "Jess quit the Guild"),
+        ("I should go", "Jess should go"), ("I started pottery", "Jess started pottery"),
+        ("I probably left", "Jess probably left"), ("I do", "Jess does"),
+    ])
+    def test_english_verbs_agree_with_the_name(self, said, retold):
+        assert rules.third_person(said, "Jess", None) == retold
+
     def test_english_without_other_party_keeps_you(self):
         assert rules.third_person("I told you about me", "Mel", None) == "Mel told you about Mel"
 
