@@ -260,7 +260,9 @@ def _retold_english(sentence: str, me: str, you: str | None) -> str:
             out = pattern.sub(repl.format(you=you), out)
     for pattern, repl in _EN_PRONOUNS:
         if repl is None:
-            out = pattern.sub(lambda m: _third_person_verb(m.group(0), me), out)
+            out = pattern.sub(lambda m: _third_person_verb(
+                m.group(0), me, inverted=_AUXILIARY_BEFORE.search(m.string, 0, m.start())
+                is not None), out)
         else:
             out = pattern.sub(repl.format(me=me), out)
     return out
@@ -291,11 +293,17 @@ def _present_verb(word: str) -> bool:
                 or word in english_forms.past_forms())
 
 
-def _third_person_verb(phrase: str, me: str) -> str:
-    """"I really want" → "Mel really wants"; "I probably" stays "Mel probably"."""
+# "did I tell you", "can I come", "do I look ok": after an auxiliary the verb keeps its form
+_AUXILIARY_BEFORE = re.compile(r"\b(?:do|does|did|can|could|will|would|shall|should|may|might|"
+                               r"must|don't|didn't|can't|won't)\s+$", re.IGNORECASE)
+
+
+def _third_person_verb(phrase: str, me: str, inverted: bool = False) -> str:
+    """"I really want" → "Mel really wants"; "I probably" stays "Mel probably", and so does
+    the verb after an auxiliary (`inverted`: "did I tell you" → "did Mel tell you")."""
     words = phrase.split()
     verb = words[-1]
-    if not _present_verb(verb):
+    if inverted or not _present_verb(verb):
         return " ".join([me, *words[1:]])
     if verb in _EN_VERBS_ES:
         words[-1] = _EN_VERBS_ES[verb]

@@ -91,6 +91,9 @@ class TestThirdPerson:
         ("I bought a horse", "Jess bought a horse"), ("I quit the Guild", "Jess quit the Guild"),
         ("I should go", "Jess should go"), ("I started pottery", "Jess started pottery"),
         ("I probably left", "Jess probably left"), ("I do", "Jess does"),
+        # after an auxiliary the verb keeps its form
+        ("did I tell you about it", "did Jess tell you about it"),
+        ("Do I look ok", "Do Jess look ok"), ("can I want more", "can Jess want more"),
     ])
     def test_english_verbs_agree_with_the_name(self, said, retold):
         assert rules.third_person(said, "Jess", None) == retold
