@@ -129,8 +129,8 @@ export function renderPeople(view, profiles, tr) {
   }
 }
 
-/** Whom the People view shows, with which facts: the current ones, then the unconfirmed;
- * a person with neither is left out. @param {any[]} profiles */
+/** Whom the People view shows, with which facts: the current ones and the unconfirmed, in
+ * the profile's order; a person with neither is left out. @param {any[]} profiles */
 export function peopleFacts(profiles) {
   return (profiles || []).map((p) => ({
     name: String(p.name),

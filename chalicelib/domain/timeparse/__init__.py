@@ -17,7 +17,8 @@ from chalicelib.domain.timeparse.chat_en import written_out
 from chalicelib.domain.timeparse.finder import find_atoms
 from chalicelib.domain.timeparse.span import TimeSpan, make_ctx
 
-__all__ = ["TimeSpan", "find_times", "first_told", "parse_time", "when_json", "within"]
+__all__ = ["TimeSpan", "find_times", "first_told", "holds", "parse_time", "when_json",
+           "within"]
 
 
 def find_times(text: str, now: datetime, tz: str | tzinfo | None = None,
@@ -80,8 +81,13 @@ _DAY_OR_FINER = ("minute", "hour", "part_of_day", "day")
 def within(span: TimeSpan, stretch: TimeSpan) -> bool:
     """`span` is a day (or a part of one) inside `stretch`, a week, month or year: it tells
     the stretch exactly."""
-    return (stretch.granularity in _STRETCHES and span.granularity in _DAY_OR_FINER
-            and stretch.start <= span.start and span.end <= stretch.end)
+    return span.granularity in _DAY_OR_FINER and holds(stretch, span.start, span.end)
+
+
+def holds(stretch: TimeSpan, start: datetime, end: datetime) -> bool:
+    """`stretch` is a week, month or year around [start, end) (`within`; the extractor's
+    title leaves such a stretch out: offline.framing)."""
+    return stretch.granularity in _STRETCHES and stretch.start <= start and end <= stretch.end
 
 
 def when_json(text: str, now: datetime, tz: str | tzinfo | None = None) -> dict[str, Any]:

@@ -49,7 +49,7 @@ from chalicelib.domain.models import EventDraft, Message, Source, When
 from chalicelib.domain.names import is_placeholder, mentioned_names, own_name, without_own_name
 from chalicelib.domain.salience import content_words, statements
 from chalicelib.domain.textproc import is_cjk
-from chalicelib.domain.timeparse import TimeSpan, find_times, first_told, parse_time
+from chalicelib.domain.timeparse import TimeSpan, find_times, first_told, holds, parse_time
 from chalicelib.ports import ExtractionContext, Reading, Salience, SalienceJudge
 
 PREVIEW_CHARS = 80
@@ -126,8 +126,7 @@ def framing(spans: list[TimeSpan], when: When, relative: str | None) -> str | No
     过生日 12月8号" is dated the 8th, and 下个月 is no part of its title either."""
     return next((span.matched for span in spans
                  if relative and span.matched != relative and not _YEAR.search(span.matched)
-                 and span.granularity in ("week", "month", "year")
-                 and span.start <= when.start and when.end <= span.end), None)
+                 and holds(span, when.start, when.end)), None)
 
 
 def _when(span: TimeSpan, msg: Message) -> When:
@@ -394,7 +393,7 @@ _CARRY_ON = compiled(r"^(?:(?:also|and|so|plus|anyway|oh|btw|by the way|but)\b[,
 # its vectors share with the last (`_continued`). 还有 opens one when a mark, a space or 个事 /
 # 件事 / 就是 follows it; "还有三天就考试了" says what is left.
 _NEXT_ITEM = compiled(r"(?:also|btw|by the way|one more thing|oh and|another thing)\b"
-                      r"|(?:还有(?=[\s，,、：:]|[一个]?件事|个事|就是)|另外|对了|顺便|话说|还有个事)",
+                      r"|(?:还有(?=[\s，,、：:]|[一个]?件事|个事|就是)|另外|对了|顺便|话说)",
                       re.IGNORECASE)
 
 
